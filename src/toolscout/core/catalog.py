@@ -1,0 +1,241 @@
+"""The tool registry: built-in and MCP tools, the core/deferred split, and cache-stable order.
+
+Order rule (so the prompt cache keeps hitting): built-ins sorted by name, then MCP tools sorted by
+name. Until :meth:`ToolCatalog.freeze` is called (the session does it when it sends its first
+request) the order is a pure function of the set of tools, whatever order servers were added in.
+After the freeze, a server that connects later only *appends* its tools (sorted among themselves),
+and removing a server never reorders what remains.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from .models import ToolSpec
+from .names import dedupe, lookup_key, mcp_tool_name
+
+#: Tools that are never deferred, whatever the settings say.
+ALWAYS_CORE = frozenset({"ToolSearch", "ExecuteTool"})
+
+
+@dataclass(frozen=True)
+class CatalogDelta:
+    """What one change did to the catalog: canonical names added and removed, in catalog order."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    server: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
+    """True when ``pattern`` names this tool: its server, its full name, or an anchored glob.
+
+    Matching is whole-string (``slack`` matches the server ``slack``, never ``slack2``);
+    globs use ``fnmatch`` semantics (``mcp__slack__*``). Case-sensitive, like Claude Code's
+    permission rules.
+    """
+    pattern = pattern.strip()
+    if not pattern:
+        return False
+    if tool.server is not None and pattern in (tool.server, f"mcp__{tool.server}"):
+        return True
+    if pattern == tool.name:
+        return True
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(tool.name, pattern)
+    return False
+
+
+class ToolCatalog:
+    """Registry of every known tool, in cache-stable order.
+
+    Args:
+        core_names: names of built-ins sent with their full schema every turn; all other tools
+            are deferred. ``ToolSearch`` and ``ExecuteTool`` are always core.
+        always_load: patterns (see :func:`matches_pattern`) of tools that are never deferred.
+    """
+
+    def __init__(self, core_names: Iterable[str] = (), always_load: Iterable[str] = ()) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+        self._order: list[str] = []
+        self._by_server: dict[str, list[str]] = {}
+        self._frozen = False
+        self._core_names = set(core_names) | ALWAYS_CORE
+        self._always_load = list(always_load)
+        self._visible: Callable[[ToolSpec], bool] = lambda _tool: True
+        self.instructions: dict[str, str] = {}
+        self.server_descriptions: dict[str, str] = {}
+
+    # -- policy ---------------------------------------------------------------------------
+    def set_always_load(self, patterns: Iterable[str]) -> None:
+        """Replace the ``alwaysLoad`` patterns."""
+        self._always_load = list(patterns)
+
+    def set_visibility(self, predicate: Callable[[ToolSpec], bool]) -> None:
+        """Set the filter that hides tools (deny rules, allow-lists) from search and listings."""
+        self._visible = predicate
+
+    def is_visible(self, tool: ToolSpec) -> bool:
+        """False for tools removed by deny rules or allow-lists."""
+        return self._visible(tool)
+
+    def is_always_load(self, tool: ToolSpec) -> bool:
+        """True if the tool's own flag or an ``alwaysLoad`` pattern keeps it loaded."""
+        return tool.always_load or any(matches_pattern(tool, p) for p in self._always_load)
+
+    def is_core(self, tool: ToolSpec) -> bool:
+        """True for built-ins in the core set (always sent with full schema)."""
+        return tool.server is None and tool.name in self._core_names
+
+    def is_deferred(self, tool: ToolSpec) -> bool:
+        """Deferral decision, in order: always-load → no; core set → no; anything else → yes."""
+        if tool.name in ALWAYS_CORE:
+            return False
+        if self.is_always_load(tool):
+            return False
+        return not self.is_core(tool)
+
+    # -- mutation -------------------------------------------------------------------------
+    @property
+    def frozen(self) -> bool:
+        """True once the order is fixed and later tools only append."""
+        return self._frozen
+
+    def freeze(self) -> None:
+        """Fix the current order; from now on additions append (prompt-cache stability)."""
+        self._frozen = True
+
+    def add_builtin(self, tool: ToolSpec) -> CatalogDelta:
+        """Register a built-in tool (``server`` must be None). Replaces one of the same name."""
+        if tool.server is not None:
+            raise ValueError(f"built-in tool {tool.name!r} must not have a server")
+        tool = replace(tool, original_name=tool.original_name or tool.name)
+        existed = tool.name in self._tools
+        self._tools[tool.name] = tool
+        if not existed:
+            self._insert([tool.name])
+        return CatalogDelta(added=() if existed else (tool.name,))
+
+    def set_server_tools(
+        self,
+        server: str,
+        tools: Iterable[ToolSpec],
+        instructions: str | None = None,
+        description: str | None = None,
+    ) -> CatalogDelta:
+        """Replace all tools of ``server`` with ``tools`` and return what changed.
+
+        Each tool's canonical name is computed here (``mcp__<server>__<tool>``, normalised,
+        collisions resolved by :func:`toolscout.core.names.dedupe`). Tools whose canonical name
+        and definition are unchanged keep their place.
+        """
+        if instructions is not None:
+            self.instructions[server] = instructions
+        if description is not None:
+            self.server_descriptions[server] = description
+        old = self._by_server.get(server, [])
+        old_by_original = {self._tools[n].bare_name: n for n in old}
+        taken = set(self._tools) - set(old)
+        new_specs: list[ToolSpec] = []
+        for tool in tools:
+            original = tool.original_name or tool.name
+            canonical = old_by_original.get(original) or mcp_tool_name(server, original)
+            canonical = dedupe(canonical, taken)
+            taken.add(canonical)
+            new_specs.append(replace(tool, name=canonical, server=server, original_name=original))
+        new_names = {t.name for t in new_specs}
+        removed = [n for n in old if n not in new_names]
+        for name in removed:
+            del self._tools[name]
+        self._order = [n for n in self._order if n not in set(removed)]
+        added = [t.name for t in new_specs if t.name not in self._tools]
+        for spec in new_specs:
+            self._tools[spec.name] = spec
+        self._by_server[server] = [t.name for t in new_specs]
+        if not new_specs:
+            self._by_server.pop(server, None)
+        self._insert(added)
+        order_index = {n: i for i, n in enumerate(self._order)}
+        return CatalogDelta(
+            added=tuple(sorted(added, key=order_index.__getitem__)),
+            removed=tuple(removed),
+            server=server,
+        )
+
+    def remove_server(self, server: str) -> CatalogDelta:
+        """Remove every tool of ``server``; what remains keeps its order."""
+        delta = self.set_server_tools(server, [])
+        self.instructions.pop(server, None)
+        return delta
+
+    def _insert(self, names: list[str]) -> None:
+        if not names:
+            return
+        if self._frozen:
+            self._order.extend(sorted(names, key=self._sort_key))
+        else:
+            self._order = sorted([*self._order, *names], key=self._sort_key)
+
+    def _sort_key(self, name: str) -> tuple[int, str]:
+        return (0 if self._tools[name].server is None else 1, name)
+
+    # -- queries --------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[ToolSpec]:
+        return (self._tools[n] for n in self._order)
+
+    def tools(self, *, include_hidden: bool = False) -> list[ToolSpec]:
+        """All tools in cache-stable order (hidden ones only if ``include_hidden``)."""
+        return [t for t in self if include_hidden or self._visible(t)]
+
+    def get(self, name: str) -> ToolSpec | None:
+        """The tool with exactly this canonical name, or None."""
+        return self._tools.get(name)
+
+    def servers(self) -> list[str]:
+        """Server names that currently have tools, in first-tool order."""
+        seen: dict[str, None] = {}
+        for tool in self:
+            if tool.server is not None:
+                seen.setdefault(tool.server, None)
+        return list(seen)
+
+    def server_tools(self, server: str) -> list[ToolSpec]:
+        """Tools of one server in catalog order."""
+        names = set(self._by_server.get(server, []))
+        return [t for t in self if t.name in names]
+
+    def deferred_tools(self) -> list[ToolSpec]:
+        """Visible deferred tools in catalog order: what ToolSearch searches."""
+        return [t for t in self.tools() if self.is_deferred(t)]
+
+    def loaded_tools(self) -> list[ToolSpec]:
+        """Visible tools sent with full schema every turn (core and always-load)."""
+        return [t for t in self.tools() if not self.is_deferred(t)]
+
+    def resolve(self, name: str) -> list[ToolSpec]:
+        """Every visible tool ``name`` could mean, most exact first.
+
+        Tries the canonical name as given, then case-insensitively, then the bare tool name
+        (``create_issue``) across servers. More than one result means the name is ambiguous.
+        """
+        if not name:
+            return []
+        exact = self._tools.get(name)
+        if exact is not None and self._visible(exact):
+            return [exact]
+        key = lookup_key(name)
+        by_canonical = [t for t in self.tools() if t.name.lower() == key]
+        if by_canonical:
+            return by_canonical
+        return [t for t in self.tools() if lookup_key(t.bare_name) == key]

@@ -1,0 +1,157 @@
+"""Load tool catalogs from files: JSONL, ``tools/list`` dumps, and directories of either.
+
+Formats (see README):
+
+1. JSONL, one tool per line: ``{"name", "description", "input_schema" | "inputSchema",
+   "server"?, "search_hint"?}``. ``name`` may be ``server::tool`` (livemcpbench); the tool's
+   identity for evaluation is ``name`` exactly as written.
+2. A JSON ``tools/list`` dump: ``{"server": NAME, "instructions"?: ..., "tools": [...]}``.
+3. A directory: every ``*.json`` / ``*.jsonl`` file in it (sorted), non-catalog JSON skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .models import ToolSpec
+
+
+class CatalogFileError(ValueError):
+    """A catalog file that cannot be read; the message names the file and line."""
+
+
+@dataclass
+class LoadedServer:
+    """The tools of one server (or of the built-in group when ``name`` is None) from a file."""
+
+    name: str | None
+    tools: list[ToolSpec] = field(default_factory=list)
+    instructions: str | None = None
+    description: str | None = None
+
+
+@dataclass
+class LoadedCatalog:
+    """Everything read from one path: servers in file order, plus per-file warnings."""
+
+    servers: list[LoadedServer] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tool_count(self) -> int:
+        """Total tools over all servers."""
+        return sum(len(s.tools) for s in self.servers)
+
+
+def _schema_of(raw: dict[str, Any]) -> dict[str, Any]:
+    schema = raw.get("inputSchema", raw.get("input_schema"))
+    return schema if isinstance(schema, dict) else {"type": "object", "properties": {}}
+
+
+def tool_from_dict(raw: dict[str, Any], server: str | None = None) -> ToolSpec:
+    """Build a :class:`ToolSpec` from a ``tools/list`` entry or a JSONL line.
+
+    The canonical MCP name is assigned later by the catalog; here ``name`` is the original name.
+
+    Raises:
+        CatalogFileError: when ``name`` is missing or not a string.
+    """
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise CatalogFileError("tool entry has no string 'name'")
+    description = raw.get("description")
+    hint = raw.get("search_hint", raw.get("searchHint"))
+    annotations = raw.get("annotations")
+    return ToolSpec(
+        name=name,
+        original_name=raw.get("tool_name") if isinstance(raw.get("tool_name"), str) else name,
+        description=description if isinstance(description, str) else "",
+        input_schema=_schema_of(raw),
+        server=server,
+        search_hint=hint if isinstance(hint, str) else None,
+        always_load=bool(raw.get("always_load", raw.get("alwaysLoad", False))),
+        annotations=annotations if isinstance(annotations, dict) else None,
+    )
+
+
+def _load_jsonl(path: Path, out: LoadedCatalog) -> None:
+    groups: dict[str | None, LoadedServer] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            if not isinstance(raw, dict):
+                raise CatalogFileError("line is not a JSON object")
+            server = raw.get("server") if isinstance(raw.get("server"), str) else None
+            tool = tool_from_dict(raw)
+        except (json.JSONDecodeError, CatalogFileError) as exc:
+            out.warnings.append(f"{path}:{lineno}: skipped: {exc}")
+            continue
+        group = groups.get(server)
+        if group is None:
+            group = groups[server] = LoadedServer(server)
+            desc = raw.get("server_description")
+            group.description = desc if isinstance(desc, str) else None
+            out.servers.append(group)
+        group.tools.append(tool)
+
+
+def _load_dump(path: Path, data: dict[str, Any], out: LoadedCatalog) -> None:
+    server = data.get("server")
+    if not isinstance(server, str) or not server:
+        server = path.stem
+    tools = data.get("tools")
+    if not isinstance(tools, list):
+        raise CatalogFileError(f"{path}: no 'tools' list")
+    group = LoadedServer(server)
+    instructions = data.get("instructions")
+    group.instructions = instructions if isinstance(instructions, str) else None
+    for i, raw in enumerate(tools):
+        if not isinstance(raw, dict):
+            out.warnings.append(f"{path}: tools[{i}] skipped: not an object")
+            continue
+        try:
+            group.tools.append(tool_from_dict(raw))
+        except CatalogFileError as exc:
+            out.warnings.append(f"{path}: tools[{i}] skipped: {exc}")
+    out.servers.append(group)
+
+
+def load_catalog(path: str | Path) -> LoadedCatalog:
+    """Read a catalog file or directory.
+
+    Raises:
+        CatalogFileError: the path does not exist, or a single file is not a catalog at all.
+            Bad lines and bad tool entries are skipped with a warning instead.
+    """
+    path = Path(path)
+    out = LoadedCatalog()
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
+        for file in files:
+            try:
+                _load_file(file, out)
+            except CatalogFileError as exc:
+                out.warnings.append(f"{file}: skipped: {exc}")
+        return out
+    if not path.exists():
+        raise CatalogFileError(f"{path}: no such file or directory")
+    _load_file(path, out)
+    return out
+
+
+def _load_file(path: Path, out: LoadedCatalog) -> None:
+    if path.suffix == ".jsonl":
+        _load_jsonl(path, out)
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CatalogFileError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or "tools" not in data:
+        raise CatalogFileError(f"{path}: not a tools/list dump (no 'tools' key)")
+    _load_dump(path, data, out)

@@ -1,0 +1,79 @@
+"""The one tool-name normaliser, used at registration, lookup, ``select:`` and execution.
+
+Rules (from the MCP naming used by Claude Code): MCP tools are exposed as
+``mcp__<server>__<tool>``; every character outside ``[A-Za-z0-9_-]`` becomes ``_``; a name sent to
+a model is at most 64 characters (the Anthropic and OpenAI limit for tool names). A name that
+must be shortened keeps a readable prefix and ends in an 8-hex-digit hash of the full name, so
+two long names that share a prefix still differ, and the result is the same on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+MAX_NAME_LENGTH = 64
+MCP_PREFIX = "mcp__"
+_INVALID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def sanitize(part: str) -> str:
+    """Replace every character outside ``[A-Za-z0-9_-]`` with ``_``.
+
+    >>> sanitize("my server.v2")
+    'my_server_v2'
+    """
+    return _INVALID.sub("_", part)
+
+
+def shorten(name: str, limit: int = MAX_NAME_LENGTH) -> str:
+    """Return ``name`` if it fits in ``limit`` characters, else a deterministic shortening.
+
+    The shortened form is ``<prefix>_<8 hex of sha1(name)>`` and is exactly ``limit`` long.
+    """
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name[: limit - 9]}_{digest}"
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """Canonical name of an MCP tool: ``mcp__<server>__<tool>``, sanitised and at most 64 chars.
+
+    >>> mcp_tool_name("github", "create_issue")
+    'mcp__github__create_issue'
+    """
+    return shorten(f"{MCP_PREFIX}{sanitize(server)}__{sanitize(tool)}")
+
+
+def split_mcp_name(name: str) -> tuple[str, str] | None:
+    """Split ``mcp__server__tool`` into ``(server, tool)``; None for other names.
+
+    The server part is everything up to the first ``__`` after the prefix (server names with
+    ``__`` in them are ambiguous by construction, as in Claude Code).
+    """
+    if not name.startswith(MCP_PREFIX):
+        return None
+    rest = name[len(MCP_PREFIX) :]
+    server, sep, tool = rest.partition("__")
+    if not sep or not server or not tool:
+        return None
+    return server, tool
+
+
+def lookup_key(name: str) -> str:
+    """Case-insensitive key used to look names up (``select:`` is case-insensitive)."""
+    return sanitize(name.strip()).lower()
+
+
+def dedupe(name: str, taken: set[str]) -> str:
+    """Resolve a collision deterministically: ``name``, then ``name_2``, ``name_3`` ... (≤ 64 chars)."""
+    if name not in taken:
+        return name
+    n = 2
+    while True:
+        suffix = f"_{n}"
+        candidate = shorten(name, MAX_NAME_LENGTH - len(suffix)) + suffix
+        if candidate not in taken:
+            return candidate
+        n += 1

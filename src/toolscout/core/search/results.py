@@ -1,0 +1,97 @@
+"""Result records of a ToolSearch query, and their stable JSON contract."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..models import ToolSpec
+
+SearchMode = Literal["select", "discover", "keyword"]
+
+
+@dataclass(frozen=True)
+class ScoredTool:
+    """One ranked tool with its explanation.
+
+    Attributes:
+        tool: the tool.
+        score: final score in [0, 1] (what is ranked and compared with floors).
+        components: named parts of the score *after* weighting, summing to ``score``
+            (e.g. ``{"keyword": 0.2, "tfidf": 0.4}`` for the hybrid profile).
+        raw: the same components before weighting/normalisation (for the detailed explanation).
+        matched: field name → query terms that matched in that field.
+        exact_name: True when the query was exactly this tool's full or bare name.
+    """
+
+    tool: ToolSpec
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+    raw: dict[str, float] = field(default_factory=dict)
+    matched: dict[str, list[str]] = field(default_factory=dict)
+    exact_name: bool = False
+
+    @property
+    def keyword_score(self) -> float:
+        """The lexical keyword part of the score (BM25F in the default profile)."""
+        return self.components.get("keyword", self.components.get("bm25f", 0.0))
+
+    @property
+    def tfidf_score(self) -> float:
+        """The TF-IDF (or, in the default profile, the second signal's) part of the score."""
+        return self.components.get("tfidf", self.components.get("dense", 0.0))
+
+
+@dataclass
+class SearchResult:
+    """Everything one ToolSearch query returned.
+
+    Attributes:
+        query: the query as given. mode: ``select`` | ``discover`` | ``keyword``.
+        hits: ranked tools (best first).
+        missing: ``select:`` names that resolved to nothing.
+        suggestions: missing name → closest real names.
+        already_loaded: ``select:`` names that are core/always-load tools ("call it directly").
+        no_good_match: True when nothing cleared the display floor.
+        unmatched_terms: query terms that matched no field of any tool.
+        pending_servers: servers still connecting (their tools may appear later).
+        instructions: server → its ``instructions``, for servers whose tools are in ``hits``.
+        errors: human-readable problems with the query (never raised).
+    """
+
+    query: str
+    mode: SearchMode
+    hits: list[ScoredTool] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    suggestions: dict[str, list[str]] = field(default_factory=dict)
+    already_loaded: list[str] = field(default_factory=list)
+    no_good_match: bool = False
+    unmatched_terms: list[str] = field(default_factory=list)
+    pending_servers: list[str] = field(default_factory=list)
+    instructions: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON contract of ``toolscout search --json``."""
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "results": [
+                {
+                    "name": h.tool.name,
+                    "server": h.tool.server,
+                    "score": round(h.score, 6),
+                    "keyword_score": round(h.keyword_score, 6),
+                    "tfidf_score": round(h.tfidf_score, 6),
+                    "components": {k: round(v, 6) for k, v in h.components.items()},
+                    "matched": h.matched,
+                }
+                for h in self.hits
+            ],
+            "missing": self.missing,
+            "suggestions": self.suggestions,
+            "already_loaded": self.already_loaded,
+            "no_good_match": self.no_good_match,
+            "unmatched_terms": self.unmatched_terms,
+            "pending_servers": self.pending_servers,
+        }

@@ -1,0 +1,348 @@
+"""Layered settings with env overrides and fail-to-defaults validation.
+
+Layers, lowest to highest precedence (closest wins, as in Claude Code's settings.json):
+user (platform config dir) → project (``.toolscout/settings.json``) → project-local
+(``.toolscout/settings.local.json``) → environment variables → managed (system-wide; its keys
+cannot be overridden). Permission lists (``permissions.allow|ask|deny``) are concatenated over
+all layers instead of replaced.
+
+Every invalid value (wrong type, out of range, unknown mode, unreadable or malformed file) is
+ignored: the default (or the next lower layer's value) is used and a :class:`SettingsWarning`
+naming the file, key and bad value is collected. Loading settings never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+APP_NAME = "toolscout"
+
+
+@dataclass(frozen=True)
+class SettingsWarning:
+    """One rejected value: where it came from, which key, what it was, and why."""
+
+    source: str
+    key: str
+    value: Any
+    reason: str
+
+    def __str__(self) -> str:
+        shown = json.dumps(self.value, ensure_ascii=False, default=str)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        return f"{self.source}: {self.key} = {shown}: {self.reason}; using the default"
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+        return v.strip().lower() in ("true", "1", "yes", "on")
+    raise ValueError("expected true or false")
+
+
+def _number(lo: float, hi: float, *, lo_open: bool = False, integer: bool = False) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if isinstance(v, bool):
+            raise ValueError("expected a number")
+        if isinstance(v, str):
+            v = float(v.strip())
+        if not isinstance(v, int | float) or v != v:
+            raise ValueError("expected a number")
+        if integer:
+            if float(v) != int(v):
+                raise ValueError("expected a whole number")
+            v = int(v)
+        if v < lo or v > hi or (lo_open and v == lo):
+            left = "(" if lo_open else "["
+            raise ValueError(f"out of range {left}{lo}, {hi}]")
+        return v
+
+    return check
+
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if isinstance(v, bool) and "true" in options:
+            return "true" if v else "false"
+        if not isinstance(v, str) or v.strip().lower() not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return v.strip().lower()
+
+    return check
+
+
+def _str_list(v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of strings")
+    return list(v)
+
+
+def _opt_str(v: Any) -> str | None:
+    if v is None or isinstance(v, str):
+        return v or None
+    raise ValueError("expected a string")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: dotted name, default, validator (raises ValueError), one-line doc."""
+
+    name: str
+    default: Any
+    check: Callable[[Any], Any]
+    doc: str
+
+
+KEYS: tuple[Key, ...] = (
+    Key("toolSearch.enabled", "auto", _choice("auto", "true", "false"),
+        "auto: defer when deferred schemas exceed thresholdRatio of the context window; true: always; false: never"),
+    Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
+        "share of the context window (0 < r ≤ 1) above which auto mode defers"),
+    Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
+    Key("toolSearch.alwaysLoad", [], _str_list, "servers, tool names or globs never deferred"),
+    Key("toolSearch.ranker", "default", _choice("default", "bm25f", "hybrid"),
+        "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
+    Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
+    Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
+    Key("toolSearch.displayFloor", 0.10, _number(0.0, 1.0), "scores below this are not shown"),
+    Key("recommendations.enabled", True, _bool, "recommend deferred tools after each turn (UI bar and model reminder)"),
+    Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
+    Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
+    Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
+    Key("session.strategy", "execute-proxy", _choice("execute-proxy", "stub"),
+        "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
+    Key("provider.name", "auto", _choice("auto", "anthropic", "openai", "offline"),
+        "model provider; auto picks from the keys and endpoints that are set, else offline"),
+    Key("provider.model", None, _opt_str, "model name"),
+    Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
+    Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
+        "context window in tokens, overriding the built-in table"),
+    Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
+    Key("mcp.callTimeout", 120.0, _number(0.1, 86400, lo_open=True), "per-call timeout (s)"),
+    Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),
+    Key("permissions.ask", [], _str_list, "tool patterns that ask first"),
+    Key("permissions.deny", [], _str_list, "tool patterns that never run and are hidden from search"),
+)
+KEYS_BY_NAME = {k.name: k for k in KEYS}
+MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny")
+
+#: Environment variables that override settings, with their value parsers.
+ENV_KEYS: dict[str, str] = {
+    "TOOLSCOUT_TOOL_SEARCH": "toolSearch.enabled",
+    "TOOLSCOUT_RANKER": "toolSearch.ranker",
+    "TOOLSCOUT_WEIGHT_KEYWORD": "toolSearch.weights.keyword",
+    "TOOLSCOUT_WEIGHT_TFIDF": "toolSearch.weights.tfidf",
+    "TOOLSCOUT_RECOMMENDATIONS": "recommendations.enabled",
+    "TOOLSCOUT_STRATEGY": "session.strategy",
+    "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
+    "TOOLSCOUT_PROVIDER": "provider.name",
+    "TOOLSCOUT_MODEL": "provider.model",
+}
+
+
+@dataclass(frozen=True)
+class SettingsPaths:
+    """Where each layer lives. ``None`` skips a layer (tests use this to stay hermetic)."""
+
+    user: Path | None
+    project: Path | None
+    project_local: Path | None
+    managed: Path | None
+
+    @classmethod
+    def discover(cls, project_dir: str | Path | None = None) -> SettingsPaths:
+        """Standard locations; ``TOOLSCOUT_CONFIG_DIR`` replaces the user config dir."""
+        project = Path(project_dir or os.getcwd())
+        user_dir = os.environ.get("TOOLSCOUT_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME)
+        managed = os.environ.get("TOOLSCOUT_MANAGED_SETTINGS") or "/etc/toolscout/managed-settings.json"
+        return cls(
+            user=Path(user_dir) / "settings.json",
+            project=project / ".toolscout" / "settings.json",
+            project_local=project / ".toolscout" / "settings.local.json",
+            managed=Path(managed),
+        )
+
+
+@dataclass
+class Settings:
+    """Resolved settings: ``values`` maps every dotted key to its effective value.
+
+    Attributes:
+        values: dotted key → value, one entry per :data:`KEYS`.
+        sources: dotted key → where the value came from (``default``, a file path, ``env:NAME``).
+        warnings: every rejected value, in load order.
+        tool_search_threshold: for ``auto:N`` the N% given in the environment, else None.
+        paths: the layer files used (for persisting changes).
+    """
+
+    values: dict[str, Any] = field(default_factory=lambda: {k.name: _copy(k.default) for k in KEYS})
+    sources: dict[str, str] = field(default_factory=lambda: {k.name: "default" for k in KEYS})
+    warnings: list[SettingsWarning] = field(default_factory=list)
+    paths: SettingsPaths | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Value of ``key`` or ``default`` for unknown keys."""
+        return self.values.get(key, default)
+
+    def with_overrides(self, overrides: Mapping[str, Any], source: str = "cli") -> Settings:
+        """A copy with validated overrides applied (invalid ones become warnings)."""
+        new = Settings(dict(self.values), dict(self.sources), list(self.warnings), self.paths)
+        for key, value in overrides.items():
+            new._apply(key, value, source)
+        return new
+
+    def _apply(self, key: str, value: Any, source: str) -> bool:
+        spec = KEYS_BY_NAME.get(key)
+        if spec is None:
+            self.warnings.append(SettingsWarning(source, key, value, "unknown key"))
+            return False
+        if key == "toolSearch.enabled" and isinstance(value, str) and value.strip().lower().startswith("auto:"):
+            try:
+                pct = _number(0, 100)(value.strip()[5:])
+            except ValueError as exc:
+                self.warnings.append(SettingsWarning(source, key, value, f"auto:N needs N in 0–100 ({exc})"))
+                return False
+            self.values[key] = "auto"
+            self.values["toolSearch.thresholdRatio"] = max(pct / 100.0, 1e-9)
+            self.sources[key] = self.sources["toolSearch.thresholdRatio"] = source
+            return True
+        try:
+            checked = spec.check(value)
+        except (ValueError, TypeError) as exc:
+            self.warnings.append(SettingsWarning(source, key, value, str(exc)))
+            return False
+        if key in MERGED_LISTS and self.sources.get(key) != "default":
+            checked = [*self.values[key], *[x for x in checked if x not in self.values[key]]]
+        self.values[key] = checked
+        self.sources[key] = source
+        return True
+
+    @property
+    def mode(self) -> str:
+        """``tst`` (always defer), ``tst-auto`` (defer above the threshold) or ``standard`` (off)."""
+        return {"true": "tst", "auto": "tst-auto", "false": "standard"}[self.values["toolSearch.enabled"]]
+
+
+def _copy(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else value
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` → ``{"a.b": 1}``; a dotted key in the file is accepted as is.
+
+    Known keys whose value is a dict are not descended into past the known name.
+    """
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and name not in KEYS_BY_NAME:
+            out.update(flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def read_layer(path: Path, warnings: list[SettingsWarning]) -> dict[str, Any]:
+    """Read one settings file into flat keys; a missing file is empty, a bad one warns."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(SettingsWarning(str(path), "(file)", None, f"unreadable: {exc}"))
+        return {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        warnings.append(SettingsWarning(str(path), "(file)", None, f"malformed JSON: {exc}"))
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(SettingsWarning(str(path), "(file)", data, "expected a JSON object"))
+        return {}
+    return flatten(data)
+
+
+def load_settings(
+    paths: SettingsPaths | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve settings from every layer and the environment. Never raises.
+
+    Args:
+        paths: layer files; defaults to :meth:`SettingsPaths.discover` for the current directory.
+        env: environment mapping; defaults to ``os.environ``.
+    """
+    paths = paths or SettingsPaths.discover()
+    env = os.environ if env is None else env
+    settings = Settings(paths=paths)
+    for path in (paths.user, paths.project, paths.project_local):
+        if path is not None:
+            for key, value in read_layer(path, settings.warnings).items():
+                settings._apply(key, value, str(path))
+    for var, key in ENV_KEYS.items():
+        if var in env:
+            settings._apply(key, env[var], f"env:{var}")
+    if paths.managed is not None:
+        for key, value in read_layer(paths.managed, settings.warnings).items():
+            if key in MERGED_LISTS:
+                settings._apply(key, value, f"managed:{paths.managed}")
+                continue
+            before = settings.values.get(key)
+            if settings._apply(key, value, f"managed:{paths.managed}"):
+                settings.sources[key] = f"managed:{paths.managed}"
+            elif key in KEYS_BY_NAME:
+                settings.values[key] = before
+    return settings
+
+
+def managed_keys(settings: Settings) -> set[str]:
+    """Keys fixed by the managed layer (the UI shows them read-only)."""
+    return {k for k, s in settings.sources.items() if s.startswith("managed:")}
+
+
+def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
+    """Validate ``value``, write it to the user settings file, and return updated settings.
+
+    Raises:
+        ValueError: unknown key, invalid value, managed key, or no user settings path.
+        OSError: the file cannot be written.
+    """
+    spec = KEYS_BY_NAME.get(key)
+    if spec is None:
+        raise ValueError(f"unknown setting {key!r}")
+    if key in managed_keys(settings):
+        raise ValueError(f"{key} is set by managed settings and cannot be changed")
+    checked = spec.check(value)
+    if settings.paths is None or settings.paths.user is None:
+        raise ValueError("no user settings file is configured")
+    path = settings.paths.user
+    scratch: list[SettingsWarning] = []
+    data = read_layer(path, scratch)
+    data[key] = checked
+    nested: dict[str, Any] = {}
+    for dotted, v in data.items():
+        node = nested
+        *parents, leaf = dotted.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[leaf] = v
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(nested, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return settings.with_overrides({key: checked}, source=str(path))
