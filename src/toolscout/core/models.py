@@ -85,3 +85,87 @@ class ServerStatus:
     tool_count: int = 0
     transport: str = "stdio"
     has_resources: bool = False
+
+
+@dataclass(frozen=True)
+class ContentBlock:
+    """One block of a tool result, mapped from MCP content.
+
+    Attributes:
+        type: ``text`` | ``image`` | ``audio`` | ``resource`` | ``resource_link``.
+        text: the text (for ``text``, and the text of a text resource).
+        data: base64 data (image, audio, blob resource). mime_type: its MIME type.
+        uri: the resource URI for resource blocks.
+    """
+
+    type: str
+    text: str = ""
+    data: str | None = None
+    mime_type: str | None = None
+    uri: str | None = None
+
+
+class ToolErrorKind(str, enum.Enum):
+    """Why a tool call did not produce a normal result (specific and actionable)."""
+
+    UNKNOWN_TOOL = "unknown_tool"
+    DISABLED = "disabled"
+    SERVER_CONNECTING = "server_connecting"
+    SERVER_FAILED = "server_failed"
+    INVALID_PARAMS = "invalid_params"
+    PERMISSION_DENIED = "permission_denied"
+    TIMEOUT = "timeout"
+    NOT_LOADED = "not_loaded"
+    TOOL_ERROR = "tool_error"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool call, ready to show and to send to a model as a ``tool_result``.
+
+    Attributes:
+        tool_name: canonical name of the tool that was called (never "ExecuteTool").
+        content: result blocks in order.
+        structured: ``structuredContent`` when the tool returned it.
+        is_error: True for tool errors (``isError``) and every proxy error.
+        error_kind: set when the proxy or the engine refused or failed the call.
+        duration_ms: wall time of the call in milliseconds.
+    """
+
+    tool_name: str
+    content: tuple[ContentBlock, ...] = ()
+    structured: dict[str, Any] | None = None
+    is_error: bool = False
+    error_kind: ToolErrorKind | None = None
+    duration_ms: float = 0.0
+
+    @classmethod
+    def error(cls, tool_name: str, kind: ToolErrorKind, message: str) -> ToolResult:
+        """A proxy/engine error result carrying one text block."""
+        return cls(tool_name, (ContentBlock("text", message),), is_error=True, error_kind=kind)
+
+    @classmethod
+    def ok(cls, tool_name: str, text: str) -> ToolResult:
+        """A successful result carrying one text block."""
+        return cls(tool_name, (ContentBlock("text", text),))
+
+    def text(self) -> str:
+        """All blocks as plain text (images and blobs summarised, not inlined)."""
+        parts: list[str] = []
+        for block in self.content:
+            if block.type == "text":
+                parts.append(block.text)
+            elif block.type == "resource":
+                head = f"[resource {block.uri}]"
+                parts.append(f"{head}\n{block.text}" if block.text else f"{head} ({block.mime_type}, binary)")
+            elif block.type == "resource_link":
+                parts.append(f"[resource link {block.uri}]")
+            else:
+                size = len(block.data or "") * 3 // 4
+                parts.append(f"[{block.type} {block.mime_type or ''}, {size} bytes]")
+        if self.structured is not None and not parts:
+            import json
+
+            parts.append(json.dumps(self.structured, ensure_ascii=False))
+        return "\n".join(parts)

@@ -1,0 +1,70 @@
+"""Shared CLI plumbing: settings from args, building and running an engine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from ..core.engine import Engine
+from ..core.settings import Settings, load_settings
+
+T = TypeVar("T")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Load layered settings and apply CLI flags (flags win over files and env)."""
+    settings = load_settings()
+    overrides: dict[str, Any] = {}
+    for flag, key in (("strategy", "session.strategy"), ("provider", "provider.name"),
+                      ("model", "provider.model"), ("base_url", "provider.baseUrl"),
+                      ("ranker", "toolSearch.ranker")):
+        value = getattr(args, flag, None)
+        if value:
+            overrides[key] = value
+    allowed = getattr(args, "allowed_tools", None)
+    if allowed:
+        overrides["permissions.allow"] = [p.strip() for p in allowed.split(",") if p.strip()]
+    return settings.with_overrides(overrides) if overrides else settings
+
+
+def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None) -> Engine:
+    """Build the engine the CLI uses: settings, built-ins, catalogs and (unless only catalogs
+    were given) the configured MCP servers."""
+    from ..core.factory import create_engine
+
+    settings = settings_from_args(args)
+    catalogs = list(getattr(args, "catalog", []) or [])
+    mcp_configs = list(getattr(args, "mcp_config", []) or [])
+    if with_servers is None:
+        with_servers = not catalogs or bool(mcp_configs)
+    return create_engine(
+        settings,
+        catalog_paths=catalogs,
+        mcp_config_paths=mcp_configs,
+        connect_servers=with_servers,
+        default_servers=not getattr(args, "no_default_servers", False),
+    )
+
+
+def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True) -> T:
+    """Start ``engine``, (optionally) wait for servers to settle, run ``body``, stop the engine."""
+
+    async def main() -> T:
+        await engine.start()
+        try:
+            if wait_servers and hasattr(engine, "wait_for_servers"):
+                await engine.wait_for_servers()
+            return await body(engine)
+        finally:
+            await engine.stop()
+
+    return asyncio.run(main())
+
+
+def print_warnings(engine: Engine) -> None:
+    """Print collected warnings to stderr, one per line."""
+    for warning in dict.fromkeys(engine.warnings):
+        print(f"warning: {warning}", file=sys.stderr)

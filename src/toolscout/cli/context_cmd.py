@@ -1,0 +1,53 @@
+"""``toolscout context``: per-server token usage and the tool-search mode decision."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core.context import ContextReport
+from ..core.engine import Engine
+from .common import make_engine, print_warnings, run_with_engine
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``context`` subcommand."""
+    p = sub.add_parser("context", help="token cost per server and the tool-search mode decision")
+    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
+    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    p.add_argument("--model", help="model whose context window decides auto mode")
+    p.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    engine = make_engine(args)
+
+    async def body(engine: Engine) -> int:
+        report = engine.context_report(model=args.model, strategy=args.strategy)
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if args.json else format_report(report))
+        return 0
+
+    code = run_with_engine(engine, body)
+    if not args.json:
+        print_warnings(engine)
+    return code
+
+
+def format_report(report: ContextReport) -> str:
+    """Plain-text table of a context report."""
+    head = f"{'server':<28} {'tools':>5} {'defer':>5} {'load':>5} {'inline':>9} {'sent':>8} {'saved':>9}"
+    lines = [f"token counter: {report.counter}   strategy: {report.strategy}", head, "-" * len(head)]
+    for r in report.rows:
+        name = r.server or "(built-in)"
+        lines.append(f"{name[:28]:<28} {r.tools:>5} {r.deferred:>5} {r.loaded:>5} "
+                     f"{r.tokens_inline:>9,} {r.tokens_sent:>8,} {r.saved:>9,}")
+    lines.append("-" * len(head))
+    pct = 100 * report.saved / report.tokens_inline if report.tokens_inline else 0.0
+    lines.append(f"{'total':<28} {sum(r.tools for r in report.rows):>5} "
+                 f"{sum(r.deferred for r in report.rows):>5} {sum(r.loaded for r in report.rows):>5} "
+                 f"{report.tokens_inline:>9,} {report.tokens_sent:>8,} {report.saved:>9,}  ({pct:.1f}% saved)")
+    lines.append(f"mode: {report.decision.mode} — {report.decision.reason}")
+    lines.extend(f"suggestion: {s}" for s in report.suggestions)
+    return "\n".join(lines)

@@ -1,0 +1,68 @@
+"""``toolscout search QUERY``: run one ToolSearch query against catalogs or real servers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core.engine import Engine
+from .common import make_engine, print_warnings, run_with_engine
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``search`` subcommand."""
+    p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
+    p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack send"')
+    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
+    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
+    p.add_argument("--ranker", choices=("default", "bm25f", "hybrid"), help="ranking profile")
+    p.add_argument("--json", action="store_true", help="print the stable JSON contract")
+    p.add_argument("--explain", action="store_true", help="explain every score")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.limit is not None and not 1 <= args.limit <= 50:
+        print("toolscout: --limit must be between 1 and 50")
+        return 2
+    engine = make_engine(args)
+
+    async def body(engine: Engine) -> int:
+        result = engine.search_tools(args.query, args.limit)
+        if args.json:
+            print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        else:
+            print(format_result(result, explain=args.explain))
+        return 0
+
+    code = run_with_engine(engine, body)
+    print_warnings(engine)
+    return code
+
+
+def format_result(result, *, explain: bool = False) -> str:
+    """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
+    from ..core.search.tool_search import explain as explain_hit
+
+    lines = [f"{result.mode} search: {result.query!r}"]
+    for err in result.errors:
+        lines.append(f"  ! {err}")
+    for i, hit in enumerate(result.hits, 1):
+        parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
+        lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts})")
+        if explain:
+            lines.extend("       " + line for line in explain_hit(hit).splitlines())
+    for name in result.already_loaded:
+        lines.append(f"  {name}: already loaded — call it directly")
+    for name in result.missing:
+        close = result.suggestions.get(name) or []
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        lines.append(f"  {name}: no such tool{hint}")
+    if result.no_good_match:
+        lines.append("  no good match")
+    if result.unmatched_terms:
+        lines.append(f"  terms that matched nothing: {', '.join(result.unmatched_terms)}")
+    if result.pending_servers:
+        lines.append(f"  still connecting: {', '.join(result.pending_servers)}")
+    return "\n".join(lines)

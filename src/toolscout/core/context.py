@@ -1,0 +1,138 @@
+"""The ``/context`` report: per-server token usage, the mode decision, suggestions and warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import ToolCatalog
+from .settings import Settings
+from .tokens import ModeDecision, ServerUsage, TokenCounter, context_window, decide_mode, default_counter, usage_by_server
+
+
+@dataclass
+class ContextReport:
+    """Token usage of a catalog under the current settings. All figures in tokens.
+
+    Attributes:
+        rows: one :class:`ServerUsage` per server (None = built-ins), catalog order.
+        decision: the explained mode decision.
+        strategy: ``execute-proxy`` or ``stub``.
+        counter: which token counter produced the numbers.
+        model: the model the window was taken for.
+        suggestions: plain-language hints (e.g. always-load a server that is always used).
+        warnings: settings and catalog warnings, as text.
+    """
+
+    rows: list[ServerUsage]
+    decision: ModeDecision
+    strategy: str
+    counter: str
+    model: str | None
+    suggestions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tokens_inline(self) -> int:
+        """Tokens if every tool were sent in full."""
+        return sum(r.tokens_inline for r in self.rows)
+
+    @property
+    def tokens_sent(self) -> int:
+        """Tokens actually sent for tool definitions and announcements."""
+        return sum(r.tokens_sent for r in self.rows)
+
+    @property
+    def saved(self) -> int:
+        """Tokens saved by deferral."""
+        return self.tokens_inline - self.tokens_sent
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable JSON of ``toolscout context --json``."""
+        d = self.decision
+        return {
+            "model": self.model,
+            "counter": self.counter,
+            "strategy": self.strategy,
+            "mode": {
+                "mode": d.mode,
+                "defer": d.defer,
+                "deferred_schema_tokens": d.deferred_schema_tokens,
+                "context_window": d.context_window,
+                "threshold_ratio": d.threshold_ratio,
+                "threshold_tokens": d.threshold_tokens,
+                "reason": d.reason,
+            },
+            "servers": [
+                {
+                    "server": r.server,
+                    "tools": r.tools,
+                    "deferred": r.deferred,
+                    "loaded": r.loaded,
+                    "tokens_inline": r.tokens_inline,
+                    "tokens_sent": r.tokens_sent,
+                    "saved": r.saved,
+                }
+                for r in self.rows
+            ],
+            "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
+            "suggestions": self.suggestions,
+            "warnings": self.warnings,
+        }
+
+
+def build_context_report(
+    catalog: ToolCatalog,
+    settings: Settings,
+    *,
+    model: str | None = None,
+    strategy: str | None = None,
+    loaded_names: set[str] | None = None,
+    usage_counts: dict[str, int] | None = None,
+    counter: TokenCounter | None = None,
+) -> ContextReport:
+    """Compute the report for ``catalog`` under ``settings``.
+
+    Args:
+        loaded_names: deferred tools a search has loaded this session.
+        usage_counts: tool name → calls this session; servers whose tools are called in most
+            turns are suggested for ``alwaysLoad``.
+    """
+    counter = counter or default_counter()
+    model = model or settings.get("provider.model")
+    strategy = strategy or settings["session.strategy"]
+    tools = catalog.tools()
+    deferrable = [t for t in tools if catalog.is_deferred(t)]
+    deferred_tokens = sum(counter.count(_full(t)) for t in deferrable)
+    window = context_window(model, settings.get("provider.contextWindow"))
+    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"])
+    rows = usage_by_server(
+        tools, catalog.is_deferred, strategy=strategy, defer=decision.defer,
+        loaded_names=loaded_names, counter=counter,
+    )
+    suggestions = _suggest(rows, usage_counts or {}, catalog)
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions,
+                         [str(w) for w in settings.warnings])
+
+
+def _full(tool: Any) -> str:
+    from .serialize import dumps, tool_definition
+
+    return dumps(tool_definition(tool))
+
+
+def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalog) -> list[str]:
+    out: list[str] = []
+    for row in rows:
+        if row.server is None:
+            continue
+        calls = sum(n for name, n in usage.items() if (t := catalog.get(name)) and t.server == row.server)
+        if calls >= 3 and row.tokens_inline < 2_000:
+            out.append(
+                f"{row.server}: used {calls} times this session and costs only {row.tokens_inline:,} tokens "
+                f'inline; consider "toolSearch.alwaysLoad": ["{row.server}"]'
+            )
+    big = max((r for r in rows if r.server), key=lambda r: r.tokens_inline, default=None)
+    if big and big.tokens_inline > 10_000 and not usage:
+        out.append(f"{big.server} is the largest server ({big.tokens_inline:,} tokens inline): deferral saves the most there")
+    return out

@@ -1,0 +1,39 @@
+"""Hermetic defaults for every test: no user config, no provider keys, tmp data dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+_PROVIDER_VARS = (
+    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "TOOLSCOUT_TOOL_SEARCH", "TOOLSCOUT_RANKER", "TOOLSCOUT_WEIGHT_KEYWORD", "TOOLSCOUT_WEIGHT_TFIDF",
+    "TOOLSCOUT_RECOMMENDATIONS", "TOOLSCOUT_STRATEGY", "TOOLSCOUT_MCP_TIMEOUT", "TOOLSCOUT_PROVIDER",
+    "TOOLSCOUT_MODEL", "TOOLSCOUT_MANAGED_SETTINGS",
+)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point config/data dirs at fresh temp dirs and drop provider keys and overrides."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("TOOLSCOUT_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("TOOLSCOUT_MANAGED_SETTINGS", str(home / "managed-settings.json"))
+    for var in _PROVIDER_VARS:
+        if var != "TOOLSCOUT_MANAGED_SETTINGS":
+            monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """``../shared`` beside the repo; skips the test when it is not there."""
+    if not (SHARED / "bench-data").is_dir():
+        pytest.skip("../shared/bench-data is not present beside the repo (only on the project's machines)")
+    return SHARED

@@ -1,0 +1,132 @@
+import json
+
+import pytest
+
+from toolscout.core.settings import KEYS, Settings, SettingsPaths, load_settings, save_user_setting
+
+
+@pytest.fixture
+def paths(tmp_path):
+    return SettingsPaths(
+        user=tmp_path / "user.json",
+        project=tmp_path / "proj" / ".toolscout" / "settings.json",
+        project_local=tmp_path / "proj" / ".toolscout" / "settings.local.json",
+        managed=tmp_path / "managed.json",
+    )
+
+
+def write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+
+
+def test_defaults_when_nothing_is_configured(paths):
+    s = load_settings(paths, env={})
+    assert s["toolSearch.enabled"] == "auto"
+    assert s.mode == "tst-auto"
+    assert s["toolSearch.thresholdRatio"] == 0.10
+    assert s["toolSearch.maxResults"] == 5
+    assert s["recommendations.minScore"] == 0.15
+    assert s.warnings == []
+
+
+def test_closest_layer_wins_and_managed_cannot_be_overridden(paths):
+    write(paths.user, {"toolSearch": {"maxResults": 7, "enabled": "true"}})
+    write(paths.project, {"toolSearch": {"maxResults": 8}})
+    write(paths.project_local, {"toolSearch.maxResults": 9})
+    write(paths.managed, {"toolSearch": {"enabled": "false"}})
+    s = load_settings(paths, env={"TOOLSCOUT_TOOL_SEARCH": "true"})
+    assert s["toolSearch.maxResults"] == 9
+    assert s["toolSearch.enabled"] == "false"
+    assert s.sources["toolSearch.enabled"].startswith("managed:")
+
+
+def test_permission_lists_merge_across_layers(paths):
+    write(paths.user, {"permissions": {"allow": ["Bash"]}})
+    write(paths.project, {"permissions": {"allow": ["mcp__github__*"], "deny": ["mcp__slack__*"]}})
+    s = load_settings(paths, env={})
+    assert s["permissions.allow"] == ["Bash", "mcp__github__*"]
+    assert s["permissions.deny"] == ["mcp__slack__*"]
+
+
+BAD_VALUES = [
+    ("toolSearch.enabled", "sometimes"),
+    ("toolSearch.thresholdRatio", 0),
+    ("toolSearch.thresholdRatio", 1.5),
+    ("toolSearch.thresholdRatio", "x"),
+    ("toolSearch.maxResults", 0),
+    ("toolSearch.maxResults", 51),
+    ("toolSearch.maxResults", 2.5),
+    ("toolSearch.maxResults", True),
+    ("toolSearch.alwaysLoad", "github"),
+    ("toolSearch.alwaysLoad", [1, 2]),
+    ("toolSearch.weights.keyword", -0.1),
+    ("recommendations.enabled", "maybe"),
+    ("recommendations.minScore", 2),
+    ("session.strategy", "magic"),
+    ("provider.name", "gemini"),
+    ("mcp.timeout", 0),
+    ("permissions.deny", {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), BAD_VALUES)
+def test_every_invalid_value_falls_back_with_a_warning(paths, key, value):
+    write(paths.project, {key: value})
+    s = load_settings(paths, env={})
+    default = next(k.default for k in KEYS if k.name == key)
+    assert s[key] == default
+    assert len(s.warnings) == 1
+    w = s.warnings[0]
+    assert w.key == key and w.value == value and str(paths.project) in w.source
+    assert key in str(w)
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", "\xff\xfe"])
+def test_malformed_files_warn_and_use_defaults(paths, text):
+    write(paths.user, text)
+    s = load_settings(paths, env={})
+    assert s["toolSearch.maxResults"] == 5
+    assert len(s.warnings) == 1 and s.warnings[0].source == str(paths.user)
+
+
+def test_unknown_key_warns(paths):
+    write(paths.project, {"toolSearch": {"maxResult": 3}})
+    s = load_settings(paths, env={})
+    assert s.warnings[0].reason == "unknown key"
+
+
+@pytest.mark.parametrize(("env", "enabled", "ratio"), [
+    ("true", "true", 0.10), ("false", "false", 0.10), ("auto", "auto", 0.10), ("auto:25", "auto", 0.25),
+    ("auto:0", "auto", 1e-9), ("auto:100", "auto", 1.0),
+])
+def test_env_mode_override(paths, env, enabled, ratio):
+    s = load_settings(paths, env={"TOOLSCOUT_TOOL_SEARCH": env})
+    assert s["toolSearch.enabled"] == enabled
+    assert s["toolSearch.thresholdRatio"] == pytest.approx(ratio)
+
+
+@pytest.mark.parametrize("env", ["auto:150", "auto:x", "yes please"])
+def test_bad_env_mode_warns(paths, env):
+    s = load_settings(paths, env={"TOOLSCOUT_TOOL_SEARCH": env})
+    assert s["toolSearch.enabled"] == "auto"
+    assert s.warnings and s.warnings[0].source == "env:TOOLSCOUT_TOOL_SEARCH"
+
+
+def test_save_user_setting_persists_and_validates(paths):
+    s = load_settings(paths, env={})
+    s2 = save_user_setting(s, "recommendations.enabled", False)
+    assert s2["recommendations.enabled"] is False
+    assert json.loads(paths.user.read_text())["recommendations"]["enabled"] is False
+    assert load_settings(paths, env={})["recommendations.enabled"] is False
+    with pytest.raises(ValueError):
+        save_user_setting(s2, "toolSearch.maxResults", 99)
+    with pytest.raises(ValueError):
+        save_user_setting(s2, "no.such.key", 1)
+
+
+def test_with_overrides_is_validated():
+    s = Settings().with_overrides({"session.strategy": "stub", "toolSearch.maxResults": "many"})
+    assert s["session.strategy"] == "stub"
+    assert s["toolSearch.maxResults"] == 5
+    assert len(s.warnings) == 1
