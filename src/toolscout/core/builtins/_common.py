@@ -1,0 +1,45 @@
+"""Helpers shared by the built-in tools: path resolution, error results, output limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..models import ToolErrorKind, ToolResult, ToolSpec
+
+#: Tool output longer than this many characters is cut (as in Claude Code's Bash: 30,000).
+MAX_OUTPUT_CHARS = 30_000
+
+
+def spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
+    """A built-in ToolSpec with a closed object schema (``additionalProperties: false``)."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+    return ToolSpec(name=name, description=description, input_schema=schema, original_name=name)
+
+
+def resolve(ctx_cwd: Path, path: str) -> Path:
+    """``path`` as an absolute path; relative paths resolve against the session's cwd."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else (ctx_cwd / p)
+
+
+def fail(tool: str, message: str, kind: ToolErrorKind = ToolErrorKind.TOOL_ERROR) -> ToolResult:
+    """An error result with one helpful text block."""
+    return ToolResult.error(tool, kind, message)
+
+
+def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with a note saying how much was dropped."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… [output truncated: {len(text) - limit:,} more characters]"
+
+
+def is_binary(data: bytes) -> bool:
+    """Heuristic: a NUL byte in the first 8 KB means binary (as git and grep decide)."""
+    return b"\x00" in data[:8192]

@@ -1,0 +1,103 @@
+"""The WebFetch built-in (deferred): fetch a URL and return its text (HTML reduced to text).
+
+Without network access it fails with a clear message instead of hanging: connect and read
+timeouts are bounded (20 s), and the body is capped at 5 MB.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+from ..models import ToolErrorKind, ToolResult
+from ._common import clip, fail, spec
+from .base import ToolContext
+
+TIMEOUT_S = 20.0
+MAX_BYTES = 5_000_000
+
+
+class _TextOnly(HTMLParser):
+    _SKIP = frozenset({"script", "style", "noscript", "svg", "head"})
+    _BLOCK = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in self._SKIP:
+            self._skipping += 1
+        elif tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self._skipping:
+            self._skipping -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
+def html_to_text(markup: str) -> str:
+    """Visible text of an HTML page, one paragraph per line."""
+    parser = _TextOnly()
+    try:
+        parser.feed(markup)
+    except Exception:  # malformed markup: fall back to stripping tags
+        return html.unescape(re.sub(r"<[^>]+>", " ", markup))
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+class WebFetchTool:
+    """GET a URL over HTTP(S) and return its content as text."""
+
+    read_only = True
+    spec = spec(
+        "WebFetch",
+        "Fetch a web page or file over HTTP(S) and return its content as text (HTML is reduced to "
+        "its visible text; output cut at 30,000 characters). Needs network access.",
+        {
+            "url": {"type": "string", "format": "uri", "description": "The http:// or https:// URL to fetch"},
+            "prompt": {"type": "string", "description": "What to look for in the page (kept with the result)"},
+        },
+        ["url"],
+    )
+
+    async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Fetch ``params["url"]``; network failures become clear ``is_error`` results."""
+        import httpx
+
+        url = params["url"].strip()
+        if not re.match(r"^https?://", url, re.IGNORECASE):
+            return fail("WebFetch", f"Only http:// and https:// URLs can be fetched, not {url!r}.",
+                        ToolErrorKind.INVALID_PARAMS)
+        try:
+            async with (
+                httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=True) as client,
+                client.stream("GET", url, headers={"User-Agent": "toolscout-webfetch"}) as resp,
+            ):
+                body = bytearray()
+                async for chunk in resp.aiter_bytes():
+                    body.extend(chunk)
+                    if len(body) > MAX_BYTES:
+                        break
+                status, ctype = resp.status_code, resp.headers.get("content-type", "")
+                encoding = resp.encoding or "utf-8"
+        except httpx.TimeoutException:
+            return fail("WebFetch", f"Timed out after {TIMEOUT_S:g} s fetching {url}.", ToolErrorKind.TIMEOUT)
+        except httpx.HTTPError as exc:
+            return fail("WebFetch", f"Could not fetch {url}: {exc or type(exc).__name__}. "
+                        "Is this machine online, and is the host reachable?")
+        text = bytes(body).decode(encoding, errors="replace")
+        if "html" in ctype.lower():
+            text = html_to_text(text)
+        if status >= 400:
+            return fail("WebFetch", clip(f"HTTP {status} from {url}\n{text[:2000]}"))
+        head = f"URL: {url}\n" + (f"Looking for: {params['prompt']}\n" if params.get("prompt") else "")
+        return ToolResult.ok("WebFetch", clip(head + "\n" + text))
