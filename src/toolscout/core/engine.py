@@ -3,7 +3,9 @@
 An :class:`Engine` owns the catalog, the search index, the MCP server pool and the tool
 executor. It reports through plain :mod:`toolscout.core.events`; it never waits for a slow
 server: :meth:`Engine.start` returns as soon as file catalogs and built-ins are registered, and
-servers fill in as they connect.
+servers fill in as they connect (each in its own lifetime task, see :mod:`toolscout.core.mcp`).
+
+Engine methods must be called on one asyncio event loop (the CLI's ``asyncio.run`` or Textual's).
 """
 
 from __future__ import annotations
@@ -13,11 +15,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .builtins.base import ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .context import ContextReport, build_context_report
 from .events import CatalogChanged, EngineWarning, Event, ServerStateChanged
+from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
-from .models import ServerState, ServerStatus, ToolSpec
+from .mcp.config import ServerConfig
+from .mcp.pool import ServerPool
+from .mcp.resources import ListMcpResources, ReadMcpResource
+from .models import ServerState, ServerStatus, ToolResult, ToolSpec
+from .permissions import Asker, PermissionPolicy
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -35,6 +43,10 @@ class Engine:
         builtins: built-in tools to register (objects implementing ``BuiltinTool``).
         core_names: names of built-ins that are core (always loaded); the rest are deferred.
         project_dir: the working directory for built-ins and ``.mcp.json`` discovery.
+        mcp_servers: MCP servers to connect on :meth:`start` (see
+            :func:`toolscout.core.mcp.config.load_mcp_config`); invalid entries (``error`` set)
+            are shown as failed and never started.
+        mcp_warnings: problems found while reading MCP configuration files.
     """
 
     def __init__(
@@ -45,12 +57,16 @@ class Engine:
         builtins: Iterable[Any] = (),
         core_names: Iterable[str] = (),
         project_dir: str | Path | None = None,
+        mcp_servers: Iterable[ServerConfig] = (),
+        mcp_warnings: Iterable[str] = (),
     ) -> None:
         from .search.tool_search import ToolSearch
 
         self.settings = settings
         self.project_dir = Path(project_dir or Path.cwd())
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
+        self.policy = PermissionPolicy.from_settings(settings)
+        self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
         self.search = ToolSearch(self.catalog, settings)
         self.builtins: dict[str, Any] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
@@ -61,6 +77,19 @@ class Engine:
             self.builtins[tool.spec.name] = tool
             self.catalog.add_builtin(tool.spec)
         self.search.sync()
+        servers = list(mcp_servers)
+        for message in mcp_warnings:
+            self.warnings.append(f"mcp: {message}")
+        for cfg in servers:
+            if cfg.error:
+                self.warnings.append(f"{cfg.name}: {cfg.error}")
+        self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
+                               call_timeout=float(settings["mcp.callTimeout"]), listener=self)
+        self.executor = ToolExecutor(
+            self.catalog, self.builtins, self.pool, self.policy, ToolContext(self.project_dir),
+            call_timeout=float(settings["mcp.callTimeout"]), warn=self.warn,
+            file_servers=lambda: set(self._file_servers),
+        )
 
     # -- events ---------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -73,7 +102,7 @@ class Engine:
         for listener in list(self._listeners):
             try:
                 listener(event)
-            except Exception:  # noqa: BLE001 - one broken listener must not stop the others
+            except Exception:  # one broken listener must not stop the others
                 log.exception("event listener failed on %r", event)
 
     def warn(self, message: str, source: str = "") -> None:
@@ -83,12 +112,100 @@ class Engine:
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self) -> None:
-        """Load catalog files, then start servers in the background. Returns without waiting."""
+        """Load catalog files, then start servers in the background. Returns without waiting
+        (see :meth:`wait_for_servers`); each server reports ``ServerStateChanged`` as it goes."""
         for path in self._catalog_paths:
             self.load_catalog_file(path)
+        for status in self.pool.statuses():
+            if status.state is ServerState.FAILED:
+                self.emit(ServerStateChanged(status))
+        if self.pool.configs:
+            await self.pool.start()
 
     async def stop(self) -> None:
-        """Disconnect every server and release resources. Safe to call twice."""
+        """Disconnect every server and release resources. Safe to call twice.
+
+        Every server's session is closed by its own lifetime task; stdio child processes are
+        ended (stdin closed, then SIGTERM/SIGKILL after the SDK's bounded grace periods).
+        """
+        await self.pool.stop()
+
+    async def wait_for_servers(self, timeout: float | None = None) -> bool:
+        """Wait until no server is still connecting (each is bounded by ``mcp.timeout``).
+
+        Args:
+            timeout: overall bound in seconds; None waits for the per-server timeouts.
+
+        Returns:
+            True when every server has settled (connected, failed or disconnected).
+        """
+        return await self.pool.wait_settled(timeout)
+
+    async def reconnect(self, name: str) -> None:
+        """Close server ``name`` (its tools leave the catalog) and connect it again; returns at
+        once, the tools come back when it has connected.
+
+        Raises:
+            KeyError: no server of that name is configured.
+            RuntimeError: the engine is not started, or the entry is invalid.
+        """
+        await self.pool.reconnect(name)
+
+    async def disconnect(self, name: str) -> None:
+        """Close server ``name``; its tools leave the catalog (``CatalogChanged``)."""
+        await self.pool.disconnect(name)
+
+    async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
+                        loaded: set[str] | None = None) -> ToolResult:
+        """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
+        permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
+
+        Args:
+            name: canonical tool name (as ExecuteTool's ``tool_name``).
+            params: arguments (dict, JSON text, or None).
+            asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``; without one
+                (headless) tools that need asking are refused with the rule to add.
+            direct: the model called the tool directly (stub strategy): a deferred tool not yet
+                loaded is refused with its full definition (NOT_LOADED) and becomes loaded.
+            loaded: the caller's loaded-name set for that gate (mutated). None uses the engine's
+                own set, :attr:`loaded`.
+        """
+        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded)
+
+    @property
+    def loaded(self) -> set[str]:
+        """Names loaded by search or by the self-healing gate, when callers keep no set."""
+        return self.executor.loaded
+
+    # -- MCP pool listener (called from server lifetime tasks) -------------------------------
+    def server_status_changed(self, status: ServerStatus) -> None:
+        """A server changed state: drop its tools when it is no longer connected, add the
+        resource built-ins the first time a server offers resources, and emit the event."""
+        if status.state is not ServerState.CONNECTED and self.catalog.server_tools(status.name):
+            self.apply_delta(self.catalog.remove_server(status.name))
+        if status.state is ServerState.CONNECTED and status.has_resources:
+            self._add_resource_tools()
+        if status.state is ServerState.FAILED and status.error:
+            self.warn(f"failed: {status.error}", status.name)
+        self.emit(ServerStateChanged(status))
+
+    def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
+        """A server listed its tools (on connect or after ``list_changed``)."""
+        self.apply_delta(self.catalog.set_server_tools(name, tools, instructions=instructions))
+
+    def server_warning(self, message: str, name: str) -> None:
+        """A server problem that did not stop it (pagination loop, failed re-list)."""
+        self.warn(message, name)
+
+    def _add_resource_tools(self) -> None:
+        added: list[str] = []
+        for tool in (ListMcpResources(self.pool), ReadMcpResource(self.pool)):
+            if tool.spec.name not in self.builtins:
+                self.builtins[tool.spec.name] = tool
+                self.catalog.add_builtin(tool.spec)
+                added.append(tool.spec.name)
+        if added:
+            self.apply_delta(CatalogDelta(added=tuple(added)))
 
     def load_catalog_file(self, path: str | Path) -> None:
         """Register every server in a catalog file/directory (bad entries become warnings)."""
@@ -120,8 +237,8 @@ class Engine:
 
     # -- queries --------------------------------------------------------------------------
     def server_statuses(self) -> list[ServerStatus]:
-        """Every known server (configured MCP servers and file catalogs), in a stable order."""
-        return list(self._file_servers.values())
+        """Every known server (configured MCP servers, then file catalogs), in a stable order."""
+        return [*self.pool.statuses(), *self._file_servers.values()]
 
     def pending_servers(self) -> list[str]:
         """Names of servers that are still connecting."""

@@ -2,6 +2,11 @@
 
 The CLI, the TUI and headless mode all call :func:`create_engine`, so a session started from
 any of them sees the same built-ins, catalogs and servers.
+
+MCP servers come from the user ``mcp.json``, the project ``.mcp.json`` and ``--mcp-config`` files
+(:mod:`toolscout.core.mcp.config`). With no configuration file at all, the embedded default
+(the reference servers installed with toolscout: time, git, fetch) starts, so the first run
+shows a real deferred catalog.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .engine import Engine
+from .mcp.config import ServerConfig, load_mcp_config
+from .mcp.config import default_servers as embedded_default_servers
 from .settings import Settings
 
 
@@ -28,15 +35,29 @@ def create_engine(
         catalog_paths: tool catalog files/directories (searchable, not executable).
         mcp_config_paths: extra MCP config files (``--mcp-config``), on top of discovered ones.
         connect_servers: False to skip MCP servers entirely (catalog-only runs).
-        default_servers: start the embedded default servers when no server is configured.
+        default_servers: start the embedded default servers when no MCP configuration file
+            exists (user ``mcp.json``, project ``.mcp.json``) and no ``--mcp-config`` is given.
+        project_dir: where ``.mcp.json`` is looked for (default: the current directory).
     """
     builtins, core_names = _builtins()
+    project = Path(project_dir or Path.cwd())
+    servers: list[ServerConfig] = []
+    warnings: list[str] = []
+    extra = list(mcp_config_paths)
+    if connect_servers:
+        config = load_mcp_config(project, extra)
+        servers = list(config.servers.values())
+        warnings = config.warnings
+        if default_servers and not config.files and not extra:
+            servers = embedded_default_servers(project)
     return Engine(
         settings,
         catalog_paths=catalog_paths,
         builtins=builtins,
         core_names=core_names,
-        project_dir=project_dir,
+        project_dir=project,
+        mcp_servers=servers,
+        mcp_warnings=warnings,
     )
 
 

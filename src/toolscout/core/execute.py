@@ -1,0 +1,282 @@
+"""The tool executor behind ``ExecuteTool`` and direct calls: look up, gate, validate, permit, run.
+
+One call goes through these steps, and every refusal is a :class:`ToolResult` error with a
+specific, actionable message (the executor never raises for a bad call):
+
+1. look the canonical name up in the full registry (built-ins + MCP) with ``catalog.resolve``;
+   a tool hidden by a deny rule is *disabled*; a name of a server that is still connecting or
+   has failed says so instead of "unknown"; an unknown name lists the closest names;
+2. for direct calls (the stub strategy), the self-healing gate: a deferred tool that no search
+   loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
+3. validate the arguments against the tool's real ``inputSchema`` (:mod:`.validation`);
+4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
+5. run the built-in (``await tool.run(params, ctx)``) or ``tools/call`` on the server, bounded by
+   ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from .builtins.base import ToolContext
+from .catalog import ToolCatalog
+from .mcp.connection import ServerUnavailable
+from .mcp.pool import ServerPool
+from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
+from .names import lookup_key, split_mcp_name
+from .permissions import Asker, Decision, PermissionPolicy, denied_message
+from .validation import Invalid, SchemaProblem, schema_text, validate_params
+
+
+def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
+    """Map MCP content (text, image, audio, embedded resource, resource_link), ``structuredContent``
+    and ``isError`` into a :class:`ToolResult`."""
+    blocks: list[ContentBlock] = []
+    for item in raw.content:
+        if isinstance(item, types.TextContent):
+            blocks.append(ContentBlock("text", item.text))
+        elif isinstance(item, types.ImageContent | types.AudioContent):
+            blocks.append(ContentBlock(item.type, data=item.data, mime_type=item.mime_type))
+        elif isinstance(item, types.EmbeddedResource):
+            res = item.resource
+            if isinstance(res, types.TextResourceContents):
+                blocks.append(ContentBlock("resource", text=res.text, uri=str(res.uri), mime_type=res.mime_type))
+            else:
+                blocks.append(ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type))
+        elif isinstance(item, types.ResourceLink):
+            blocks.append(ContentBlock("resource_link", text=item.name or "", uri=str(item.uri),
+                                       mime_type=item.mime_type))
+        else:  # a content type newer than this mapping: keep it readable
+            blocks.append(ContentBlock("text", json.dumps(item.model_dump(mode="json", by_alias=True))))
+    structured = raw.structured_content if isinstance(raw.structured_content, dict) else None
+    is_error = bool(raw.is_error)
+    return ToolResult(tool_name, tuple(blocks), structured, is_error=is_error,
+                      error_kind=ToolErrorKind.TOOL_ERROR if is_error else None)
+
+
+class ToolExecutor:
+    """Runs tools for the engine.
+
+    Args:
+        catalog: the full registry (built-ins and MCP tools).
+        builtins: canonical name → built-in object (shared with the engine, may grow).
+        pool: the MCP server pool, or None when no server is configured.
+        policy: permission rules (its ``session_allow`` grows with "always" answers).
+        context: what built-ins may use (cwd, per-session state).
+        call_timeout: bound on one call (s), setting ``mcp.callTimeout``.
+        warn: ``warn(message, source)`` for problems that do not stop a call.
+        file_servers: servers that come from catalog files (searchable, not executable).
+
+    Attributes:
+        loaded: canonical names loaded by a search (or by the self-healing gate) when the caller
+            keeps no set of its own; see :meth:`execute`.
+    """
+
+    def __init__(self, catalog: ToolCatalog, builtins: dict[str, Any], pool: ServerPool | None,
+                 policy: PermissionPolicy, context: ToolContext, *, call_timeout: float,
+                 warn: Callable[[str, str], None], file_servers: Callable[[], set[str]]) -> None:
+        self.catalog = catalog
+        self.builtins = builtins
+        self.pool = pool
+        self.policy = policy
+        self.context = context
+        self.call_timeout = call_timeout
+        self.loaded: set[str] = set()
+        self._warn = warn
+        self._file_servers = file_servers
+        self._schema_warned: set[str] = set()
+
+    async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
+                      loaded: set[str] | None = None) -> ToolResult:
+        """Run one tool call through every gate; never raises (except cancellation).
+
+        Args:
+            name: canonical name (``mcp__server__tool`` or a built-in); case-insensitive and bare
+                names are accepted when they resolve to exactly one tool.
+            params: the arguments: a dict, a JSON string of one, or None for ``{}``.
+            asker: asks the user for "ask" tools; None (headless) turns "ask" into a refusal.
+            direct: True when the model called the tool directly (stub strategy) rather than
+                through ExecuteTool; enables the self-healing gate.
+            loaded: the caller's set of loaded names for the gate (mutated: the refused tool is
+                added). None uses :attr:`loaded`.
+        """
+        started = time.perf_counter()
+        try:
+            result = await self._execute(name, params, asker, direct, self.loaded if loaded is None else loaded)
+        except Exception as exc:  # no error may crash the engine
+            result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
+                                      f"{type(exc).__name__}: {exc}")
+        return replace(result, duration_ms=(time.perf_counter() - started) * 1000.0)
+
+    async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
+                       loaded: set[str]) -> ToolResult:
+        found = self.lookup(name)
+        if isinstance(found, ToolResult):
+            return found
+        tool = found
+        if direct and self.catalog.is_deferred(tool) and tool.name not in loaded:
+            loaded.add(tool.name)
+            return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
+        args = _normalise_params(params)
+        if isinstance(args, str):
+            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS, f"Invalid parameters for {tool.name}: "
+                                    f"{args}\n\nInput schema of {tool.name}:\n{schema_text(tool.input_schema)}")
+        problem = validate_params(tool.input_schema, args)
+        if isinstance(problem, Invalid):
+            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS, f"Invalid parameters for {tool.name}:\n"
+                                    f"{problem.message}\n\nInput schema of {tool.name}:\n{schema_text(tool.input_schema)}")
+        if isinstance(problem, SchemaProblem) and tool.name not in self._schema_warned:
+            self._schema_warned.add(tool.name)
+            self._warn(f"{tool.name}: {problem.message}; its arguments are sent unchecked", tool.server or "builtin")
+        refusal = await self._permit(tool, args, asker)
+        if refusal is not None:
+            return refusal
+        if tool.server is None:
+            return await self._run_builtin(tool, args)
+        return await self._run_mcp(tool, args)
+
+    # -- lookup -----------------------------------------------------------------------------
+    def lookup(self, name: str) -> ToolSpec | ToolResult:
+        """The tool ``name`` means, or the error result explaining why there is none."""
+        exact = self.catalog.get(name)
+        if exact is not None and not self.catalog.is_visible(exact):
+            rule = self.policy.deny_rule(exact)
+            why = f"the deny rule {rule!r} (permissions.deny)" if rule else "the current settings"
+            return ToolResult.error(name, ToolErrorKind.DISABLED, f"{name} is disabled by {why}; remove the rule "
+                                    "to use it.")
+        matches = self.catalog.resolve(name)
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            names = ", ".join(t.name for t in matches[:8])
+            return ToolResult.error(name, ToolErrorKind.UNKNOWN_TOOL, f"{name!r} is ambiguous: it could be {names}. "
+                                    "Call it by its full name.")
+        pending = self._server_problem(name)
+        if pending is not None:
+            return pending
+        return ToolResult.error(name, ToolErrorKind.UNKNOWN_TOOL, self._unknown_message(name))
+
+    def _server_problem(self, name: str) -> ToolResult | None:
+        split = split_mcp_name(name)
+        if split is None or self.pool is None:
+            return None
+        server = self.pool.find(split[0])
+        status = self.pool.status(server) if server else None
+        if status is None or status.state is ServerState.CONNECTED:
+            return None
+        return self._unavailable(name, status)
+
+    def _unavailable(self, name: str, status: ServerStatus) -> ToolResult:
+        if status.state is ServerState.CONNECTING:
+            return ToolResult.error(name, ToolErrorKind.SERVER_CONNECTING,
+                                    f"Server {status.name} is still connecting, so {name} is not available yet. "
+                                    "Try again in a moment.")
+        cfg = self.pool.configs.get(status.name) if self.pool else None
+        where = f" (configured in {cfg.source})" if cfg and cfg.source else ""
+        if status.state is ServerState.FAILED:
+            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
+                                    f"Server {status.name} failed to start{where}: {status.error}. Fix the server "
+                                    "or its configuration, then reconnect it.")
+        reason = f": {status.error}" if status.error else ""
+        return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
+                                f"Server {status.name} is disconnected{reason}. Reconnect it to use {name}.")
+
+    def _unknown_message(self, name: str) -> str:
+        tools = self.catalog.tools()
+        by_key = {lookup_key(t.name): t.name for t in tools}
+        by_key.update({lookup_key(t.bare_name): t.name for t in tools if lookup_key(t.bare_name) not in by_key})
+        close = difflib.get_close_matches(lookup_key(name), list(by_key), n=3, cutoff=0.5)
+        names = list(dict.fromkeys(by_key[k] for k in close))
+        hint = f" Did you mean: {', '.join(names)}?" if names else ""
+        return f"Unknown tool {name!r}.{hint} Use ToolSearch to find tools by what they do."
+
+    def _not_loaded_message(self, tool: ToolSpec) -> str:
+        return (f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "
+                f"call it again with arguments that match this definition.\n\nDescription:\n{tool.description}"
+                f"\n\nInput schema:\n{schema_text(tool.input_schema)}")
+
+    # -- permission -------------------------------------------------------------------------
+    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
+        builtin = self.builtins.get(tool.name) if tool.server is None else None
+        verdict = self.policy.decide(tool, read_only=bool(getattr(builtin, "read_only", False)))
+        if verdict.decision is Decision.ALLOW:
+            return None
+        if verdict.decision is Decision.ASK and asker is not None:
+            try:
+                answer = await asker(tool, args)
+            except Exception:  # a broken prompt must not allow anything
+                answer = "deny"
+            if answer == "always":
+                self.policy.allow_for_session(tool.name)
+                return None
+            if answer == "allow_once":
+                return None
+            return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=True))
+        return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=False))
+
+    # -- running ----------------------------------------------------------------------------
+    async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+        builtin = self.builtins.get(tool.name)
+        if builtin is None:
+            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} comes from a catalog file: "
+                                    "it can be searched but not run.")
+        try:
+            with anyio.fail_after(self.call_timeout):
+                result = await builtin.run(args, self.context)
+        except TimeoutError:
+            return ToolResult.error(tool.name, ToolErrorKind.TIMEOUT,
+                                    f"{tool.name} did not finish within {self.call_timeout:g} s (mcp.callTimeout).")
+        return replace(result, tool_name=tool.name)
+
+    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+        assert tool.server is not None
+        conn = self.pool.connection(tool.server) if self.pool else None
+        if conn is None:
+            if tool.server in self._file_servers():
+                return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
+                                        f"{tool.name} comes from a catalog file: it can be searched but not run. "
+                                        f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
+            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"Server {tool.server} is not configured.")
+        try:
+            raw = await conn.call_tool(tool.original_name or tool.name, args, self.call_timeout)
+        except ServerUnavailable as exc:
+            return self._unavailable(tool.name, exc.status)
+        except TimeoutError:
+            return ToolResult.error(tool.name, ToolErrorKind.TIMEOUT,
+                                    f"Server {tool.server} did not answer {tool.name} within {self.call_timeout:g} s "
+                                    "(mcp.callTimeout). The call may still be running on the server.")
+        except MCPError as exc:
+            if exc.error.code == types.CONNECTION_CLOSED:
+                return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
+                                        f"Server {tool.server} closed the connection during {tool.name}.")
+            return ToolResult.error(tool.name, ToolErrorKind.TOOL_ERROR,
+                                    f"Server {tool.server} refused {tool.name}: {exc.error.message} "
+                                    f"(JSON-RPC error {exc.error.code}).")
+        except RuntimeError as exc:  # e.g. structured content that breaks the tool's outputSchema
+            return ToolResult.error(tool.name, ToolErrorKind.TOOL_ERROR, f"Server {tool.server}: {exc}")
+        return map_call_result(tool.name, raw)
+
+
+def _normalise_params(params: Any) -> dict[str, Any] | str:
+    """A dict of arguments, or the reason ``params`` is not one."""
+    if params is None:
+        return {}
+    if isinstance(params, str):
+        if not params.strip():
+            return {}
+        try:
+            params = json.loads(params)
+        except json.JSONDecodeError as exc:
+            return f"params is not valid JSON ({exc})"
+    if not isinstance(params, dict):
+        return f"params must be a JSON object, got {type(params).__name__}"
+    return params

@@ -1,0 +1,284 @@
+"""MCP server configuration: discovery, parsing, ``${VAR}`` expansion and the embedded default.
+
+Formats read (all share the ``{"mcpServers": {NAME: ENTRY}}`` shape):
+
+- Claude Code's project file ``.mcp.json`` in the project directory;
+- the user file ``mcp.json`` in toolscout's config directory (``platformdirs`` user config dir,
+  replaced by ``TOOLSCOUT_CONFIG_DIR`` as for settings);
+- any file given with ``--mcp-config`` (Claude Desktop's ``claude_desktop_config.json`` works).
+
+An ENTRY is ``{"command", "args"?, "env"?, "cwd"?}`` for stdio (``"type": "stdio"`` optional) or
+``{"type": "http" | "sse", "url", "headers"?}``. Precedence, lowest first: user → project →
+``--mcp-config`` files in the order given; a later entry with the same name replaces an earlier
+one (as Claude Code's local > project > user scopes).
+
+``${VAR}`` and ``${VAR:-default}`` expand in command, args, env values, url and headers (Claude
+Code's syntax). A variable that is unset and has no default makes that one server invalid, as in
+Claude Code, with a reason naming the variable. Every invalid entry becomes a :class:`ServerConfig`
+with ``error`` set, so the engine can show it as failed while the other servers start; a file that
+cannot be read or parsed becomes a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ..settings import APP_NAME
+
+PROJECT_FILE = ".mcp.json"
+USER_FILE = "mcp.json"
+TRANSPORTS = ("stdio", "http", "sse")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One configured MCP server.
+
+    Attributes:
+        name: the key of ``mcpServers`` (used in canonical tool names, sanitised there).
+        transport: ``stdio``, ``http``, ``sse`` or ``memory`` (an in-process server, for tests
+            and embedding: ``inproc`` holds the ``MCPServer``/lowlevel ``Server``).
+        command, args, env, cwd: how to start a stdio server (``env`` is merged over the SDK's
+            safe default environment: HOME, LOGNAME, PATH, SHELL, TERM, USER).
+        url, headers: the endpoint of an http/sse server.
+        source: the file the entry came from, or ``default`` for the embedded default.
+        error: why the entry is unusable (the server is reported failed and never started).
+        inproc: the in-process server object for ``memory``.
+    """
+
+    name: str
+    transport: str = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+    error: str | None = None
+    inproc: Any = field(default=None, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.source))
+
+    @classmethod
+    def memory(cls, name: str, server: Any) -> ServerConfig:
+        """An in-process server (an ``MCPServer`` or lowlevel ``Server``), connected in memory."""
+        return cls(name, transport="memory", source="memory", inproc=server)
+
+
+@dataclass
+class McpConfig:
+    """Everything read from MCP configuration files.
+
+    Attributes:
+        servers: name → config in precedence order (invalid entries included, with ``error``).
+        warnings: file-level problems (unreadable file, bad JSON, no ``mcpServers``).
+        files: configuration files that exist and were read.
+    """
+
+    servers: dict[str, ServerConfig] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+class _MissingVar(ValueError):
+    pass
+
+
+def expand_vars(text: str, env: Mapping[str, str]) -> str:
+    """Expand ``${VAR}`` and ``${VAR:-default}`` in ``text``.
+
+    ``${VAR:-default}`` uses the default when VAR is unset or empty (shell semantics).
+
+    Raises:
+        ValueError: a ``${VAR}`` without default whose variable is unset (names the variable).
+    """
+
+    def repl(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = env.get(name)
+        if default is not None:
+            return value if value else default
+        if value is None:
+            raise _MissingVar(f"environment variable {name} is not set (and has no ${{{name}:-default}})")
+        return value
+
+    return _VAR.sub(repl, text)
+
+
+def _str_map(value: Any, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ValueError(f"'{what}' must be an object of strings")
+    out: dict[str, str] = {}
+    for k, v in value.items():
+        if isinstance(v, bool) or not isinstance(v, str | int | float):
+            raise ValueError(f"'{what}.{k}' must be a string")
+        out[k] = str(v)
+    return out
+
+
+def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> ServerConfig:
+    """Turn one ``mcpServers`` entry into a :class:`ServerConfig`; never raises.
+
+    Invalid entries come back with ``error`` set to a reason that names the field.
+    """
+    try:
+        if not isinstance(raw, dict):
+            raise ValueError("entry must be a JSON object")
+        kind = raw.get("type", raw.get("transport"))
+        if kind is None:
+            kind = "stdio" if "command" in raw or "url" not in raw else "http"
+        if kind == "streamable-http":
+            kind = "http"
+        if kind not in TRANSPORTS:
+            raise ValueError(f"unknown type {kind!r} (expected stdio, http or sse)")
+        if kind == "stdio":
+            command = raw.get("command")
+            if not isinstance(command, str) or not command.strip():
+                raise ValueError("stdio server has no 'command'")
+            args = raw.get("args", [])
+            if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
+                raise ValueError("'args' must be a list of strings")
+            cwd = raw.get("cwd")
+            if cwd is not None and not isinstance(cwd, str):
+                raise ValueError("'cwd' must be a string")
+            return ServerConfig(
+                name,
+                "stdio",
+                command=expand_vars(command, env),
+                args=tuple(expand_vars(str(a), env) for a in args),
+                env={k: expand_vars(v, env) for k, v in _str_map(raw.get("env"), "env").items()},
+                cwd=expand_vars(cwd, env) if cwd else None,
+                source=source,
+            )
+        url = raw.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise ValueError(f"{kind} server has no 'url'")
+        return ServerConfig(
+            name,
+            kind,
+            url=expand_vars(url, env),
+            headers={k: expand_vars(v, env) for k, v in _str_map(raw.get("headers"), "headers").items()},
+            source=source,
+        )
+    except ValueError as exc:
+        return ServerConfig(name, source=source, error=f"invalid entry in {source}: {exc}")
+
+
+def read_config_file(path: str | Path, env: Mapping[str, str] | None = None) -> McpConfig:
+    """Read one config file; a missing file is empty, a broken one becomes a warning."""
+    env = os.environ if env is None else env
+    path = Path(path)
+    out = McpConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return out
+    except (OSError, UnicodeDecodeError) as exc:
+        out.warnings.append(f"{path}: unreadable MCP config: {exc}")
+        return out
+    out.files.append(str(path))
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        out.warnings.append(f"{path}: malformed JSON in MCP config: {exc}; no servers read from it")
+        return out
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if servers is None:
+        if not (isinstance(data, dict) and not data):
+            out.warnings.append(f"{path}: no 'mcpServers' object; no servers read from it")
+        return out
+    if not isinstance(servers, dict):
+        out.warnings.append(f"{path}: 'mcpServers' must be an object; no servers read from it")
+        return out
+    for name, raw in servers.items():
+        out.servers[name] = parse_entry(name, raw, str(path), env)
+    return out
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """``mcp.json`` in toolscout's user config dir (``TOOLSCOUT_CONFIG_DIR`` overrides the dir)."""
+    env = os.environ if env is None else env
+    base = env.get("TOOLSCOUT_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME)
+    return Path(base) / USER_FILE
+
+
+def load_mcp_config(
+    project_dir: str | Path,
+    extra_paths: Iterable[str | Path] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    discover: bool = True,
+) -> McpConfig:
+    """Merge the user file, the project ``.mcp.json`` and ``extra_paths`` (in that order).
+
+    Args:
+        project_dir: where ``.mcp.json`` is looked for.
+        extra_paths: ``--mcp-config`` files; a missing one is a warning (it was asked for).
+        env: variables for ``${VAR}`` expansion (default ``os.environ``).
+        discover: False to read only ``extra_paths``.
+    """
+    env = os.environ if env is None else env
+    merged = McpConfig()
+    paths: list[tuple[Path, bool]] = []
+    if discover:
+        paths += [(user_config_path(env), False), (Path(project_dir) / PROJECT_FILE, False)]
+    paths += [(Path(p), True) for p in extra_paths]
+    for path, explicit in paths:
+        if explicit and not path.exists():
+            merged.warnings.append(f"{path}: MCP config file not found")
+            continue
+        part = read_config_file(path, env)
+        merged.files += part.files
+        merged.warnings += part.warnings
+        for name, server in part.servers.items():
+            merged.servers.pop(name, None)  # a later file wins and moves to its position
+            merged.servers[name] = server
+    return merged
+
+
+def _is_git_repo(path: Path) -> bool:
+    try:
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "--is-inside-work-tree"],
+                             capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def default_servers(project_dir: str | Path) -> list[ServerConfig]:
+    """The embedded default: reference servers installed with toolscout, run with this Python.
+
+    ``time`` (``python -m mcp_server_time``), ``git`` (``python -m mcp_server_git``, given
+    ``--repository`` when the project dir is a git work tree) and ``fetch``
+    (``python -m mcp_server_fetch``; it starts and lists its one tool offline, fetching needs
+    the network). Modules that are not installed are skipped.
+    """
+    import importlib.util
+
+    project = Path(project_dir).resolve()
+    out: list[ServerConfig] = []
+    if importlib.util.find_spec("mcp_server_time"):
+        out.append(ServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time"), source="default"))
+    if importlib.util.find_spec("mcp_server_git"):
+        args: tuple[str, ...] = ("-m", "mcp_server_git")
+        if _is_git_repo(project):
+            args += ("--repository", str(project))
+        out.append(ServerConfig("git", command=sys.executable, args=args, source="default"))
+    if importlib.util.find_spec("mcp_server_fetch"):
+        out.append(ServerConfig("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"), source="default"))
+    return out

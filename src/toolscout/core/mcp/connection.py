@@ -1,0 +1,369 @@
+"""One MCP server connection, owned from open to close by a single lifetime task.
+
+Why one task: the SDK's ``Client`` enters anyio task groups and cancel scopes when it opens, and
+anyio requires a cancel scope to be exited by the task that entered it. Opening a client in one
+task and closing it in another fails with "cancel scope in a different task". So
+:meth:`ServerConnection.run` opens the client, lists tools, serves until asked to stop (or the
+server goes away), and closes the client, all in the same task. Other tasks only *use* the open
+client (``tools/call``, ``resources/read``), which the SDK supports from any task.
+
+The handshake is the ``initialize`` one (``mode="legacy"``): the servers in the wild negotiate
+2024-11-05 … 2025-11-25, ``instructions`` come from ``initialize``, and tool changes arrive as
+``notifications/tools/list_changed`` (the 2026-07-28 ``subscriptions/listen`` replacement is not
+used here).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
+from typing import IO, Any, Protocol
+
+import anyio
+import mcp_types as types
+from anyio.abc import ObjectReceiveStream
+from mcp.client import Client
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from ... import __version__
+from ..models import ServerState, ServerStatus, ToolSpec
+from .config import ServerConfig
+
+log = logging.getLogger(__name__)
+
+#: Quiet period that ends a burst of ``list_changed`` notifications (s).
+DEBOUNCE_S = 0.05
+#: Longest a burst may postpone the re-list (s).
+DEBOUNCE_MAX_S = 1.0
+#: Most ``tools/list`` pages read in one listing (a page budget against endless paginators).
+MAX_PAGES = 500
+CLIENT_INFO = types.Implementation(name="toolscout", version=__version__)
+
+
+class ConnectionListener(Protocol):
+    """What a connection reports to (the pool implements it and forwards to the engine)."""
+
+    def server_status_changed(self, status: ServerStatus) -> None:
+        """The connection's state changed."""
+
+    def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
+        """A fresh, complete tool listing (on connect and after each ``list_changed``)."""
+
+    def server_warning(self, message: str, name: str) -> None:
+        """Something went wrong that did not stop the connection (a pagination loop ...)."""
+
+
+class ServerUnavailable(Exception):
+    """The server cannot take a request now; ``status`` says why (connecting, failed ...)."""
+
+    def __init__(self, status: ServerStatus) -> None:
+        super().__init__(f"server {status.name} is {status.state.value}")
+        self.status = status
+
+
+def tool_spec(tool: types.Tool) -> ToolSpec:
+    """Map an SDK ``Tool`` to a :class:`ToolSpec` (original name; the catalog adds the prefix)."""
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
+    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+    return ToolSpec(name=tool.name, original_name=tool.name, description=tool.description or "",
+                    input_schema=schema, annotations=annotations or None)
+
+
+class _EofWatch(ObjectReceiveStream[Any]):
+    """Receive-stream wrapper that reports the transport's end (the server exited or hung up)."""
+
+    def __init__(self, inner: ObjectReceiveStream[Any], on_eof: Any) -> None:
+        self._inner = inner
+        self._on_eof = on_eof
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_eof()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` read by the dispatcher
+        return getattr(self._inner, name)
+
+
+@asynccontextmanager
+async def _watch_eof(inner: AbstractAsyncContextManager[Any], on_eof: Any) -> AsyncIterator[Any]:
+    async with inner as (read, write):
+        yield _EofWatch(read, on_eof), write
+
+
+@asynccontextmanager
+async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    import httpx2
+
+    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP over HTTP
+    async with (httpx2.AsyncClient(headers=headers or None, timeout=timeout) as http,
+                streamable_http_client(url, http_client=http) as streams):
+        yield streams
+
+
+class ServerConnection:
+    """One configured server: its lifetime task, state, tools and request methods.
+
+    Args:
+        config: the server configuration (must be valid: ``config.error`` is None).
+        connect_timeout: bound on start + ``initialize`` + the first full ``tools/list`` (s).
+        call_timeout: bound on each re-list after ``list_changed`` (s).
+        listener: receives state changes, tool listings and warnings.
+    """
+
+    def __init__(self, config: ServerConfig, *, connect_timeout: float, call_timeout: float,
+                 listener: ConnectionListener) -> None:
+        self.config = config
+        self.name = config.name
+        self.connect_timeout = connect_timeout
+        self.call_timeout = call_timeout
+        self._listener = listener
+        self.status = ServerStatus(config.name, ServerState.CONNECTING, transport=config.transport)
+        self.finished = anyio.Event()
+        self.relists = 0
+        self._client: Client | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._wake = anyio.Event()
+        self._dirty = anyio.Event()
+        self._stop_requested = False
+        self._eof = False
+        self._stage = "start-up"
+
+    # -- lifetime ---------------------------------------------------------------------------
+    async def run(self) -> None:
+        """The lifetime task: connect, list, serve until stopped or gone, close. Never raises
+        (except for the caller's own cancellation); the outcome is in :attr:`status`."""
+        self._set_status(ServerState.CONNECTING)
+        errlog: IO[str] | None = None
+        connected = False
+        try:
+            if self.config.transport == "stdio":
+                # the server's stderr, kept for failure reasons; closed in ``finally``
+                errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                if self._stop_requested:
+                    scope.cancel()
+                scope.deadline = anyio.current_time() + self.connect_timeout
+                self._stage = "initialize"
+                async with self._client_for(errlog) as client:
+                    instructions = client.instructions
+                    tools = await self._list_tools(client)
+                    has_resources = await self._probe_resources(client)
+                    scope.deadline = math.inf  # connected: only stop() ends the session now
+                    self._client = client
+                    connected = True
+                    self._listener.server_tools_changed(self.name, tools, instructions)
+                    self._set_status(ServerState.CONNECTED, instructions=instructions,
+                                     tool_count=len(tools), has_resources=has_resources)
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(self._relist_loop, client)
+                        await self._wake.wait()
+                        tg.cancel_scope.cancel()
+                    self._client = None
+            self._client = None
+            if self._stop_requested:
+                self._set_status(ServerState.DISCONNECTED, error=None, tool_count=0)
+            elif self._eof and connected:
+                self._set_status(ServerState.DISCONNECTED, tool_count=0,
+                                 error=self._with_stderr("the server closed the connection", errlog))
+            elif scope.cancelled_caught:
+                self._set_status(ServerState.FAILED, tool_count=0, error=self._with_stderr(
+                    f"no answer to {self._stage} within {self.connect_timeout:g} s "
+                    "(raise mcp.timeout or TOOLSCOUT_MCP_TIMEOUT)", errlog))
+        except Exception as exc:  # every failure becomes the server's state
+            self._client = None
+            state = ServerState.DISCONNECTED if connected else ServerState.FAILED
+            if self._stop_requested:
+                self._set_status(ServerState.DISCONNECTED, error=None, tool_count=0)
+            else:
+                self._set_status(state, tool_count=0, error=self._with_stderr(self._describe(exc), errlog))
+        finally:
+            self._client = None
+            if errlog is not None:
+                errlog.close()
+            self.finished.set()
+
+    def request_stop(self) -> None:
+        """Ask the lifetime task to close the session and end (returns at once; see ``finished``).
+
+        A connected session is closed gracefully (stdio: stdin closed, then the SDK's bounded
+        terminate/kill escalation); a connect still in progress is cancelled.
+        """
+        self._stop_requested = True
+        self._wake.set()
+        if self._scope is not None and self._client is None:
+            self._scope.cancel()
+
+    def _on_eof(self) -> None:
+        self._eof = True
+        self._wake.set()
+
+    def _client_for(self, errlog: IO[str] | None) -> Client:
+        cfg = self.config
+        common: dict[str, Any] = {"mode": "legacy", "message_handler": self._on_message,
+                                  "client_info": CLIENT_INFO}
+        if cfg.transport == "memory":
+            return Client(cfg.inproc, **common)
+        if cfg.transport == "stdio":
+            params = StdioServerParameters(command=cfg.command, args=list(cfg.args), env=cfg.env or None, cwd=cfg.cwd)
+            transport: AbstractAsyncContextManager[Any] = stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
+        elif cfg.transport == "sse":
+            transport = sse_client(cfg.url, headers=cfg.headers or None)
+        else:
+            transport = _http_transport(cfg.url, cfg.headers)
+        return Client(_watch_eof(transport, self._on_eof), **common)  # type: ignore[arg-type]
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._dirty.set()
+        elif isinstance(message, Exception):
+            log.debug("server %s: transport error: %s", self.name, message)
+
+    # -- listing ----------------------------------------------------------------------------
+    async def _list_tools(self, client: Client) -> list[ToolSpec]:
+        """Every page of ``tools/list``: follows ``nextCursor`` until it is absent.
+
+        An empty-string cursor is a real cursor. A cursor seen before, or more than
+        :data:`MAX_PAGES` pages, ends the loop with a warning naming the server.
+        """
+        self._stage = "tools/list"
+        tools: list[ToolSpec] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        for page_no in range(1, MAX_PAGES + 1):
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            tools.extend(tool_spec(t) for t in page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen:
+                self._listener.server_warning(
+                    f"tools/list repeated cursor {cursor!r} after {page_no} pages; kept the "
+                    f"{len(tools)} tools read so far", self.name)
+                return tools
+            seen.add(cursor)
+        self._listener.server_warning(
+            f"tools/list still had more pages after {MAX_PAGES}; kept the first {len(tools)} tools", self.name)
+        return tools
+
+    async def _probe_resources(self, client: Client) -> bool:
+        """True when the server declares resources *and* lists any (the SDK's high-level server
+        declares the capability whether or not it has resources)."""
+        if client.server_capabilities.resources is None:
+            return False
+        self._stage = "resources/list"
+        try:
+            if (await client.list_resources(cache_mode="bypass")).resources:
+                return True
+            return bool((await client.list_resource_templates(cache_mode="bypass")).resource_templates)
+        except (MCPError, ValidationError):
+            return False
+
+    async def _relist_loop(self, client: Client) -> None:
+        """Re-list after ``list_changed``; a burst of notifications makes one refresh."""
+        while True:
+            await self._dirty.wait()
+            deadline = anyio.current_time() + DEBOUNCE_MAX_S
+            while True:
+                self._dirty = anyio.Event()
+                with anyio.move_on_after(min(DEBOUNCE_S, max(0.0, deadline - anyio.current_time()))) as quiet:
+                    await self._dirty.wait()
+                if quiet.cancelled_caught or anyio.current_time() >= deadline:
+                    break
+            try:
+                with anyio.fail_after(self.call_timeout):
+                    tools = await self._list_tools(client)
+            except Exception as exc:  # keep the old listing, report, keep serving
+                self._listener.server_warning(f"re-listing tools after list_changed failed: {self._describe(exc)}",
+                                              self.name)
+                continue
+            self.relists += 1
+            self._listener.server_tools_changed(self.name, tools, self.status.instructions)
+            self._set_status(ServerState.CONNECTED, tool_count=len(tools))
+
+    # -- requests (from any task) -----------------------------------------------------------
+    def _require_client(self) -> Client:
+        client = self._client
+        if client is None or self.status.state is not ServerState.CONNECTED:
+            raise ServerUnavailable(self.status)
+        return client
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float) -> types.CallToolResult:
+        """``tools/call`` with the server's own tool name.
+
+        Raises:
+            ServerUnavailable: the server is not connected.
+            TimeoutError: no result within ``timeout`` seconds.
+            MCPError: the server answered with a JSON-RPC error, or the connection closed.
+        """
+        client = self._require_client()
+        with anyio.fail_after(timeout):
+            return await client.call_tool(tool, arguments)
+
+    async def list_resources(self, timeout: float) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
+        """All resources and resource templates (first page of each; raises like :meth:`call_tool`)."""
+        client = self._require_client()
+        with anyio.fail_after(timeout):
+            resources = (await client.list_resources(cache_mode="bypass")).resources
+            try:
+                templates = (await client.list_resource_templates(cache_mode="bypass")).resource_templates
+            except MCPError:
+                templates = []
+        return list(resources), list(templates)
+
+    async def read_resource(self, uri: str, timeout: float) -> types.ReadResourceResult:
+        """``resources/read`` (raises like :meth:`call_tool`)."""
+        client = self._require_client()
+        with anyio.fail_after(timeout):
+            return await client.read_resource(uri, cache_mode="bypass")
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _set_status(self, state: ServerState, **changes: Any) -> None:
+        self.status = replace(self.status, state=state, **changes)
+        self._listener.server_status_changed(self.status)
+
+    def _describe(self, exc: BaseException) -> str:
+        leaf = exc
+        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+            leaf = leaf.exceptions[0]
+        if isinstance(leaf, OSError) and self.config.transport == "stdio" and self._stage == "initialize":
+            return f"cannot start {self.config.command!r}: {leaf.strerror or leaf}"
+        if isinstance(leaf, MCPError):
+            if leaf.error.code == types.CONNECTION_CLOSED:
+                return f"the server exited or closed the connection during {self._stage}"
+            return f"{leaf.error.message} during {self._stage}"
+        if isinstance(leaf, ValidationError):
+            first = leaf.errors()[0] if leaf.errors() else {}
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"the {self._stage} result was rejected by the MCP SDK ({where}: {first.get('msg', leaf)})"
+        if isinstance(leaf, TimeoutError):
+            return f"timed out during {self._stage}"
+        return f"{type(leaf).__name__} during {self._stage}: {leaf}"
+
+    @staticmethod
+    def _with_stderr(reason: str, errlog: IO[str] | None) -> str:
+        if errlog is None:
+            return reason
+        try:
+            errlog.seek(0)
+            lines = [ln for ln in errlog.read().splitlines() if ln.strip()]
+        except (OSError, ValueError):
+            return reason
+        if not lines:
+            return reason
+        tail = " | ".join(lines[-3:])
+        return f"{reason}; stderr: {tail[-400:]}"

@@ -1,0 +1,117 @@
+"""Who may run which tool: allow / ask / deny rules on canonical tool names.
+
+Rules follow Claude Code's ``permissions`` block of settings.json: ``permissions.allow``,
+``permissions.ask`` and ``permissions.deny`` are lists of patterns (a server name such as
+``github``, a full name ``mcp__github__create_issue``, a built-in ``Bash``, or a glob
+``mcp__github__*``; matched by :func:`toolscout.core.catalog.matches_pattern`), concatenated over
+all settings layers. Precedence: deny > ask > allow. With no matching rule, read-only built-ins
+(``BuiltinTool.read_only``: Read, Glob, Grep, ToolSearch, TodoWrite ...) are allowed and every
+other tool asks, MCP tools included: a server's ``readOnlyHint`` is untrusted text and never
+grants anything. Denied tools are hidden from search and listings (:meth:`PermissionPolicy.is_visible`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .catalog import matches_pattern
+from .models import ToolSpec
+from .settings import Settings
+
+AskAnswer = Literal["allow_once", "always", "deny"]
+#: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``: asks the user.
+Asker = Callable[[ToolSpec, dict[str, Any]], Awaitable[AskAnswer]]
+
+
+class Decision(enum.StrEnum):
+    """What a rule (or the default) says about one call."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A decision and where it came from.
+
+    Attributes:
+        decision: allow, ask or deny.
+        rule: the matching pattern, or None when the default applied.
+        source: ``permissions.deny`` / ``permissions.ask`` / ``permissions.allow`` / ``session``
+            / ``default``.
+    """
+
+    decision: Decision
+    rule: str | None = None
+    source: str = "default"
+
+
+@dataclass
+class PermissionPolicy:
+    """The merged rules plus allow rules added during this session ("always" answers).
+
+    Attributes:
+        allow, ask, deny: patterns from settings (``permissions.*``).
+        session_allow: patterns allowed for the rest of this session.
+    """
+
+    allow: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    session_allow: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PermissionPolicy:
+        """Rules from ``permissions.allow|ask|deny`` (already merged across layers)."""
+        return cls(list(settings.get("permissions.allow") or []), list(settings.get("permissions.ask") or []),
+                   list(settings.get("permissions.deny") or []))
+
+    def decide(self, tool: ToolSpec, *, read_only: bool = False) -> Verdict:
+        """The verdict for calling ``tool``: deny > ask > allow (settings, then session), then
+        the default (``read_only`` built-ins allow, everything else asks)."""
+        for source, rules, decision in (("permissions.deny", self.deny, Decision.DENY),
+                                        ("permissions.ask", self.ask, Decision.ASK),
+                                        ("permissions.allow", self.allow, Decision.ALLOW),
+                                        ("session", self.session_allow, Decision.ALLOW)):
+            rule = _first_match(tool, rules)
+            if rule is not None:
+                return Verdict(decision, rule, source)
+        if read_only and tool.server is None:
+            return Verdict(Decision.ALLOW)
+        return Verdict(Decision.ASK)
+
+    def deny_rule(self, tool: ToolSpec) -> str | None:
+        """The deny pattern that matches ``tool``, or None."""
+        return _first_match(tool, self.deny)
+
+    def is_visible(self, tool: ToolSpec) -> bool:
+        """False for denied tools: they are hidden from search, listings and announcements."""
+        return self.deny_rule(tool) is None
+
+    def allow_for_session(self, pattern: str) -> None:
+        """Allow ``pattern`` for the rest of this session (an "always" answer)."""
+        if pattern not in self.session_allow:
+            self.session_allow.append(pattern)
+
+
+def _first_match(tool: ToolSpec, rules: Iterable[str]) -> str | None:
+    return next((r for r in rules if matches_pattern(tool, r)), None)
+
+
+def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
+    """An actionable refusal: which rule denied the call, or which rule to add to allow it."""
+    name = tool.name
+    if verdict.decision is Decision.DENY:
+        return (f"{name} is denied by the rule {verdict.rule!r} in {verdict.source}; remove that rule to "
+                "allow it.")
+    if asked:
+        return f"The user denied permission to run {name}."
+    why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
+    server_hint = f" (or {tool.server!r} for every tool of that server)" if tool.server else ""
+    return (f"{name} needs permission ({why}) and nobody can be asked in this mode. To allow it, add "
+            f"\"{name}\"{server_hint} to permissions.allow in .toolscout/settings.json, or pass "
+            f"--allowed-tools {name}.")
