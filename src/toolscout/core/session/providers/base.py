@@ -1,0 +1,92 @@
+"""The provider contract: one streamed model call from a provider-neutral request.
+
+Messages use one internal format everywhere (the Anthropic Messages shape): ``{"role": "user" |
+"assistant", "content": [block, ...]}`` with ``text``, ``tool_use`` (``id``, ``name``, ``input``)
+and ``tool_result`` (``tool_use_id``, ``content`` as text, ``is_error``) blocks. Each provider
+translates it into its own wire format in :meth:`Provider.body`, which is exactly what it sends.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+DEFAULT_MAX_TOKENS = 8192
+
+
+@dataclass
+class ModelRequest:
+    """Everything a model call needs. ``tools`` are Anthropic-style definitions."""
+
+    model: str
+    system: str
+    tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    max_tokens: int = DEFAULT_MAX_TOKENS
+
+
+@dataclass
+class Usage:
+    """Token counts of one call (tokens). ``input_tokens`` excludes cached input."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+
+@dataclass
+class ModelResponse:
+    """One complete assistant message in the internal format, with why it stopped and usage."""
+
+    content: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+class ProviderError(Exception):
+    """A model call failed for a reason a person can act on (the message says how)."""
+
+
+class Provider(Protocol):
+    """A model API. ``name``: ``anthropic`` | ``openai`` | ``offline``; ``model``: model name."""
+
+    name: str
+    model: str
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The exact request body (JSON-serialisable) :meth:`complete` sends."""
+        ...
+
+    async def complete(self, request: ModelRequest, on_text: Callable[[str], None]) -> ModelResponse:
+        """Stream one response, calling ``on_text`` with each text delta.
+
+        Raises:
+            ProviderError: bad key, unreachable endpoint, API error (message for people).
+        """
+        ...
+
+
+def merge_consecutive(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` where consecutive same-role messages are joined into one.
+
+    Happens when a session resumes after a crash (a repair result follows an unanswered user
+    message). The stored transcript is never changed; only the wire copy is merged. Within a
+    merged user message tool_result blocks come first, as the Anthropic API requires.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        if out and out[-1]["role"] == message["role"]:
+            out[-1]["content"].extend(copy.deepcopy(blocks))
+        else:
+            out.append({"role": message["role"], "content": copy.deepcopy(blocks)})
+    for message in out:
+        if message["role"] == "user":
+            blocks = message["content"]
+            message["content"] = ([b for b in blocks if b.get("type") == "tool_result"]
+                                  + [b for b in blocks if b.get("type") != "tool_result"])
+    return out

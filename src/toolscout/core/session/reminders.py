@@ -1,0 +1,187 @@
+"""What the model is told in user turns: deferred-tool announcements, deltas and recommendations.
+
+Announcements never go into the system prompt (that would break the prompt cache whenever a
+server connects); they ride in ``<system-reminder>`` text blocks of user messages, as in Claude
+Code. The formats below are also *parsed back*: the sets of announced, discovered and
+recommended tools are rebuilt from message history, so they survive resume and compaction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import ToolSpec
+from ..serialize import one_line
+
+FULL_TAG = "available-deferred-tools"
+ADDED_TAG = "deferred-tools-added"
+REMOVED_TAG = "deferred-tools-removed"
+DISCOVERY_TAG = "tool_discovery"
+LOADED_TAG = "loaded-tools"
+BUILTIN_GROUP = "built-in"
+
+_BLOCK = re.compile(r"<(?P<tag>available-deferred-tools|deferred-tools-added|deferred-tools-removed|"
+                    r"tool_discovery|loaded-tools)>\n?(?P<body>.*?)</(?P=tag)>", re.DOTALL)
+
+
+def wrap(text: str) -> str:
+    """``text`` inside a ``<system-reminder>`` element."""
+    return f"<system-reminder>\n{text}\n</system-reminder>"
+
+
+def _grouped(tools: Sequence[ToolSpec]) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for tool in tools:
+        groups.setdefault(tool.server or BUILTIN_GROUP, []).append(tool.name)
+    lines: list[str] = []
+    for group, names in groups.items():
+        lines.append(f"# {group} ({len(names)})")
+        lines.extend(names)
+    return lines
+
+
+def full_announcement(tools: Sequence[ToolSpec], strategy: str) -> str:
+    """The first announcement: every deferred tool by name, grouped by server."""
+    how = ("then call it directly by name" if strategy == "stub"
+           else "then call it with ExecuteTool {\"tool_name\": NAME, \"params\": {...}}")
+    body = "\n".join(_grouped(tools)) if tools else "(none yet)"
+    return wrap(
+        "These deferred tools are available by name only; their schemas are not loaded. "
+        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}.\n"
+        f"<{FULL_TAG}>\n{body}\n</{FULL_TAG}>"
+    )
+
+
+def delta_announcement(added: Sequence[ToolSpec], removed: Sequence[str]) -> str:
+    """A later change to the deferred set: tools added (grouped) and names removed."""
+    parts = ["The set of deferred tools changed."]
+    if added:
+        parts.append(f"<{ADDED_TAG}>\n" + "\n".join(_grouped(added)) + f"\n</{ADDED_TAG}>")
+    if removed:
+        parts.append(f"<{REMOVED_TAG}>\n" + "\n".join(removed) + f"\n</{REMOVED_TAG}>")
+    return wrap("\n".join(parts))
+
+
+def discovery_reminder(tools: Iterable[tuple[str, str]], strategy: str) -> str:
+    """Recommendations for the model: ``(name, description)`` pairs, one line each."""
+    how = "ToolSearch \"select:NAME\" loads the schema"
+    lines = [f"{name} — {one_line(desc, 120)}" if desc else name for name, desc in tools]
+    return wrap(
+        f"Deferred tools that may help with the current task ({how}; then call "
+        f"{'it directly' if strategy == 'stub' else 'it with ExecuteTool'}):\n"
+        f"<{DISCOVERY_TAG}>\n" + "\n".join(lines) + f"\n</{DISCOVERY_TAG}>"
+    )
+
+
+def loaded_trailer(names: Sequence[str]) -> str:
+    """Line appended to a ToolSearch result naming the tools whose schemas it delivered."""
+    return f"<{LOADED_TAG}>\n" + "\n".join(names) + f"\n</{LOADED_TAG}>"
+
+
+def _names(body: str) -> list[str]:
+    out = []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("("):
+            continue
+        out.append(line.split(" — ", 1)[0].strip())
+    return out
+
+
+@dataclass
+class HistoryState:
+    """Sets rebuilt from message history.
+
+    Attributes:
+        announced: deferred tool names the model has been told about (in announcement order).
+        discovered: tools whose schemas a ToolSearch result delivered, or that ran successfully.
+        recommended: tools already recommended in a ``tool_discovery`` reminder.
+        full_sent: a full announcement exists in the history.
+    """
+
+    announced: dict[str, None] = field(default_factory=dict)
+    discovered: set[str] = field(default_factory=set)
+    recommended: set[str] = field(default_factory=set)
+    full_sent: bool = False
+
+
+def rebuild_state(messages: Iterable[dict[str, Any]], initial: Iterable[str] | None = None) -> HistoryState:
+    """Replay ``messages`` (internal format) and return what was announced, discovered, recommended.
+
+    Announcement and discovery tags are read only from user text blocks (toolscout writes them
+    there); ``<loaded-tools>`` only from results of ToolSearch calls. Assistant text and other
+    tool results are untrusted and could imitate the tags, so they are never parsed. A
+    successful ExecuteTool call also counts as a discovery of its target.
+
+    Args:
+        initial: names announced before any message (the stub strategy's first tools array,
+            which announces its stubs itself); counts as a full announcement.
+    """
+    state = HistoryState()
+    if initial is not None:
+        state.announced = dict.fromkeys(initial)
+        state.full_sent = True
+    search_ids: set[str] = set()
+    targets: dict[str, str] = {}  # tool_use id -> the real tool it called
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content or ():
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if message.get("role") == "assistant":
+                if kind != "tool_use":
+                    continue
+                if block.get("name") == "ToolSearch":
+                    search_ids.add(str(block.get("id")))
+                elif block.get("name") == "ExecuteTool":
+                    target = (block.get("input") or {}).get("tool_name")
+                    if isinstance(target, str):
+                        targets[str(block.get("id"))] = target
+                else:
+                    targets[str(block.get("id"))] = str(block.get("name"))
+                continue
+            if kind == "text":
+                _apply_tags(state, str(block.get("text", "")), loaded=False)
+            elif kind == "tool_result":
+                use_id = str(block.get("tool_use_id"))
+                if use_id in search_ids:
+                    _apply_tags(state, _result_text(block.get("content")), loaded=True)
+                elif use_id in targets:
+                    # A success, or the self-healing gate's refusal that carried the definition
+                    # (its trailer); only the call's own target counts, whatever the text says.
+                    target = targets[use_id]
+                    scratch = HistoryState()
+                    _apply_tags(scratch, _result_text(block.get("content")), loaded=True)
+                    if not block.get("is_error") or target in scratch.discovered:
+                        state.discovered.add(target)
+    return state
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content or () if isinstance(b, dict))
+
+
+def _apply_tags(state: HistoryState, text: str, *, loaded: bool) -> None:
+    for match in _BLOCK.finditer(text):
+        tag, names = match.group("tag"), _names(match.group("body"))
+        if loaded:
+            if tag == LOADED_TAG:
+                state.discovered.update(names)
+        elif tag == FULL_TAG:
+            state.announced = dict.fromkeys(names)
+            state.full_sent = True
+        elif tag == ADDED_TAG:
+            state.announced.update(dict.fromkeys(names))
+        elif tag == REMOVED_TAG:
+            for name in names:
+                state.announced.pop(name, None)
+        elif tag == DISCOVERY_TAG:
+            state.recommended.update(names)

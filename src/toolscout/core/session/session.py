@@ -1,0 +1,463 @@
+"""The agent session: conversation loop, deferred-tool reminders, prefetch, cancellation, resume.
+
+A :class:`Session` turns one user message into a *turn*: requests to the model (system prompt and
+tools array fixed by the :class:`~.projection.Projection`), tool calls run concurrently through
+the engine's executor, reminders appended to user messages, until the model answers in text. In
+offline mode (no model) the person drives instead: their message becomes a ToolSearch, they
+pick a recommended tool and run it with :meth:`Session.run_tool`, and the transcript reads as if a
+model had done it.
+
+Invariants (checked by ``tests/session``): the serialised tools array and system prompt are
+byte-identical turn to turn (stub strategy: late tools only append); every tool name a request
+references is defined by its tools array (:func:`~.projection.check_request`); messages are only
+ever appended, never rewritten; every ``tool_use`` gets a ``tool_result``, even on cancel or crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..events import Event
+from ..models import ToolErrorKind, ToolResult, ToolSpec
+from .events import (
+    AnnouncementSent,
+    AssistantMessageDone,
+    AssistantTextDelta,
+    Recommendation,
+    RecommendationsReady,
+    SessionError,
+    TurnCancelled,
+    TurnFinished,
+    UsageReported,
+    UserMessageAdded,
+)
+from .prefetch import Prefetcher, query_text
+from .projection import EXECUTE_TOOL, Projection, check_request, normalize_tool_use
+from .providers import ModelRequest, Provider, ProviderError, create_provider
+from .providers.base import DEFAULT_MAX_TOKENS
+from .reminders import (
+    HistoryState,
+    delta_announcement,
+    discovery_reminder,
+    full_announcement,
+    rebuild_state,
+)
+from .stats import CacheMeter, usage_record
+from .tools import ToolRouter
+from .transcript import (
+    TranscriptStore,
+    find_transcript,
+    interrupted_results,
+    load_transcript,
+    new_session_id,
+    sessions_dir,
+)
+
+log = logging.getLogger(__name__)
+Listener = Callable[[Event], None]
+
+CANCELLED_TEXT = "Cancelled: the user interrupted this tool call before it finished."
+CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
+#: Model requests allowed in one turn before the session stops it (a runaway tool loop).
+MAX_STEPS = 50
+
+
+class SessionNotFound(LookupError):
+    """``--resume ID`` named no transcript."""
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How :meth:`Session.send` ended: final ``text``; ``cancelled``; ``error`` (for people)."""
+
+    turn: int
+    text: str = ""
+    cancelled: bool = False
+    error: str | None = None
+    stop_reason: str | None = None
+
+
+class Session:
+    """One conversation with a model (or with the person, offline) over an engine's tools.
+
+    Args:
+        engine: the :class:`~toolscout.core.engine.Engine` (catalog, search, executor).
+        settings: defaults to ``engine.settings``.
+        provider: the model provider; default from settings and environment
+            (:func:`~.providers.create_provider`, may raise ``ProviderConfigError``).
+        asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"`` for tools that
+            need permission; None refuses them with a message naming the rule to add.
+        strategy: ``execute-proxy`` or ``stub`` (default: setting ``session.strategy``).
+        session_id: id of a new session (default: generated). persist: write the JSONL transcript.
+        max_tokens: output cap per model request (tokens).
+    """
+
+    def __init__(self, engine: Any, *, settings: Any = None, provider: Provider | None = None,
+                 asker: Any = None, strategy: str | None = None, session_id: str | None = None,
+                 persist: bool = True, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+        self.engine = engine
+        self.settings = settings if settings is not None else engine.settings
+        self.provider: Provider = provider if provider is not None else create_provider(self.settings)
+        self.strategy = strategy or self.settings.get("session.strategy") or "execute-proxy"
+        self.id = session_id or new_session_id()
+        self.max_tokens = max_tokens
+        self.messages: list[dict[str, Any]] = []
+        self.projection: Projection | None = None
+        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
+        self._listeners: list[Listener] = []
+        self._loaded: set[str] = set()
+        self.router = ToolRouter(engine, self.emit, asker, self._loaded,
+                                 int(self.settings.get("toolSearch.maxResults", 5)))
+        self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
+        self.offline_recommendations: list[Recommendation] = []
+        self.turn = 0
+        self.meter = CacheMeter()
+        self._load_mark = 0
+        self._task: asyncio.Task[Any] | None = None
+        self._meta_written = False
+
+    # -- events ---------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every session event; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber (a failing one is logged, not raised)."""
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("session listener failed on %r", event)
+
+    # -- public state ---------------------------------------------------------------------
+    @property
+    def offline(self) -> bool:
+        """True when no model is configured and the person drives."""
+        return self.provider.name == "offline"
+
+    @property
+    def busy(self) -> bool:
+        """True while a turn or a manual tool call is running."""
+        return self._task is not None and not self._task.done()
+
+    @property
+    def recommendations(self) -> list[Recommendation]:
+        """Tools to offer the person now: the offline search's hits, else the latest prefetch."""
+        return list(self.offline_recommendations if self.offline else self.prefetch.latest)
+
+    @property
+    def loaded_tools(self) -> set[str]:
+        """Deferred tools whose schemas were delivered this session (search, gate or a call)."""
+        return set(self._loaded)
+
+    @property
+    def usage_log(self) -> list[UsageReported]:
+        """One usage event per model request, in order."""
+        return self.meter.log
+
+    def cache_stats(self) -> dict[str, Any]:
+        """Session totals: requests, prefix hits and ratio, and token sums (tokens)."""
+        return self.meter.totals()
+
+    # -- running --------------------------------------------------------------------------
+    async def send(self, text: str) -> TurnOutcome:
+        """Run one turn for the user's ``text`` and return how it ended (never raises for
+        provider errors or cancellation via :meth:`cancel`; those are in the outcome).
+
+        Raises:
+            RuntimeError: a turn is already running.
+        """
+        return await self._exclusive(self._turn_body(text))
+
+    async def run_tool(self, name: str, params: dict[str, Any]) -> ToolResult:
+        """Run ``name`` with ``params`` as if the model had called it (offline driver, or a
+        person running a tool by hand). Recorded as an assistant ``tool_use`` (ExecuteTool for
+        deferred tools in execute-proxy mode) and a ``tool_result``.
+
+        Raises:
+            RuntimeError: a turn is already running.
+        """
+        return await self._exclusive(self._manual_call(name, params))
+
+    def cancel(self) -> bool:
+        """Interrupt the running turn or tool call; True if something was running."""
+        if self.busy:
+            assert self._task is not None
+            self._task.cancel()
+            return True
+        return False
+
+    async def close(self) -> None:
+        """Cancel whatever runs and close the transcript."""
+        self.prefetch.cancel()
+        if self.cancel() and self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self.store is not None:
+            self.store.close()
+
+    async def _exclusive(self, body: Any) -> Any:
+        if self.busy:
+            body.close()
+            raise RuntimeError("a turn is already running; cancel it or wait for it to finish")
+        self._task = asyncio.get_running_loop().create_task(body)
+        try:
+            return await self._task
+        finally:
+            self._task = None
+
+    async def _turn_body(self, text: str) -> TurnOutcome:
+        self.turn += 1
+        turn = self.turn
+        self.prefetch.cancel()
+        self._record({"type": "event", "name": "turn_start", "turn": turn})
+        first = not any(m["role"] == "user" for m in self.messages)
+        try:
+            self._append_user([{"type": "text", "text": text}])
+            self.emit(UserMessageAdded(text, turn))
+            if self.offline:
+                answer, stop = await self._offline_search(text, turn), None
+            else:
+                if first and self.prefetch.on_first_message:
+                    self.prefetch.start(text, turn, self._loaded)
+                answer, stop = await self._model_loop(turn)
+        except asyncio.CancelledError:
+            self._repair(CANCELLED_TEXT)
+            self._record({"type": "event", "name": "turn_cancelled", "turn": turn})
+            self.emit(TurnCancelled(turn))
+            return TurnOutcome(turn, cancelled=True)
+        except ProviderError as exc:
+            self._repair(CRASHED_TEXT)
+            self.emit(SessionError(str(exc), "provider"))
+            return TurnOutcome(turn, error=str(exc))
+        self._record({"type": "event", "name": "turn_end", "turn": turn})
+        self.emit(TurnFinished(turn, answer, stop))
+        return TurnOutcome(turn, answer, stop_reason=stop)
+
+    async def _model_loop(self, turn: int) -> tuple[str, str | None]:
+        for _ in range(MAX_STEPS):
+            response = await self._call_model(turn)
+            names = set(self.projection.names) if self.projection else set()
+            blocks = [normalize_tool_use(b, names) for b in response.content]
+            if not blocks:  # APIs reject empty assistant messages in history
+                blocks = [{"type": "text", "text": "(no response)"}]
+            self._append({"role": "assistant", "content": blocks})
+            text = "".join(b["text"] for b in blocks if b["type"] == "text")
+            uses = [b for b in blocks if b["type"] == "tool_use"]
+            self.emit(AssistantMessageDone(text, len(uses), turn, response.stop_reason))
+            self.prefetch.start(query_text(self.messages), turn, self._loaded)
+            if not uses:
+                return text, response.stop_reason
+            results = await self._run_tools(uses)
+            self._append_user(results)
+        return f"Stopped after {MAX_STEPS} model requests in one turn.", "max_steps"
+
+    async def _call_model(self, turn: int) -> Any:
+        request = self.build_request()
+        check_request(request.tools, request.messages)
+        assert self.projection is not None
+        self.meter.measure(self.projection.prefix_hash(), self.router.load_texts[self._load_mark :])
+        self._load_mark = len(self.router.load_texts)
+        partial: list[str] = []
+
+        def on_text(delta: str) -> None:
+            partial.append(delta)
+            self.emit(AssistantTextDelta(delta, turn))
+
+        try:
+            response = await self.provider.complete(request, on_text)
+        except asyncio.CancelledError:
+            if "".join(partial).strip():  # keep what the person already saw
+                self._append({"role": "assistant", "content": [{"type": "text", "text": "".join(partial)}]})
+            raise
+        event = self.meter.report(turn, response.usage)
+        self._record(usage_record(event))
+        self.emit(event)
+        return response
+
+    async def _run_tools(self, uses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Run every tool_use of one message concurrently; results keep the blocks' order."""
+        tasks = [asyncio.ensure_future(self.router.run(u)) for u in uses]
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        except asyncio.CancelledError:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._append_user([self._result_of(u, t, CANCELLED_TEXT) for u, t in zip(uses, tasks, strict=True)])
+            raise
+        return [self._result_of(u, t, CANCELLED_TEXT) for u, t in zip(uses, tasks, strict=True)]
+
+    @staticmethod
+    def _result_of(use: dict[str, Any], task: asyncio.Future[Any], fallback: str) -> dict[str, Any]:
+        if task.done() and not task.cancelled() and task.exception() is None:
+            return task.result()[0]
+        if task.done() and not task.cancelled():
+            fallback = f"The call failed inside toolscout: {task.exception()!r}"
+        return {"type": "tool_result", "tool_use_id": use["id"], "content": fallback, "is_error": True}
+
+    # -- offline driver -------------------------------------------------------------------
+    async def _offline_search(self, text: str, turn: int) -> str:
+        use = {"type": "tool_use", "id": _tool_id(), "name": "ToolSearch", "input": {"query": text}}
+        self._append({"role": "assistant", "content": [use]})
+        self.emit(AssistantMessageDone("", 1, turn, "tool_use"))
+        block, _ = await self.router.run(use)
+        self._append_user([block])
+        hits = self.router.last_search.hits if self.router.last_search is not None else []
+        self.offline_recommendations = [
+            Recommendation(h.tool.name, h.tool.server, float(h.score), h.tool.description, h.tool.input_schema)
+            for h in hits if h.tool.name not in ("ToolSearch", EXECUTE_TOOL)
+        ]
+        if self.offline_recommendations:
+            self.emit(RecommendationsReady(tuple(self.offline_recommendations), text, turn))
+        return ""
+
+    async def _manual_call(self, name: str, params: dict[str, Any]) -> ToolResult:
+        self.build_request()  # fixes the projection, so the block uses a name the array defines
+        assert self.projection is not None
+        self._loaded.add(name)  # the person saw the schema: no self-healing round trip
+        use = {"type": "tool_use", "id": _tool_id(), "name": name, "input": dict(params)}
+        use = normalize_tool_use(use, set(self.projection.names))
+        self._append({"role": "assistant", "content": [use]})
+        self.emit(AssistantMessageDone("", 1, self.turn, "tool_use"))
+        try:
+            block, result = await self.router.run(use)
+        except asyncio.CancelledError:
+            self._repair(CANCELLED_TEXT)
+            self.emit(TurnCancelled(self.turn))
+            return ToolResult.error(name, ToolErrorKind.CANCELLED, CANCELLED_TEXT)
+        self._append_user([block])
+        return result or ToolResult.ok(name, str(block["content"]))
+
+    # -- requests -------------------------------------------------------------------------
+    def build_request(self, extra_user_text: str | None = None) -> ModelRequest:
+        """The next request (fixing the projection on first use; stub mode appends new stubs).
+
+        Args:
+            extra_user_text: preview only: a user message (with its reminders) appended to a copy
+                of the history, as the first request for that message would carry it.
+        """
+        catalog = self.engine.catalog
+        if self.projection is None:
+            self.projection = Projection.build(catalog, self.strategy)
+            self._record({"type": "projection", **self.projection.to_json()})
+        else:
+            catalog.freeze()
+            appended = self.projection.sync(catalog)
+            if appended:
+                self._record({"type": "tools_appended", "tools": appended})
+        messages = self.messages
+        if extra_user_text is not None:
+            blocks = [*self._reminders(consume=False), {"type": "text", "text": extra_user_text}]
+            messages = [*messages, {"role": "user", "content": blocks}]
+        model = getattr(self.provider, "model", "") or ""
+        return ModelRequest(model, self.projection.system, self.projection.tools, messages, self.max_tokens)
+
+    def request_body(self, extra_user_text: str | None = None) -> dict[str, Any]:
+        """The exact wire body the provider would send for :meth:`build_request`."""
+        return self.provider.body(self.build_request(extra_user_text))
+
+    def _history_state(self) -> HistoryState:
+        initial = self.projection.initial_deferred if self.projection and self.strategy == "stub" else None
+        return rebuild_state(self.messages, initial)
+
+    def _is_deferred(self, tool: ToolSpec) -> bool:
+        if self.projection is not None:
+            return tool.name not in self.projection.full_names
+        return self.engine.catalog.is_deferred(tool)
+
+    def _reminders(self, *, consume: bool) -> list[dict[str, Any]]:
+        """Reminder text blocks for the next user message: announcements, then recommendations."""
+        if self.projection is None:
+            self.build_request()
+        assert self.projection is not None
+        state = self._history_state()
+        current = self.projection.deferred(self.engine.catalog)
+        texts: list[str] = []
+        if not state.full_sent:
+            texts.append(full_announcement(current, self.strategy))
+            if consume:
+                self.emit(AnnouncementSent(tuple(t.name for t in current), (), True))
+        else:
+            now = {t.name for t in current}
+            added = [t for t in current if t.name not in state.announced]
+            removed = [n for n in state.announced if n not in now]
+            if added or removed:
+                texts.append(delta_announcement(added, removed))
+                if consume:
+                    self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
+        recs = self.prefetch.take() if consume else list(self.prefetch.pending)
+        recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded
+                and r.name not in state.recommended and self.engine.catalog.get(r.name) is not None]
+        if recs:
+            texts.append(discovery_reminder([(r.name, r.description) for r in recs], self.strategy))
+        return [{"type": "text", "text": t} for t in texts]
+
+    # -- transcript -----------------------------------------------------------------------
+    def _append_user(self, blocks: list[dict[str, Any]]) -> None:
+        """Append a user message: tool results first, then reminders, then the person's text."""
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        others = [b for b in blocks if b.get("type") != "tool_result"]
+        self._append({"role": "user", "content": results + self._reminders(consume=True) + others})
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._record({"type": "message", "message": message})
+
+    def _repair(self, reason: str) -> None:
+        missing = interrupted_results(self.messages, reason)
+        if missing:
+            self._append({"role": "user", "content": missing})
+
+    def _record(self, record: dict[str, Any]) -> None:
+        if self.store is None:
+            return
+        if not self._meta_written:
+            self._meta_written = True
+            self.store.append({"type": "meta", "id": self.id, "strategy": self.strategy,
+                               "provider": self.provider.name, "model": getattr(self.provider, "model", None),
+                               "cwd": str(getattr(self.engine, "project_dir", ""))})
+        self.store.append(record)
+
+    # -- resume ---------------------------------------------------------------------------
+    @classmethod
+    def resume(cls, engine: Any, session_id: str | None = None, **kwargs: Any) -> Session:
+        """Continue a saved session (``session_id`` or a unique prefix; None: the most recent).
+
+        The saved projection is reused (same bytes, so the cache keeps hitting); discovered and
+        announced sets are rebuilt from history; tool calls a crash left without a result get an
+        "interrupted" result appended.
+
+        Raises:
+            SessionNotFound: no transcript matches.
+        """
+        path = find_transcript(session_id)
+        if path is None:
+            raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
+                                  else "there is no saved session to resume")
+        saved = load_transcript(path)
+        kwargs.setdefault("strategy", saved.meta.get("strategy"))
+        session = cls(engine, session_id=saved.session_id, **kwargs)
+        session._meta_written = True
+        session.messages = list(saved.messages)
+        session.projection = saved.projection
+        if session.projection is not None:
+            session.strategy = session.projection.strategy
+            engine.catalog.freeze()
+        state = session._history_state()
+        session._loaded.update(state.discovered)
+        session.prefetch.remember([*state.recommended, *state.discovered])
+        session.turn = sum(1 for m in saved.messages if m["role"] == "user"
+                           and any(b.get("type") == "text" and not b["text"].startswith("<system-reminder>")
+                                   for b in m["content"]))
+        session._repair(CRASHED_TEXT)
+        return session
+
+
+def _tool_id() -> str:
+    return "toolu_" + uuid.uuid4().hex[:24]

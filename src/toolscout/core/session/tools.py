@@ -1,0 +1,154 @@
+"""Carrying out the tool calls of one assistant message: ToolSearch, ExecuteTool and direct calls.
+
+ToolSearch is answered here (``Engine.search_tools`` + ``render_for_model``), with a trailer that
+names the tools whose schemas were delivered (so the discovered set can be rebuilt from
+history). ExecuteTool and direct calls go to ``Engine.call_tool``; events always carry the real
+tool name and arguments. Text from tools and servers is untrusted and is only ever passed on as
+a ``tool_result``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ..models import ToolErrorKind, ToolResult
+from ..serialize import dumps
+from .events import SearchResultsReady, ToolCallFinished, ToolCallStarted
+from .projection import EXECUTE_TOOL, TOOL_SEARCH
+from .reminders import loaded_trailer
+
+DEFAULT_SEARCH_LIMIT = 5
+
+
+def render_search(result: Any, catalog: Any) -> str:
+    """The ToolSearch tool_result text: the search engine's renderer, or a plain fallback that
+    gives each hit's name, description and full ``inputSchema``."""
+    try:
+        from ..search import render_for_model  # type: ignore[attr-defined]
+    except ImportError:
+        try:
+            from ..search.render import render_for_model  # type: ignore[no-redef]
+        except ImportError:
+            render_for_model = None
+    if render_for_model is not None:
+        return render_for_model(result, catalog)
+    parts: list[str] = []
+    for hit in result.hits:
+        tool = hit.tool
+        parts.append(f"<function>{dumps({'name': tool.name, 'description': tool.description, 'parameters': tool.input_schema})}</function>")
+    for error in result.errors:
+        parts.append(f"Error: {error}")
+    for name in result.missing:
+        close = ", ".join(result.suggestions.get(name, []))
+        parts.append(f"No tool named {name!r}." + (f" Did you mean: {close}?" if close else ""))
+    for name in result.already_loaded:
+        parts.append(f"{name} is already loaded: call it directly.")
+    if not result.hits and not result.missing:
+        parts.append(f"No tools matched {result.query!r}. Try other words.")
+    if result.pending_servers:
+        parts.append("Still connecting (their tools may appear later): " + ", ".join(result.pending_servers))
+    return "\n".join(parts)
+
+
+def _accepts(func: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class ToolRouter:
+    """Runs one ``tool_use`` block and returns its ``tool_result`` block.
+
+    Args:
+        engine: the :class:`~toolscout.core.engine.Engine` (``search_tools``, ``call_tool``, ``catalog``).
+        emit: delivers session events.
+        asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"`` or None (headless:
+            tools that need permission are refused with a message naming the rule to add).
+        loaded: the session's loaded (discovered) names; the self-healing gate adds to it.
+        search_limit: default ``max_results`` of ToolSearch (``toolSearch.maxResults``).
+    """
+
+    def __init__(self, engine: Any, emit: Callable[[Any], None], asker: Any, loaded: set[str],
+                 search_limit: int = DEFAULT_SEARCH_LIMIT) -> None:
+        self.engine = engine
+        self.emit = emit
+        self.asker = asker
+        self.loaded = loaded
+        self.search_limit = search_limit
+        self.last_search: Any = None
+        #: Tool-loading texts (ToolSearch results, gate definitions) in the order they were made.
+        self.load_texts: list[str] = []
+
+    async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
+        """Carry out ``block`` (a ``tool_use``).
+
+        Returns:
+            The matching ``tool_result`` block, and the :class:`ToolResult` (None for ToolSearch).
+        """
+        call_id, name, args = block["id"], block["name"], block.get("input") or {}
+        result: ToolResult | None = None
+        if name == TOOL_SEARCH:
+            text, is_error = self.search(call_id, args)
+        elif name == EXECUTE_TOOL:
+            # params may be a JSON string (some models send that); the executor parses it.
+            target, params = args.get("tool_name"), args.get("params", {})
+            if not isinstance(target, str) or not target:
+                result = ToolResult.error(EXECUTE_TOOL, ToolErrorKind.INVALID_PARAMS,
+                                          "ExecuteTool needs tool_name (the exact tool name) and params (an object).")
+            elif target in (TOOL_SEARCH, EXECUTE_TOOL):
+                result = ToolResult.error(target, ToolErrorKind.INVALID_PARAMS,
+                                          f"Call {target} directly, not through ExecuteTool.")
+            else:
+                result = await self.call(call_id, target, params, via=EXECUTE_TOOL)
+            text, is_error = self._result_text(result), result.is_error
+        else:
+            result = await self.call(call_id, name, args, via="direct")
+            text, is_error = self._result_text(result), result.is_error
+        return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}, result
+
+    def search(self, call_id: str, args: dict[str, Any]) -> tuple[str, bool]:
+        """Answer a ToolSearch call; returns (tool_result text, is_error)."""
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return "ToolSearch needs a non-empty query: \"select:NAME\" or keywords.", True
+        limit = args.get("max_results")
+        limit = limit if isinstance(limit, int) and 1 <= limit <= 50 else self.search_limit
+        result = self.engine.search_tools(query, limit)
+        text = render_search(result, self.engine.catalog)
+        names = tuple(h.tool.name for h in result.hits)
+        self.loaded.update(names)
+        if names:
+            text = f"{text}\n{loaded_trailer(names)}"
+        self.last_search = result
+        self.load_texts.append(text)
+        self.emit(SearchResultsReady(call_id, query, result, text, names))
+        return text, False
+
+    async def call(self, call_id: str, name: str, params: Any, *, via: str) -> ToolResult:
+        """Run a tool through the engine's executor, emitting started/finished events."""
+        shown = params if isinstance(params, dict) else {"_raw": params}
+        self.emit(ToolCallStarted(call_id, name, shown, via))
+        direct = via == "direct" and name not in self.loaded
+        kwargs: dict[str, Any] = {"asker": self.asker, "direct": direct}
+        if _accepts(self.engine.call_tool, "loaded"):
+            kwargs["loaded"] = self.loaded
+        try:
+            result = await self.engine.call_tool(name, params, **kwargs)
+        except BaseException as exc:
+            cancelled = ToolResult.error(name, ToolErrorKind.CANCELLED, "The call was cancelled by the user.")
+            self.emit(ToolCallFinished(call_id, name, shown, cancelled, via))
+            raise exc
+        if not result.is_error:
+            self.loaded.add(result.tool_name or name)
+        self.emit(ToolCallFinished(call_id, result.tool_name or name, shown, result, via))
+        return result
+
+    def _result_text(self, result: ToolResult) -> str:
+        text = result.text() or ("(no output)" if not result.is_error else "(error without a message)")
+        if result.error_kind is ToolErrorKind.NOT_LOADED:  # the gate delivered the definition
+            text = f"{text}\n{loaded_trailer([result.tool_name])}"
+            self.load_texts.append(text)
+        return text

@@ -1,0 +1,160 @@
+"""Session transcripts: one JSONL file per session in the user data dir, appended as it happens.
+
+Location: ``$TOOLSCOUT_DATA_DIR/sessions/<id>.jsonl`` when the variable is set, else
+``platformdirs.user_data_dir("toolscout")/sessions``. Each line is one record:
+
+* ``{"type": "meta", "id", "created", "cwd", "strategy", "provider", "model"}`` (first line)
+* ``{"type": "projection", ...}`` the system prompt and tools array of the first request, and
+  ``{"type": "tools_appended", "tools": [...]}`` for each later append (stub strategy)
+* ``{"type": "message", "message": {"role", "content"}}`` every message, in order
+* ``{"type": "usage", ...}`` per request; ``{"type": "event", ...}`` turn boundaries
+
+A line is written and flushed as soon as the thing happened, so a crash loses at most the
+record being written; :func:`load_transcript` skips a torn last line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import platformdirs
+
+from ..serialize import dumps
+from .projection import Projection
+
+
+def data_dir() -> Path:
+    """The user data directory (``TOOLSCOUT_DATA_DIR`` overrides the platform default)."""
+    override = os.environ.get("TOOLSCOUT_DATA_DIR")
+    return Path(override) if override else Path(platformdirs.user_data_dir("toolscout"))
+
+
+def sessions_dir() -> Path:
+    """Where transcripts live."""
+    return data_dir() / "sessions"
+
+
+def new_session_id() -> str:
+    """A sortable, unique id: UTC timestamp plus 8 random hex digits."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+
+
+class TranscriptStore:
+    """Append-only JSONL writer for one session.
+
+    Args:
+        path: the file; its parent is created. Existing content is kept (resume appends).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record as a line and flush it to the OS."""
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        self._file.write(dumps(record) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Close the file (safe to call twice)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class LoadedTranscript:
+    """A transcript read back from disk.
+
+    Attributes:
+        meta: the ``meta`` record. messages: every message in order.
+        projection: the session's projection with later appends applied, or None if no request
+            was ever built. usage: the usage records. warnings: skipped lines.
+    """
+
+    path: Path
+    meta: dict[str, Any] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    projection: Projection | None = None
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        """The session id (from meta, else the file name)."""
+        return str(self.meta.get("id") or self.path.stem)
+
+
+def load_transcript(path: Path) -> LoadedTranscript:
+    """Read a transcript; unreadable lines (a torn last write) become warnings.
+
+    Raises:
+        FileNotFoundError: no such transcript.
+    """
+    out = LoadedTranscript(path)
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            out.warnings.append(f"{path}:{lineno}: unreadable line skipped")
+            continue
+        kind = record.get("type") if isinstance(record, dict) else None
+        if kind == "meta":
+            out.meta = record
+        elif kind == "message" and isinstance(record.get("message"), dict):
+            out.messages.append(record["message"])
+        elif kind == "projection":
+            out.projection = Projection.from_json(record)
+        elif kind == "tools_appended" and out.projection is not None:
+            out.projection.tools.extend(record.get("tools", []))
+        elif kind == "usage":
+            out.usage.append(record)
+    return out
+
+
+def find_transcript(session_id: str | None) -> Path | None:
+    """The transcript for ``session_id`` (an id or unique id prefix), or the most recent one
+    when ``session_id`` is empty/None. None when nothing matches."""
+    root = sessions_dir()
+    if not root.is_dir():
+        return None
+    files = sorted(root.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+    if not session_id:
+        return files[-1] if files else None
+    exact = root / f"{session_id}.jsonl"
+    if exact.exists():
+        return exact
+    matches = [p for p in files if p.stem.startswith(session_id)]
+    return matches[-1] if len(matches) == 1 else None
+
+
+def list_sessions() -> list[dict[str, Any]]:
+    """``{"id", "path", "modified"}`` for every transcript, newest first."""
+    root = sessions_dir()
+    if not root.is_dir():
+        return []
+    files = sorted(root.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return [{"id": p.stem, "path": str(p), "modified": p.stat().st_mtime} for p in files]
+
+
+def interrupted_results(messages: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
+    """``tool_result`` error blocks for the ``tool_use`` blocks of the last assistant message
+    that have no result (a crash or cancellation mid-turn); empty when nothing is missing."""
+    if not messages or messages[-1].get("role") != "assistant":
+        return []
+    content = messages[-1].get("content")
+    if not isinstance(content, list):
+        return []
+    return [{"type": "tool_result", "tool_use_id": b["id"], "content": reason, "is_error": True}
+            for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
