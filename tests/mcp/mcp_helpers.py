@@ -1,0 +1,165 @@
+"""Helpers for MCP tests: fixture servers (stdio and in memory), settings, event waits.
+
+(Not named ``conftest``: the directory is on ``sys.path`` and must not shadow the ``mcp`` SDK,
+so it has no ``__init__.py`` and tests import this module by its own name.)
+
+Every wait is bounded (``anyio.fail_after``) and waits on engine events, never on sleeps.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+
+from toolscout.core.events import Event, ServerStateChanged
+from toolscout.core.mcp.config import ServerConfig
+from toolscout.core.models import ServerState
+from toolscout.core.settings import Settings
+
+SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "servers"
+
+
+def _ensure_tool_search() -> None:
+    """Until ``core/search/tool_search.py`` lands, give the engine a minimal keyword search so
+    these tests exercise the MCP layer. Never used once the real module exists."""
+    try:
+        import toolscout.core.search.tool_search  # noqa: F401
+        return
+    except ImportError:
+        pass
+    from toolscout.core.search.results import ScoredTool, SearchResult
+
+    class ToolSearch:
+        def __init__(self, catalog: Any, settings: Any) -> None:
+            self.catalog = catalog
+
+        def sync(self, delta: Any = None) -> None:
+            pass
+
+        def search(self, query: str, limit: int | None = None, *, pending_servers: Iterable[str] = ()) -> Any:
+            words = query.lower().split()
+            hits = [ScoredTool(t, 1.0) for t in self.catalog.deferred_tools()
+                    if all(w in f"{t.name} {t.description}".lower() for w in words)]
+            return SearchResult(query, "keyword", hits[: limit or 5], pending_servers=list(pending_servers))
+
+    module = ModuleType("toolscout.core.search.tool_search")
+    module.ToolSearch = ToolSearch  # type: ignore[attr-defined]
+    sys.modules[module.__name__] = module
+
+
+_ensure_tool_search()
+
+
+def server_path(name: str) -> str:
+    """Path of a fixture server script (``tests/fixtures/servers/<name>.py``)."""
+    return str(SERVERS / f"{name}.py")
+
+
+def stdio(name: str, script: str | None = None, *args: str, env: dict[str, str] | None = None) -> ServerConfig:
+    """A stdio config that runs a fixture server with this Python."""
+    return ServerConfig(name, "stdio", command=sys.executable, args=(server_path(script or name), *args),
+                        env=env or {}, source="test")
+
+
+def fixture_module(name: str) -> ModuleType:
+    """Import a fixture server script as a module (to build it in memory)."""
+    spec = importlib.util.spec_from_file_location(f"fixture_server_{name}", SERVERS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def memory(name: str, script: str | None = None, **kwargs: Any) -> ServerConfig:
+    """An in-memory config for a fixture server built by its ``build(name, ...)``."""
+    return ServerConfig.memory(name, fixture_module(script or name).build(name, **kwargs))
+
+
+def make_settings(**overrides: Any) -> Settings:
+    """Default settings (no files) with dotted-key overrides."""
+    settings = Settings()
+    return settings.with_overrides(overrides, "test") if overrides else settings
+
+
+class EventLog:
+    """Records engine events; :meth:`wait_for` waits (bounded) for one that matches."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._changed = anyio.Event()
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def wait_for(self, predicate: Callable[[Event], bool], timeout: float = 20.0, start: int = 0) -> Event:
+        with anyio.fail_after(timeout):
+            seen = start
+            while True:
+                for event in self.events[seen:]:
+                    if predicate(event):
+                        return event
+                seen = len(self.events)
+                await self._changed.wait()
+
+    async def wait_state(self, server: str, state: ServerState, timeout: float = 20.0, start: int = 0) -> Any:
+        event = await self.wait_for(lambda e: isinstance(e, ServerStateChanged) and e.status.name == server
+                                    and e.status.state is state, timeout, start)
+        return event.status  # type: ignore[attr-defined]
+
+
+def make_engine(servers: Iterable[ServerConfig], *, builtins: bool = True, **overrides: Any) -> Any:
+    """An engine over ``servers`` (not started), with the real built-ins unless told otherwise."""
+    from toolscout.core.engine import Engine
+
+    tools: list[Any] = []
+    core: set[str] = set()
+    if builtins:
+        from toolscout.core.builtins.registry import builtin_tools, core_tool_names
+
+        tools, core = builtin_tools(), core_tool_names()
+    return Engine(make_settings(**overrides), builtins=tools, core_names=core, mcp_servers=list(servers))
+
+
+@asynccontextmanager
+async def running(servers: Iterable[ServerConfig], log: EventLog | None = None, *, settle: bool = True,
+                  **overrides: Any) -> AsyncIterator[Any]:
+    """Start an engine over ``servers``, optionally wait until every server settled, stop it after."""
+    engine = make_engine(servers, **overrides)
+    if log is not None:
+        engine.subscribe(log)
+    await engine.start()
+    try:
+        if settle:
+            assert await engine.wait_for_servers(30), "servers did not settle"
+        yield engine
+    finally:
+        with anyio.fail_after(20):
+            await engine.stop()
+
+
+async def allow(tool: Any, params: Any) -> str:
+    """An asker that allows every call once."""
+    return "allow_once"
+
+
+def pid_alive(pid: int) -> bool:
+    """True while a process with this pid exists (and is not a reaped zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True

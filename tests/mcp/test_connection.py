@@ -1,0 +1,146 @@
+"""Connections over real stdio servers: concurrency, failures, timeouts, pagination, list_changed,
+reconnect, and clean shut-down with no child process left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import anyio
+from mcp_helpers import EventLog, allow, memory, pid_alive, running, stdio
+
+from toolscout.core.events import CatalogChanged, EngineWarning
+from toolscout.core.models import ServerState, ToolErrorKind
+
+
+async def test_stdio_servers_connect_concurrently_and_failures_stay_alone(events: EventLog):
+    servers = [stdio("normal"), stdio("crash"), stdio("hang"), stdio("paged", "paginate"),
+               stdio("broken", command_override := "normal")]
+    servers[-1] = servers[-1].__class__("broken", "stdio", command="/nonexistent/toolscout-test-bin", source="t")
+    del command_override
+    async with running(servers, events, settle=False, **{"mcp.timeout": 4}) as engine:
+        # start() returned at once: the slow ones are still connecting
+        assert {s.name for s in engine.server_statuses() if s.state is ServerState.CONNECTING} >= {"hang"}
+        normal = await events.wait_state("normal", ServerState.CONNECTED)
+        assert normal.instructions == "The normal server: use echo to repeat text."
+        assert normal.tool_count == 6 and normal.has_resources
+        assert engine.catalog.instructions["normal"] == normal.instructions
+        # a hanging server does not hold the others back
+        assert engine.pool.status("hang").state is ServerState.CONNECTING
+        result = await engine.call_tool("mcp__hang__anything", {})
+        assert result.error_kind is ToolErrorKind.SERVER_CONNECTING and "still connecting" in result.text()
+        assert "hang" in engine.search_tools("anything").pending_servers
+
+        crash = await events.wait_state("crash", ServerState.FAILED)
+        assert "exited" in crash.error and "FAKE_API_KEY is not set" in crash.error
+        broken = await events.wait_state("broken", ServerState.FAILED)
+        assert "cannot start '/nonexistent/toolscout-test-bin'" in broken.error
+        hang = await events.wait_state("hang", ServerState.FAILED)
+        assert "no answer to initialize within 4 s" in hang.error
+
+        failed = await engine.call_tool("mcp__crash__x", {})
+        assert failed.error_kind is ToolErrorKind.SERVER_FAILED and "FAKE_API_KEY" in failed.text()
+        ok = await engine.call_tool("mcp__normal__echo", {"text": "still fine"}, asker=allow)
+        assert ok.text() == "still fine" and not ok.is_error
+
+
+async def test_pagination_follows_an_empty_string_cursor():
+    async with running([stdio("paged", "paginate")]) as engine:
+        names = [t.bare_name for t in engine.catalog.server_tools("paged")]
+        assert sorted(names) == ["alpha", "bravo", "charlie", "delta", "echo"]
+
+
+async def test_a_repeating_cursor_stops_with_a_warning(events: EventLog):
+    async with running([stdio("loopy", "paginate", "loop")], events) as engine:
+        assert engine.pool.status("loopy").state is ServerState.CONNECTED
+        warning = await events.wait_for(lambda e: isinstance(e, EngineWarning) and e.source == "loopy")
+        assert "repeated cursor 'same'" in warning.message
+        assert len(engine.catalog.server_tools("loopy")) == 2
+
+
+async def test_two_thousand_tools_over_stdio():
+    async with running([stdio("many")]) as engine:
+        assert engine.pool.status("many").tool_count == 2000
+        assert len(engine.catalog.server_tools("many")) == 2000
+        result = await engine.call_tool("mcp__many__archive_report_0003", {}, asker=allow)
+        assert result.text() == "ran archive_report_0003"
+
+
+async def test_stop_leaves_no_child_process():
+    async with running([stdio("normal"), stdio("other", "normal")]) as engine:
+        pids = []
+        for server in ("normal", "other"):
+            result = await engine.call_tool(f"mcp__{server}__pid", {}, asker=allow)
+            pids.append(int(result.text()))
+        assert all(pid_alive(p) for p in pids) and pids[0] != pids[1] and os.getpid() not in pids
+    assert not any(pid_alive(p) for p in pids)
+    assert {s.state for s in engine.server_statuses()} == {ServerState.DISCONNECTED}
+    await engine.stop()  # twice is fine
+
+
+async def test_server_exit_disconnects_and_reconnect_brings_tools_back(events: EventLog):
+    async with running([stdio("normal")], events) as engine:
+        pid = int((await engine.call_tool("mcp__normal__pid", {}, asker=allow)).text())
+        mark = len(events.events)
+        os.kill(pid, signal.SIGKILL)
+        gone = await events.wait_state("normal", ServerState.DISCONNECTED, start=mark)
+        assert "closed the connection" in gone.error
+        assert engine.catalog.server_tools("normal") == []
+        result = await engine.call_tool("mcp__normal__echo", {"text": "x"}, asker=allow)
+        assert result.error_kind is ToolErrorKind.SERVER_FAILED and "disconnected" in result.text()
+
+        mark = len(events.events)
+        await engine.reconnect("normal")
+        await events.wait_state("normal", ServerState.CONNECTED, start=mark)
+        assert engine.search_tools("repeat the given text").hits[0].tool.name == "mcp__normal__echo"
+        assert (await engine.call_tool("mcp__normal__echo", {"text": "back"}, asker=allow)).text() == "back"
+
+
+async def test_list_changed_relists_and_bursts_coalesce(events: EventLog):
+    async with running([stdio("dyn", "dynamic")], events) as engine:
+        conn = engine.pool.connection("dyn")
+        mark = len(events.events)
+        assert not (await engine.call_tool("mcp__dyn__add_tool", {"name": "weather_lookup"}, asker=allow)).is_error
+        changed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.server == "dyn",
+                                        start=mark)
+        assert changed.delta.added == ("mcp__dyn__weather_lookup",)
+        assert engine.search_tools("weather_lookup").hits[0].tool.name == "mcp__dyn__weather_lookup"
+        ran = await engine.call_tool("mcp__dyn__weather_lookup", {"text": "paris"}, asker=allow)
+        assert ran.text() == "weather_lookup:paris"
+
+        mark = len(events.events)
+        await engine.call_tool("mcp__dyn__remove_tool", {"name": "weather_lookup"}, asker=allow)
+        changed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.removed, start=mark)
+        assert changed.delta.removed == ("mcp__dyn__weather_lookup",)
+        gone = await engine.call_tool("mcp__dyn__weather_lookup", {}, asker=allow)
+        assert gone.error_kind is ToolErrorKind.UNKNOWN_TOOL
+
+        before = conn.relists
+        mark = len(events.events)
+        await engine.call_tool("mcp__dyn__burst", {"prefix": "b", "count": 8}, asker=allow)
+        await events.wait_for(lambda e: isinstance(e, CatalogChanged) and "mcp__dyn__b_7" in e.delta.added,
+                              start=mark)
+        assert conn.relists - before < 8  # eight notifications, fewer re-lists
+        assert len([t for t in engine.catalog.server_tools("dyn") if t.bare_name.startswith("b_")]) == 8
+
+
+async def test_in_memory_list_changed_and_disconnect(events: EventLog):
+    async with running([memory("dyn", "dynamic")], events) as engine:
+        mark = len(events.events)
+        await engine.call_tool("mcp__dyn__add_tool", {"name": "extra"}, asker=allow)
+        await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.added == ("mcp__dyn__extra",),
+                              start=mark)
+        mark = len(events.events)
+        await engine.disconnect("dyn")
+        removed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.removed, start=mark)
+        assert "mcp__dyn__extra" in removed.delta.removed
+        assert engine.pool.status("dyn").state is ServerState.DISCONNECTED
+        assert engine.catalog.server_tools("dyn") == []
+
+
+async def test_call_timeout_fails_the_call_not_the_server():
+    async with running([memory("normal")], **{"mcp.callTimeout": 0.5}) as engine:
+        with anyio.fail_after(10):
+            result = await engine.call_tool("mcp__normal__stall", {}, asker=allow)
+        assert result.error_kind is ToolErrorKind.TIMEOUT and "0.5 s" in result.text()
+        assert (await engine.call_tool("mcp__normal__echo", {"text": "ok"}, asker=allow)).text() == "ok"
