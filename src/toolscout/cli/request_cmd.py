@@ -1,0 +1,47 @@
+"""``toolscout request --json``: print the exact body of a session's first model request.
+
+Shows what deferred loading sends: the system prompt, the tools array (execute-proxy: core tools
+plus ToolSearch and ExecuteTool; stub: plus one stub per deferred tool) and the first user message
+with its announcement reminder. The body is the one the configured provider would send
+(Anthropic format when offline).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core.engine import Engine
+from ..core.session.providers import ProviderError, create_provider
+from ..core.session.session import Session
+from . import fail
+from .common import make_engine, print_warnings, run_with_engine, settings_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``request`` subcommand."""
+    p = sub.add_parser("request", help="print the exact first-turn request body (system, tools, announcements)")
+    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
+    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    p.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
+    p.add_argument("--prompt", default="(your first message)", help="text of the first user message")
+    p.add_argument("--json", action="store_true", help="print JSON (the default and only format)")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    try:
+        provider = create_provider(settings)
+    except ProviderError as exc:
+        return fail(str(exc))
+    engine = make_engine(args)
+
+    async def body(engine: Engine) -> int:
+        session = Session(engine, provider=provider, persist=False)
+        print(json.dumps(session.request_body(args.prompt), ensure_ascii=False, indent=2))
+        return 0
+
+    code = run_with_engine(engine, body)
+    print_warnings(engine)
+    return code
