@@ -1,0 +1,314 @@
+"""Retrieval evaluation: Recall@k, nDCG@10, MRR, latency and build time of a ranking profile.
+
+Metric definitions follow ``shared/bench-data/run_baselines.py`` so numbers are comparable with
+``BASELINES.md``: macro-averaged over queries, ``R@k = |relevant ∩ top-k| / |relevant|``,
+nDCG@10 with binary gains and ideal DCG over ``min(|relevant|, 10)`` hits, MRR = mean of
+``1 / rank`` of the first relevant tool (0 when none is in the ranked list). Latency is wall
+time of one :meth:`ToolIndex.rank` call per query (ms); build time is index construction (ms).
+
+Input formats: tools as read by :func:`toolscout.core.loaders.load_catalog` (identity = ``name``
+exactly as written; a JSONL ``server`` becomes ``ToolSpec.server`` and ``server_description``
+goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from .loaders import CatalogFileError, load_catalog
+from .models import ToolSpec
+
+DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
+#: How deep rankings are inspected when explaining failures.
+EXPLAIN_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    """One labelled query: text, relevant tool names, and an optional id."""
+
+    query: str
+    relevant: tuple[str, ...]
+    qid: str = ""
+
+
+@dataclass
+class QueryOutcome:
+    """Per-query result: the ranked names (top ``max(ks, 10)``) and the metrics."""
+
+    query: EvalQuery
+    ranked: list[str]
+    recall: dict[int, float]
+    ndcg: float
+    rr: float
+    latency_ms: float
+
+
+@dataclass
+class EvalReport:
+    """Aggregated evaluation of one profile on one query set.
+
+    Attributes:
+        n_queries, n_tools: sizes. ks: the cut-offs. recall: k → macro R@k (fraction 0..1).
+        ndcg10: macro nDCG@10. mrr: mean reciprocal rank. latency_p50_ms / latency_p99_ms:
+        per-query rank latency percentiles (ms). index_build_ms: index construction (ms).
+        profile: the profile that ranked (after any fallback). outcomes: per-query details.
+    """
+
+    n_queries: int
+    n_tools: int
+    ks: tuple[int, ...]
+    recall: dict[int, float]
+    ndcg10: float
+    mrr: float
+    latency_p50_ms: float
+    latency_p99_ms: float
+    index_build_ms: float
+    profile: str = ""
+    outcomes: list[QueryOutcome] = field(default_factory=list, repr=False)
+    _index: Any = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON contract of ``toolscout eval --json``."""
+        return {
+            "queries": self.n_queries,
+            "tools": self.n_tools,
+            "recall": {str(k): round(self.recall[k], 6) for k in self.ks},
+            "ndcg@10": round(self.ndcg10, 6),
+            "mrr": round(self.mrr, 6),
+            "latency_ms": {"p50": round(self.latency_p50_ms, 3), "p99": round(self.latency_p99_ms, 3)},
+            "index_build_ms": round(self.index_build_ms, 3),
+        }
+
+    def worst(self, n: int) -> list[dict[str, Any]]:
+        """The ``n`` worst queries (lowest nDCG@10, then recall, then text), each with the rank
+        (1-based, or None beyond :data:`EXPLAIN_DEPTH`) of every relevant tool and the top 5."""
+        bad = sorted(
+            self.outcomes,
+            key=lambda o: (o.ndcg, o.recall[max(self.ks)], o.query.query),
+        )[: max(0, n)]
+        out = []
+        for o in bad:
+            ranked = o.ranked
+            if self._index is not None:
+                ranked = [h.tool.name for h in self._index.rank(o.query.query, EXPLAIN_DEPTH)]
+            pos = {name: i + 1 for i, name in enumerate(ranked)}
+            out.append(
+                {
+                    "qid": o.query.qid,
+                    "query": o.query.query,
+                    "ndcg@10": round(o.ndcg, 4),
+                    "relevant": {name: pos.get(name) for name in o.query.relevant},
+                    "top": ranked[:5],
+                }
+            )
+        return out
+
+    def to_text(self) -> str:
+        """Human-readable summary (percentages)."""
+        rec = "  ".join(f"R@{k} {100 * self.recall[k]:.1f}" for k in self.ks)
+        return (
+            f"{self.n_queries} queries, {self.n_tools} tools, profile {self.profile}\n"
+            f"{rec}  nDCG@10 {100 * self.ndcg10:.1f}  MRR {100 * self.mrr:.1f}\n"
+            f"latency p50 {self.latency_p50_ms:.2f} ms, p99 {self.latency_p99_ms:.2f} ms; "
+            f"index build {self.index_build_ms:.0f} ms"
+        )
+
+
+def load_tools(path: str | Path) -> tuple[list[ToolSpec], dict[str, str], list[str]]:
+    """Tools, server descriptions and warnings from a catalog file or directory.
+
+    Raises:
+        CatalogFileError: the path is missing or not a catalog.
+    """
+    cat = load_catalog(path)
+    tools: list[ToolSpec] = []
+    descriptions: dict[str, str] = {}
+    for group in cat.servers:
+        for tool in group.tools:
+            tools.append(replace(tool, server=group.name) if group.name else tool)
+        if group.name and group.description:
+            descriptions[group.name] = group.description
+    return tools, descriptions, list(cat.warnings)
+
+
+def load_queries(path: str | Path) -> tuple[list[EvalQuery], list[str]]:
+    """Queries from JSONL (``query``, ``relevant``, optional ``qid``); bad lines become warnings.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    queries: list[EvalQuery] = []
+    warnings: list[str] = []
+    text = Path(path).read_text(encoding="utf-8")
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            warnings.append(f"{path}:{lineno}: skipped: {exc}")
+            continue
+        q = raw.get("query") if isinstance(raw, dict) else None
+        rel = raw.get("relevant") if isinstance(raw, dict) else None
+        if not isinstance(q, str) or not isinstance(rel, list) or not rel:
+            warnings.append(f"{path}:{lineno}: skipped: needs 'query' and a non-empty 'relevant' list")
+            continue
+        qid = raw.get("qid")
+        queries.append(EvalQuery(q, tuple(str(r) for r in rel), str(qid) if qid is not None else str(lineno)))
+    return queries, warnings
+
+
+def query_metrics(ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[int]) -> tuple[dict[int, float], float, float]:
+    """``(recall by k, nDCG@10, reciprocal rank)`` of one ranking (definitions: module docstring)."""
+    rel = set(relevant)
+    if not rel:
+        return {k: 0.0 for k in ks}, 0.0, 0.0
+    recall = {k: len(rel & set(ranked[:k])) / len(rel) for k in ks}
+    dcg = sum(1.0 / math.log2(r + 2) for r, name in enumerate(ranked[:10]) if name in rel)
+    idcg = sum(1.0 / math.log2(r + 2) for r in range(min(len(rel), 10)))
+    rr = next((1.0 / (r + 1) for r, name in enumerate(ranked) if name in rel), 0.0)
+    return recall, dcg / idcg, rr
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Linear-interpolated percentile (numpy's default method); 0.0 for no values."""
+    if not values:
+        return 0.0
+    xs = sorted(values)
+    pos = (len(xs) - 1) * pct / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def evaluate(
+    tools: Sequence[ToolSpec],
+    queries: Sequence[EvalQuery | dict[str, Any]],
+    ks: Sequence[int] = DEFAULT_KS,
+    profile: str = "default",
+    *,
+    server_descriptions: dict[str, str] | None = None,
+    index: Any = None,
+    **index_options: Any,
+) -> EvalReport:
+    """Rank every query with a :class:`~toolscout.core.search.index.ToolIndex` and score it.
+
+    Args:
+        tools: the catalog (identity = ``tool.name``).
+        queries: :class:`EvalQuery` or dicts with ``query`` and ``relevant``.
+        ks: Recall cut-offs (positive ints).
+        profile: ranking profile (``default`` | ``bm25f`` | ``hybrid``).
+        server_descriptions: server → description for the index.
+        index: an already built index to reuse (then ``index_build_ms`` is 0).
+        **index_options: passed to ``ToolIndex`` (``weights``, ``multi_query`` ...).
+
+    Returns:
+        An :class:`EvalReport` (fractions in [0, 1]).
+    """
+    from .search.index import ToolIndex
+
+    ks = tuple(sorted({int(k) for k in ks if int(k) > 0})) or DEFAULT_KS
+    qs = [q if isinstance(q, EvalQuery) else EvalQuery(str(q["query"]), tuple(q["relevant"]), str(q.get("qid", ""))) for q in queries]
+    build_ms = 0.0
+    if index is None:
+        start = time.perf_counter()
+        index = ToolIndex(tools, profile, server_descriptions=server_descriptions, **index_options)
+        index.rank("warm up", 1)  # builds the lazy matrices: part of the build, not of query 1
+        build_ms = (time.perf_counter() - start) * 1000.0
+    depth = max(max(ks), 10)
+    outcomes: list[QueryOutcome] = []
+    for q in qs:
+        start = time.perf_counter()
+        hits = index.rank(q.query, depth)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        ranked = [h.tool.name for h in hits]
+        recall, ndcg, rr = query_metrics(ranked, q.relevant, ks)
+        outcomes.append(QueryOutcome(q, ranked, recall, ndcg, rr, elapsed))
+    n = len(outcomes) or 1
+    lat = [o.latency_ms for o in outcomes]
+    return EvalReport(
+        n_queries=len(outcomes),
+        n_tools=len(index),
+        ks=ks,
+        recall={k: sum(o.recall[k] for o in outcomes) / n for k in ks},
+        ndcg10=sum(o.ndcg for o in outcomes) / n,
+        mrr=sum(o.rr for o in outcomes) / n,
+        latency_p50_ms=percentile(lat, 50),
+        latency_p99_ms=percentile(lat, 99),
+        index_build_ms=build_ms,
+        profile=index.active_profile,
+        outcomes=outcomes,
+        _index=index,
+    )
+
+
+def _parse_ks(value: Any) -> tuple[int, ...]:
+    if value is None:
+        return DEFAULT_KS
+    if isinstance(value, str):
+        parts = [p for p in value.replace(" ", "").split(",") if p]
+    else:
+        parts = list(value)
+    ks = tuple(int(p) for p in parts)
+    if not ks or any(k <= 0 for k in ks):
+        raise ValueError("k values must be positive integers, e.g. 1,3,5,10")
+    return ks
+
+
+def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Body of ``toolscout eval``: load, evaluate, print text or JSON.
+
+    Args:
+        args: a namespace with ``tools`` (path), ``queries`` (path), and optionally ``k``
+            (``"1,3,5,10"`` or a list of ints), ``json`` (bool), ``explain_failures`` (int),
+            ``ranker`` (profile name or None: ``TOOLSCOUT_RANKER`` / settings apply).
+        out, err: streams (default stdout / stderr).
+
+    Returns:
+        Exit code: 0 on success, 2 for unreadable inputs or bad arguments.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        ks = _parse_ks(getattr(args, "k", None))
+        tools, descriptions, warnings = load_tools(args.tools)
+        queries, qwarn = load_queries(args.queries)
+    except (CatalogFileError, OSError, ValueError) as exc:
+        print(f"toolscout eval: {exc}", file=err)
+        return 2
+    for w in [*warnings, *qwarn]:
+        print(f"warning: {w}", file=err)
+    if not tools or not queries:
+        print("toolscout eval: no tools or no queries to evaluate", file=err)
+        return 2
+    known = {t.name for t in tools}
+    unknown = sorted({r for q in queries for r in q.relevant if r not in known})
+    if unknown:
+        print(f"warning: {len(unknown)} relevant names are not in the tools file, e.g. {unknown[:3]}", file=err)
+    profile = getattr(args, "ranker", None)
+    if not profile:
+        from .settings import load_settings
+
+        profile = load_settings().get("toolSearch.ranker", "default")
+    report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions)
+    n_fail = int(getattr(args, "explain_failures", 0) or 0)
+    if getattr(args, "json", False):
+        data = report.to_json()
+        if n_fail:
+            data = {**data, "failures": report.worst(n_fail)}
+        print(json.dumps(data, ensure_ascii=False), file=out)
+        return 0
+    print(report.to_text(), file=out)
+    if report.profile != profile:
+        print(f"(requested profile {profile!r}; ran {report.profile!r})", file=out)
+    for item in report.worst(n_fail):
+        ranks = ", ".join(f"{name} @ {rank or f'>{EXPLAIN_DEPTH}'}" for name, rank in item["relevant"].items())
+        print(f"\n- {item['query'][:200]}\n  relevant: {ranks}\n  top: {', '.join(item['top'])}", file=out)
+    return 0

@@ -1,0 +1,313 @@
+"""ToolIndex: ranked retrieval over a list of tools, incremental, with selectable profiles.
+
+Used by :class:`~toolscout.core.search.tool_search.ToolSearch` (catalog-aware search), by the
+evaluation harness and by prefetch. Identity is ``tool.name`` exactly as given.
+
+Scoring pipeline for a query: the search tokenizer (:mod:`.tokenize`) → raw signals (BM25F,
+field TF-IDF, keyword points, scikit-learn TF-IDF, dense cosine; only those the profile uses)
+→ the profile's fusion (:mod:`.profiles`) → optional multi-query fusion for long task texts
+(:mod:`.multiquery`) → exact-name promotion → top-k with ties broken by name.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..models import ToolSpec
+from . import dense as dense_mod
+from .fields import FIELDS, dense_text
+from .lexical import (
+    BM25F,
+    FieldTfidf,
+    Query,
+    SklearnTfidf,
+    cjk_gate,
+    keyword_score,
+    matched_terms,
+)
+from .multiquery import split_subqueries
+from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
+from .results import ScoredTool
+from .store import Matrices, TermStore
+from .tokenize import MIN_CJK_MATCHES, analyze
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Signals:
+    """Raw per-document signal vectors of one query text (row order of ``matrices.names``)."""
+
+    query: Query
+    raw: dict[str, np.ndarray]
+
+
+class ToolIndex:
+    """Incremental ranked index over tools.
+
+    Args:
+        tools: initial tools (identity = ``tool.name``; a later duplicate replaces an earlier one).
+        profile: ``default`` | ``bm25f`` | ``hybrid`` (see :mod:`.profiles`). ``default`` needs
+            the ``dense`` extra and otherwise runs as ``bm25f`` (see :attr:`active_profile`).
+        weights: fusion weights overriding the profile's (hybrid: ``{"keyword", "tfidf"}``).
+        server_descriptions: server name → description, indexed with that server's tools.
+        multi_query: force multi-query fusion on/off (None: the profile's measured choice).
+        dense_cache: SQLite file for tool vectors (None: memory only).
+        encoder: a :class:`~.dense.DenseEncoder`, None for "load the shared one if installed",
+            or False to run without the dense signal.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[ToolSpec] = (),
+        profile: str = "default",
+        *,
+        weights: dict[str, float] | None = None,
+        server_descriptions: dict[str, str] | None = None,
+        multi_query: bool | None = None,
+        dense_cache: Path | None = None,
+        encoder: dense_mod.DenseEncoder | bool | None = None,
+    ) -> None:
+        self.requested_profile = profile if profile in PROFILES else "default"
+        self.fallback_reason: str | None = None
+        prof = make_profile(self.requested_profile, weights, multi_query=multi_query)
+        self._encoder: dense_mod.DenseEncoder | None = None
+        if "dense" in prof.signals:
+            if encoder is False:
+                self._encoder = None
+                reason = "dense signal disabled"
+            else:
+                self._encoder = encoder if isinstance(encoder, dense_mod.DenseEncoder) else dense_mod.load_encoder()
+                reason = dense_mod.unavailable_reason or "dense encoder unavailable"
+            if self._encoder is None:
+                self.fallback_reason = reason
+                prof = make_profile("bm25f", None, multi_query=multi_query)
+        self.profile: Profile = prof
+        self.store = TermStore(server_descriptions)
+        self._bm25f = BM25F()
+        self._tfidf = FieldTfidf()
+        self._sk = SklearnTfidf()
+        self._vec_cache = dense_mod.VectorCache(dense_cache)
+        self._vectors: dict[str, np.ndarray] = {}
+        self._dense_matrix: tuple[Matrices, np.ndarray] | None = None
+        self._exact: tuple[Matrices, dict[str, list[int]]] | None = None
+        self.add(tools)
+
+    # -- contents ---------------------------------------------------------------------------
+    @property
+    def active_profile(self) -> str:
+        """The profile actually ranking (``bm25f`` when ``default`` lacks the dense extra)."""
+        return self.profile.name
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.store.docs
+
+    def tools(self) -> list[ToolSpec]:
+        """Indexed tools in insertion order."""
+        return [e.tool for e in self.store.docs.values()]
+
+    def add(self, tools: Iterable[ToolSpec]) -> list[str]:
+        """Index new tools (or replace changed ones). Unchanged tools are not re-tokenized and,
+        with the dense signal, only new texts are encoded. Returns the names (re)indexed."""
+        changed = self.store.add(tools)
+        if changed and self._encoder is not None:
+            docs = self.store.docs
+            texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
+            vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache)
+            for name, vec in zip(changed, vecs, strict=True):
+                self._vectors[name] = vec
+        return changed
+
+    def remove(self, names: Iterable[str]) -> list[str]:
+        """Remove tools by exact name (unknown names ignored). Returns the names removed."""
+        gone = self.store.remove(names)
+        for name in gone:
+            self._vectors.pop(name, None)
+        return gone
+
+    def set_server_descriptions(self, descriptions: dict[str, str]) -> list[str]:
+        """Replace the server descriptions; re-indexes only the tools of servers whose changed."""
+        old = self.store.server_descriptions
+        changed = {s for s in set(old) | set(descriptions) if old.get(s) != descriptions.get(s)}
+        self.store.server_descriptions = dict(descriptions)
+        if not changed:
+            return []
+        return self.add([e.tool for e in self.store.docs.values() if (e.tool.server or "") in changed])
+
+    # -- scoring ----------------------------------------------------------------------------
+    def _dense_rows(self, m: Matrices) -> np.ndarray:
+        if self._dense_matrix is None or self._dense_matrix[0] is not m:
+            rows = np.zeros((m.n_docs, dense_mod.DIM), dtype=np.float32)
+            for i, name in enumerate(m.names):
+                vec = self._vectors.get(name)
+                if vec is not None:
+                    rows[i] = vec
+            self._dense_matrix = (m, rows)
+        return self._dense_matrix[1]
+
+    def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
+        """Raw signals for several texts at once (dense queries are encoded in one batch).
+
+        Args:
+            texts: query texts. which: signal names (default: the profile's signals).
+
+        Returns:
+            One :class:`Signals` per text; every vector is float64[len(self)].
+        """
+        m = self.store.matrices()
+        wanted = set(self.profile.signals if which is None else which)
+        queries = [Query.parse(t, self.store) for t in texts]
+        qvecs = None
+        if "dense" in wanted and self._encoder is not None:
+            qvecs = self._encoder.encode(list(texts))
+        out: list[Signals] = []
+        for i, q in enumerate(queries):
+            raw: dict[str, np.ndarray] = {}
+            gate = cjk_gate(m, q, MIN_CJK_MATCHES)
+            if "bm25f" in wanted:
+                raw["bm25f"] = self._bm25f.score(m, q) * gate
+            if "field_tfidf" in wanted:
+                raw["field_tfidf"] = self._tfidf.score(m, q) * gate
+            if "sk_tfidf" in wanted:
+                raw["sk_tfidf"] = self._sk.score(m, q) * gate
+            if "keyword" in wanted:
+                raw["keyword"] = keyword_score(m, q, self.store) * gate
+            if "dense" in wanted:
+                if qvecs is not None and m.n_docs:
+                    raw["dense"] = (self._dense_rows(m) @ qvecs[i]).astype(np.float64)
+                else:
+                    raw["dense"] = np.zeros(m.n_docs)
+            out.append(Signals(q, raw))
+        return out
+
+    def _gate(self, m: Matrices, sig: Signals, total: np.ndarray) -> float:
+        if self.profile.gate == "none" or not m.n_docs:
+            return 1.0
+        best = int(np.argmax(sig.raw["bm25f"])) if "bm25f" in sig.raw else int(np.argmax(total))
+        lexical = np.sqrt(self._bm25f.coverage(m, sig.query, best)) if total.max() > 0 else 0.0
+        if self.profile.gate == "lexical+dense" and "dense" in sig.raw:
+            p = self.profile
+            conf = (float(sig.raw["dense"].max()) - p.dense_conf_lo) / (p.dense_conf_hi - p.dense_conf_lo)
+            lexical = max(lexical, min(1.0, max(0.0, conf)))
+        return float(lexical)
+
+    def score_all(self, text: str) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
+        """Weighted components (gated; their sum is the final score) and raw signals per tool.
+
+        Returns:
+            ``(matrices, components, raw, query)``; components and raw map component names
+            (``bm25f``, ``dense``, ``tfidf``, ``keyword``) to float64[N]; ``raw`` also has
+            ``gate`` (a length-1 array).
+        """
+        m = self.store.matrices()
+        prof = self.profile
+        subs = split_subqueries(text) if prof.multi_query else []
+        sigs = self.signals([text, *subs])
+        comps = prof.fuse(sigs[0].raw)
+        if subs:
+            sub_comps = [prof.fuse(s.raw) for s in sigs[1:]]
+            beta = prof.multi_weight
+            comps = {k: (1 - beta) * v + beta * np.mean([c[k] for c in sub_comps], axis=0) for k, v in comps.items()}
+        total = sum(comps.values(), np.zeros(m.n_docs))
+        gate = self._gate(m, sigs[0], total)
+        components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}
+        raw = {COMPONENT_NAMES[k]: v for k, v in sigs[0].raw.items()}
+        raw["gate"] = np.asarray([gate])
+        return m, components, raw, sigs[0].query
+
+    def _exact_map(self, m: Matrices) -> dict[str, list[int]]:
+        if self._exact is None or self._exact[0] is not m:
+            table: dict[str, list[int]] = {}
+            for i, name in enumerate(m.names):
+                tool = self.store.docs[name].tool
+                keys = {name.lower(), (tool.original_name or name).lower()}
+                if "::" in name:
+                    keys.add(name.split("::", 1)[1].lower())
+                for key in keys:
+                    table.setdefault(key, []).append(i)
+            self._exact = (m, table)
+        return self._exact[1]
+
+    def _required_mask(self, m: Matrices, required: Sequence[str]) -> np.ndarray | None:
+        terms = [t.term for r in required for t in analyze(r)]
+        if not terms:
+            return None
+        mask = np.ones(m.n_docs, dtype=bool)
+        name_tf = m.tf["name"]
+        for term in dict.fromkeys(terms):
+            tid = self.store.vocab.get(term)
+            if tid is None:
+                return np.zeros(m.n_docs, dtype=bool)
+            mask &= np.asarray(name_tf[:, tid].todense()).ravel() > 0
+        return mask
+
+    def rank(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> list[ScoredTool]:
+        """Top tools for ``text``, best first; tools scoring 0 are left out.
+
+        Args:
+            text: free text (any string; never raises).
+            limit: maximum number of results (≤ 0 gives none).
+            required: words every result's *name* must contain (after tokenization and
+                stemming); they filter but add no score, unless ``text`` has no terms of its
+                own, in which case they are also what is scored.
+
+        Returns:
+            ``[ScoredTool]`` with scores in [0, 1]; ties broken by name; a query that is exactly
+            a tool's full or bare name (case-insensitive) puts that tool first with score 1.0
+            and ``exact_name=True``.
+        """
+        text = text if isinstance(text, str) else str(text)
+        if limit <= 0 or not len(self.store):
+            return []
+        if required and not analyze(text):
+            text = " ".join([text, *required])
+        m, comps, raw, query = self.score_all(text)
+        total = sum(comps.values(), np.zeros(m.n_docs))
+        exact_idx = self._exact_map(m).get(text.strip().lower(), [])
+        mask = self._required_mask(m, required) if required else None
+        keep = total > 1e-12
+        if exact_idx:
+            keep[exact_idx] = True
+        if mask is not None:
+            keep &= mask
+        cand = np.flatnonzero(keep)
+        if not len(cand):
+            return []
+        exact_set = set(exact_idx)
+        boosted = np.asarray([3.0 if i in exact_set else total[i] for i in cand])  # exact: 1.0, tie by name
+        if len(cand) > 4 * limit + 16:
+            kth = np.partition(-boosted, limit - 1)[limit - 1]
+            sel = boosted >= -kth - 1e-12
+            cand, boosted = cand[sel], boosted[sel]
+        order = np.lexsort((m.name_rank[cand], -np.round(boosted, 12)))[:limit]
+        out: list[ScoredTool] = []
+        for j in order:
+            i = int(cand[j])
+            name = m.names[i]
+            parts = {k: float(v[i]) for k, v in comps.items()}
+            score = float(total[i])
+            is_exact = i in exact_set
+            if is_exact:
+                parts["exact_name"] = max(0.0, 1.0 - score)
+                score = 1.0
+            score = min(1.0, max(0.0, score))
+            raws = {k: float(v[i]) if k != "gate" else float(v[0]) for k, v in raw.items()}
+            out.append(
+                ScoredTool(
+                    tool=self.store.docs[name].tool,
+                    score=score,
+                    components=parts,
+                    raw=raws,
+                    matched=matched_terms(self.store, name, query, FIELDS),
+                    exact_name=is_exact,
+                )
+            )
+        return out

@@ -1,0 +1,96 @@
+"""Text renderings of search results: what the model reads, and the human score explanation.
+
+:func:`render_for_model` produces the ToolSearch ``tool_result`` text: one compact JSON
+definition per hit (``name``, ``description``, full ``input_schema``, the bytes of
+:func:`toolscout.core.serialize.tool_definition`), each server's ``instructions`` once, then
+notes for missing, ambiguous, already-loaded and no-good-match cases. Output is deterministic:
+the same result and catalog give the same bytes (prompt-cache friendly).
+
+:func:`explain` is the plain-text breakdown used by ``toolscout search --explain`` and the TUI.
+"""
+
+from __future__ import annotations
+
+from ..catalog import ToolCatalog
+from ..serialize import dumps, tool_definition
+from .results import ScoredTool, SearchResult
+
+#: Characters of server instructions included per server.
+MAX_INSTRUCTIONS_CHARS = 4_000
+
+
+def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -> str:
+    """The ToolSearch ``tool_result`` text for ``result``.
+
+    Args:
+        result: a search result. catalog: used for server instructions missing from
+            ``result.instructions`` (may be None).
+
+    Returns:
+        Plain text, lines separated by ``\\n``, no trailing newline.
+    """
+    lines: list[str] = []
+    if result.hits:
+        noun = "tool" if len(result.hits) == 1 else "tools"
+        lines.append(f"{len(result.hits)} {noun} matched. Their full definitions (JSON):")
+        for hit in result.hits:
+            lines.append(dumps(tool_definition(hit.tool)))
+        shown: set[str] = set()
+        for hit in result.hits:
+            server = hit.tool.server
+            if server is None or server in shown:
+                continue
+            shown.add(server)
+            text = result.instructions.get(server)
+            if text is None and catalog is not None:
+                text = catalog.instructions.get(server)
+            if text:
+                text = text.strip()[:MAX_INSTRUCTIONS_CHARS]
+                lines.append(f'<server_instructions server="{server}">\n{text}\n</server_instructions>')
+    if result.already_loaded:
+        lines.append(
+            "Already loaded, call directly (no search needed): " + ", ".join(result.already_loaded)
+        )
+    for name in result.missing:
+        close = result.suggestions.get(name) or []
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        lines.append(f"Not found: {name}.{hint}")
+    for error in result.errors:
+        lines.append(f"Note: {error}")
+    if result.no_good_match and not result.hits:
+        what = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
+        lines.append(
+            f"No good match for {result.query!r}{what}. Try other words, a shorter query, "
+            "or select:<exact tool name>."
+        )
+    if result.pending_servers and not result.hits:
+        lines.append(
+            "Servers still connecting (their tools may appear shortly): "
+            + ", ".join(sorted(result.pending_servers))
+        )
+    if not lines:
+        lines.append("No tools matched.")
+    return "\n".join(lines)
+
+
+def explain(hit: ScoredTool) -> str:
+    """Multi-line plain-text explanation of one hit's score.
+
+    Shows the total, each component's raw value and weighted contribution (contributions sum
+    to the total), the query-level gate, and the query words matched per field.
+    """
+    lines = [f"{hit.tool.name}  score {hit.score:.4f}" + ("  (exact name)" if hit.exact_name else "")]
+    for name, value in hit.components.items():
+        raw = hit.raw.get(name)
+        raw_text = f"raw {raw:.4f}" if raw is not None else "raw -"
+        lines.append(f"  {name:<11} {raw_text:<16} weighted {value:.4f}")
+    gate = hit.raw.get("gate")
+    if gate is not None:
+        lines.append(f"  {'gate':<11} {gate:.4f}  (query confidence; scales every component)")
+    if hit.matched:
+        lines.append("  matched:")
+        for field_name, terms in hit.matched.items():
+            lines.append(f"    {field_name}: {', '.join(terms)}")
+    else:
+        lines.append("  matched: (no query word; semantic match only)" if hit.components.get("dense") else "  matched: -")
+    return "\n".join(lines)

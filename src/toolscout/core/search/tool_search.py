@@ -1,0 +1,243 @@
+"""ToolSearch: the query grammar on top of a :class:`ToolIndex` kept in sync with a catalog.
+
+Only ``catalog.deferred_tools()`` are searchable: loaded (core / always-load) tools are answered
+with "call it directly", and tools hidden by the catalog's visibility filter are invisible to
+every mode (they are never indexed, and hits are re-checked against the catalog at query time
+in case the filter changed since the last :meth:`ToolSearch.sync`).
+
+``search`` never raises: an unexpected internal error is reported in ``SearchResult.errors``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..catalog import CatalogDelta, ToolCatalog
+from ..models import ToolSpec
+from ..names import sanitize, split_mcp_name
+from ..settings import Settings
+from . import dense as dense_mod
+from .grammar import ParsedQuery, parse_query
+from .index import ToolIndex
+from .lexical import Query
+from .results import ScoredTool, SearchResult
+
+log = logging.getLogger(__name__)
+
+MAX_LIMIT = 50
+MAX_SUGGESTIONS = 3
+
+
+class ToolSearch:
+    """Catalog-aware ToolSearch.
+
+    Args:
+        catalog: the tool registry; its deferred, visible tools are searched.
+        settings: ``toolSearch.ranker``, ``toolSearch.weights.*``, ``toolSearch.maxResults``,
+            ``toolSearch.displayFloor`` are read (defaults when None).
+        dense_cache: SQLite file for tool vectors; ``"auto"`` = the user cache dir (see
+            :func:`~.dense.default_cache_path`), None = memory only.
+        encoder: passed to :class:`ToolIndex` (False disables the dense signal).
+    """
+
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        settings: Settings | None = None,
+        *,
+        dense_cache: Path | str | None = "auto",
+        encoder: dense_mod.DenseEncoder | bool | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.settings = settings or Settings()
+        profile = str(self.settings.get("toolSearch.ranker", "default"))
+        weights = None
+        if profile == "hybrid":
+            weights = {
+                "keyword": float(self.settings.get("toolSearch.weights.keyword", 0.4)),
+                "tfidf": float(self.settings.get("toolSearch.weights.tfidf", 0.6)),
+            }
+        cache = dense_mod.default_cache_path() if dense_cache == "auto" else dense_cache
+        self.index = ToolIndex(
+            [],
+            profile,
+            weights=weights,
+            server_descriptions=dict(catalog.server_descriptions),
+            dense_cache=Path(cache) if isinstance(cache, str) else cache,
+            encoder=encoder,
+        )
+        self.sync()
+
+    @property
+    def active_profile(self) -> str:
+        """The ranking profile in use (``bm25f`` when ``default`` lacks the dense extra)."""
+        return self.index.active_profile
+
+    @property
+    def limit(self) -> int:
+        """Default number of results (``toolSearch.maxResults``, capped at 50)."""
+        return _clamp(self.settings.get("toolSearch.maxResults", 5), 5)
+
+    @property
+    def floor(self) -> float:
+        """Scores below this are not shown (``toolSearch.displayFloor``)."""
+        try:
+            return float(self.settings.get("toolSearch.displayFloor", 0.10))
+        except (TypeError, ValueError):
+            return 0.10
+
+    # -- sync ---------------------------------------------------------------------------
+    def sync(self, delta: CatalogDelta | None = None) -> None:
+        """Bring the index up to date with the catalog.
+
+        Args:
+            delta: what one catalog change did (only those tools, and the tools of
+                ``delta.server``, are looked at); None compares the whole catalog. Either way,
+                indexed tools that are no longer deferred or visible are dropped.
+        """
+        self.index.set_server_descriptions(dict(self.catalog.server_descriptions))
+        deferred = {t.name: t for t in self.catalog.deferred_tools()}
+        if delta is None:
+            self.index.add(deferred.values())
+        else:
+            names = list(delta.added)
+            if delta.server is not None:
+                names += [t.name for t in self.catalog.server_tools(delta.server)]
+            self.index.remove(delta.removed)
+            self.index.add(deferred[n] for n in dict.fromkeys(names) if n in deferred)
+        stale = [n for n in self.index.store.docs if n not in deferred]
+        self.index.remove(stale)
+
+    # -- search -------------------------------------------------------------------------
+    def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
+        """Ranked deferred tools for free text (prefetch/recommendations); no floor applied."""
+        try:
+            return self._visible(self.index.rank(text, _clamp(limit, 5) * 2 + 10))[: _clamp(limit, 5)]
+        except Exception:
+            log.exception("ToolSearch.rank failed")
+            return []
+
+    def search(
+        self, query: str, limit: int | None = None, *, pending_servers: Iterable[str] = ()
+    ) -> SearchResult:
+        """Run one ToolSearch query (grammar in :mod:`.grammar`). Never raises.
+
+        Args:
+            query: the model's query string.
+            limit: maximum hits (default ``toolSearch.maxResults``; capped at 50).
+            pending_servers: servers still connecting (named in errors for ``select:``).
+        """
+        pending = sorted({str(s) for s in pending_servers})
+        try:
+            parsed = parse_query(query)
+        except Exception as exc:
+            return SearchResult(str(query)[:200], "keyword", errors=[f"could not parse query: {exc}"])
+        result = SearchResult(query if isinstance(query, str) else str(query), parsed.mode, pending_servers=pending)
+        try:
+            if parsed.mode == "select":
+                self._select(parsed, result, set(pending))
+            else:
+                self._ranked(parsed, result, _clamp(limit, self.limit))
+        except Exception as exc:
+            log.exception("ToolSearch.search failed")
+            result.errors.append(f"internal search error: {type(exc).__name__}: {exc}")
+        for hit in result.hits:
+            server = hit.tool.server
+            text = self.catalog.instructions.get(server) if server else None
+            if server and text and server not in result.instructions:
+                result.instructions[server] = text
+        return result
+
+    def _visible(self, hits: list[ScoredTool]) -> list[ScoredTool]:
+        out = []
+        for hit in hits:
+            current = self.catalog.get(hit.tool.name)
+            if current is not None and self.catalog.is_visible(current) and self.catalog.is_deferred(current):
+                out.append(hit)
+        return out
+
+    def _ranked(self, parsed: ParsedQuery, result: SearchResult, limit: int) -> None:
+        if not parsed.text and not parsed.required:
+            result.no_good_match = True
+            result.errors.append("empty query: give keywords, discover:<task> or select:<names>")
+            return
+        hits = self._visible(self.index.rank(parsed.text, limit * 2 + 10, required=parsed.required))
+        result.hits = [h for h in hits if h.score >= self.floor][:limit]
+        result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
+        if not result.hits:
+            result.no_good_match = True
+
+    def _unmatched(self, text: str) -> list[str]:
+        store = self.index.store
+        q = Query.parse(text, store)
+        df = store.matrices().df
+        out = [q.surfaces[t] for t in q.terms if t not in store.vocab or df[store.vocab[t]] <= 0]
+        return list(dict.fromkeys(out))
+
+    def _select(self, parsed: ParsedQuery, result: SearchResult, pending: set[str]) -> None:
+        if not parsed.names:
+            result.errors.append("select: needs one or more tool names, e.g. select:mcp__github__create_issue")
+            return
+        if parsed.truncated:
+            result.errors.append(f"select: takes at most {MAX_LIMIT} names; the rest were ignored")
+        seen: set[str] = set()
+        for name in parsed.names:
+            matches = self.catalog.resolve(name)
+            if len(matches) > 1:
+                result.missing.append(name)
+                result.suggestions[name] = [t.name for t in matches][:10]
+                result.errors.append(f"{name!r} is ambiguous: {len(matches)} tools have that name; use the full name")
+                continue
+            if not matches:
+                result.missing.append(name)
+                close = self._suggest(name)
+                if close:
+                    result.suggestions[name] = close
+                server = _server_of(name)
+                if server is not None and (server in pending or server in {sanitize(p) for p in pending}):
+                    result.errors.append(f"server {server} is still connecting; {name} may be available shortly")
+                continue
+            tool = matches[0]
+            if tool.name in seen:
+                continue
+            seen.add(tool.name)
+            if not self.catalog.is_deferred(tool):
+                result.already_loaded.append(tool.name)
+                continue
+            result.hits.append(
+                ScoredTool(tool=tool, score=1.0, components={"select": 1.0}, raw={"select": 1.0}, exact_name=True)
+            )
+
+    def _suggest(self, name: str) -> list[str]:
+        tools = self.catalog.tools()
+        by_key: dict[str, str] = {}
+        for tool in tools:
+            by_key.setdefault(tool.name.lower(), tool.name)
+            by_key.setdefault(tool.bare_name.lower(), tool.name)
+        close = difflib.get_close_matches(name.lower()[:200], list(by_key), n=MAX_SUGGESTIONS * 2, cutoff=0.6)
+        return list(dict.fromkeys(by_key[c] for c in close))[:MAX_SUGGESTIONS]
+
+
+def _server_of(name: str) -> str | None:
+    parts = split_mcp_name(name.strip())
+    if parts is not None:
+        return parts[0]
+    if "::" in name:
+        return name.split("::", 1)[0].strip() or None
+    return None
+
+
+def _clamp(value: object, default: int) -> int:
+    try:
+        n = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return default
+    return max(1, min(MAX_LIMIT, n))
+
+
+def searchable(catalog: ToolCatalog) -> list[ToolSpec]:
+    """The tools ToolSearch searches: visible deferred tools in catalog order."""
+    return catalog.deferred_tools()

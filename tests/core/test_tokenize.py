@@ -1,0 +1,64 @@
+"""The search tokenizer: name splitting, stop words, stemming, CJK, and robustness."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolscout.core.search.tokenize import analyze, is_cjk_term, name_words, tokenize
+
+
+def test_mcp_name_splits_and_drops_prefix():
+    assert tokenize("mcp__github__create_issue") == ["github", "creat", "issu"]
+    assert name_words("mcp__slack__postMessage") == ["slack", "post", "message"]
+
+
+def test_server_colon_name_splits():
+    # "find" is a scikit-learn stop word; "mcp" inside a server name is an ordinary word
+    assert tokenize("osm-mcp-server::find_parking_facilities") == ["osm", "mcp", "server", "park", "facil"]
+
+
+def test_camel_case_keeps_joined_word_too():
+    assert tokenize("searchRepositories") == ["search", "repositori", "searchrepositori"]
+    # prose "GitHub" and a query "github" meet
+    assert "github" in tokenize("a GitHub repository")
+    assert tokenize("HTTPServer") == ["http", "server", "httpserver"]
+
+
+def test_stop_words_removed_and_whole_tokens_only():
+    assert tokenize("the") == []
+    assert tokenize("the theme") == ["theme"]
+    assert "the" not in tokenize("theme")
+
+
+def test_stemming():
+    assert tokenize("running queries") == ["run", "queri"]
+    assert tokenize("issues") == tokenize("issue")
+
+
+def test_cjk_bigrams_and_script_boundaries():
+    terms = analyze("用GitHub搜索关键词")
+    assert [t.term for t in terms if not t.cjk] == ["git", "hub", "github"]
+    assert [t.term for t in terms if t.cjk] == ["用", "搜索", "索关", "关键", "键词"]
+    assert is_cjk_term("搜索") and not is_cjk_term("search")
+    assert tokenize("文") == ["文"]
+    assert tokenize("こんにちは") == ["こん", "んに", "にち", "ちは"]
+
+
+def test_surface_form_kept():
+    (term,) = analyze("Running")
+    assert (term.term, term.surface) == ("run", "running")
+
+
+def test_hostile_inputs():
+    assert tokenize("\x00\x01\ud800abc\udfff") == ["abc"]
+    assert len(tokenize("word " * 2000)) == 2000
+    assert tokenize("x" * 10_000) == ["x" * 48]
+    assert tokenize("") == [] and tokenize(None) == []  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=()), max_size=300))
+def test_never_raises(text):
+    for term in analyze(text):
+        assert (term.term and term.term == term.term.lower()) or term.cjk
