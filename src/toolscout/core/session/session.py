@@ -185,6 +185,29 @@ class Session:
         """
         return await self._exclusive(self._manual_call(name, params))
 
+    async def load_tools(self, names: list[str]) -> None:
+        """Load deferred tools the person picked (the UI's recommendation bar) so the model has
+        their full definitions with the next message. Recorded as a ToolSearch ``select:`` call,
+        exactly as if the model had made it, so resume and the discovered set see it too.
+
+        Raises:
+            RuntimeError: a turn is already running.
+        """
+        wanted = [n for n in names if n not in self._loaded]
+        if wanted:
+            await self._exclusive(self._select_call(wanted))
+
+    async def _select_call(self, names: list[str]) -> None:
+        query = "select:" + ",".join(names)
+        use = {"type": "tool_use", "id": _tool_id(), "name": "ToolSearch", "input": {"query": query}}
+        self._append({"role": "assistant", "content": [use]})
+        try:
+            block, _ = await self.router.run(use)
+        except asyncio.CancelledError:
+            self._repair(CANCELLED_TEXT)
+            raise
+        self._append_user([block])
+
     def cancel(self) -> bool:
         """Interrupt the running turn or tool call; True if something was running."""
         if self.busy:
@@ -205,9 +228,15 @@ class Session:
         if self.busy:
             body.close()
             raise RuntimeError("a turn is already running; cancel it or wait for it to finish")
-        self._task = asyncio.get_running_loop().create_task(body)
+        task = self._task = asyncio.get_running_loop().create_task(body)
         try:
-            return await self._task
+            # Shielded so that :meth:`cancel` (which cancels ``task``) ends in an outcome, while
+            # cancelling the *caller* still propagates, after the turn has been wound up cleanly.
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise
         finally:
             self._task = None
 
