@@ -1,0 +1,288 @@
+"""The Textual application: owns the engine/session lifetime, global keys and the command palette.
+
+Screens and widgets get the engine and session through their constructors and learn about
+changes from the bridge's messages. Calls into the session (a turn, a tool run, a cancel) go
+through the few methods here so the screens stay free of session details.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from ..core.models import ToolSpec
+from ..core.session.events import Recommendation
+from ..core.settings import Settings, save_user_setting
+from . import messages as m
+from .bridge import Bridge
+from .live_settings import apply_live
+from .resources import stylesheet_paths
+from .screens.argument_form import ArgumentFormScreen
+from .screens.main import HELP, MainScreen
+from .screens.permission import PermissionDecision, PermissionScreen
+from .screens.settings import SettingsScreen
+from .widgets.chat import NoticeEntry
+
+log = logging.getLogger(__name__)
+
+#: Seconds the app waits for the engine to shut down on exit.
+STOP_TIMEOUT_S = 5.0
+
+
+class ToolscoutApp(App[int]):
+    """toolscout's full-screen app. Build it with :func:`toolscout.tui.factory.make_app`.
+
+    Args:
+        settings: resolved settings (changes from the settings screen replace them).
+        engine: the core engine; started on mount unless ``start_engine`` is False.
+        session: the agent session, or None (then only slash commands work).
+        start_engine: False when the caller has already started the engine.
+    """
+
+    TITLE = "toolscout"
+    CSS_PATH = stylesheet_paths()
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "show_help", "Help", id="app.help"),
+        Binding("f2", "show_panel('catalog')", "Catalog", id="app.catalog"),
+        Binding("f3", "show_panel('scoring')", "Scoring", id="app.scoring"),
+        Binding("f4", "show_panel('usage')", "Usage", id="app.usage"),
+        Binding("f5", "open_settings", "Settings", id="app.settings"),
+        Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
+        Binding("escape", "interrupt_turn", "Interrupt", show=False, id="app.interrupt"),
+    ]
+
+    def __init__(self, settings: Settings, engine: Any, session: Any = None, *, start_engine: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.engine = engine
+        self.session = session
+        self._start_engine = start_engine
+        self.main_screen = MainScreen(engine, session)
+        self.bridge = Bridge(self.main_screen, engine, session)
+
+    # -- lifetime ----------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main_screen
+
+    def on_mount(self) -> None:
+        self.bridge.connect()
+        router = getattr(self.session, "router", None)
+        if router is not None and getattr(router, "asker", None) is None:
+            router.asker = self.ask_permission  # permission prompts go through the modal
+        if self._start_engine:
+            self._start()
+
+    @work(group="engine", exit_on_error=False)
+    async def _start(self) -> None:
+        await self.engine.start()
+        self.main_screen.post_message(m.EngineStarted())
+
+    async def on_unmount(self) -> None:
+        self.bridge.disconnect()
+        if self.session is not None and hasattr(self.session, "close"):
+            try:
+                await asyncio.wait_for(self.session.close(), STOP_TIMEOUT_S)
+            except (TimeoutError, Exception):
+                log.warning("session did not close cleanly", exc_info=True)
+        if self._start_engine:
+            try:
+                await asyncio.wait_for(self.engine.stop(), STOP_TIMEOUT_S)
+            except (TimeoutError, Exception):
+                log.warning("engine did not stop cleanly", exc_info=True)
+
+    # -- what the status bar shows -----------------------------------------------------------
+    @property
+    def provider_name(self) -> str:
+        """The session's provider (``anthropic``, ``openai``, ``offline``) or the setting."""
+        provider = getattr(self.session, "provider", None)
+        return str(getattr(provider, "name", None) or self.settings["provider.name"])
+
+    @property
+    def model_name(self) -> str:
+        """The model the session talks to, or the setting ('' when unset)."""
+        provider = getattr(self.session, "provider", None)
+        model = getattr(provider, "model", None) or self.settings["provider.model"]
+        return "" if model in (None, "offline") else str(model)
+
+    @property
+    def offline(self) -> bool:
+        """True when no model runs: the person picks tools and fills in their arguments."""
+        return self.provider_name == "offline"
+
+    # -- actions -----------------------------------------------------------------------------
+    def action_show_panel(self, name: str) -> None:
+        """Show and focus a side panel (catalog, scoring, usage); again hides it."""
+        if self.screen is self.main_screen:
+            self.main_screen.show_panel(name)
+
+    def action_toggle_sidebar(self) -> None:
+        """Show or hide the side panel."""
+        if self.screen is self.main_screen:
+            self.main_screen.toggle_sidebar()
+
+    def action_show_help(self) -> None:
+        """Show the help in the chat."""
+        if self.screen is self.main_screen:
+            self.main_screen.chat.add(NoticeEntry(HELP, title="help"))
+
+    def action_open_settings(self) -> None:
+        """Open the settings screen."""
+        if not isinstance(self.screen, SettingsScreen):
+            self.push_screen(SettingsScreen(self.settings, self.apply_setting))
+
+    def action_interrupt_turn(self) -> None:
+        """Interrupt the running turn (Esc)."""
+        self.interrupt_turn()
+
+    def action_clear_chat(self) -> None:
+        """Clear the conversation view."""
+        self.main_screen.run_command("/clear")
+
+    def action_show_context(self) -> None:
+        """Show token usage in the chat (/context)."""
+        self.main_screen.run_command("/context")
+
+    def action_show_servers(self) -> None:
+        """Show server states in the chat (/mcp)."""
+        self.main_screen.run_command("/mcp")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Catalog", "Show the deferred-tool catalog (F2)", lambda: self.action_show_panel("catalog"))
+        yield SystemCommand("Live scoring", "Rank tools as you type a query (F3)",
+                            lambda: self.action_show_panel("scoring"))
+        yield SystemCommand("Token usage", "Tokens per server, mode decision, cache hits (F4)",
+                            lambda: self.action_show_panel("usage"))
+        yield SystemCommand("Toggle side panel", "Show or hide the side panel (ctrl+b)", self.action_toggle_sidebar)
+        yield SystemCommand("Settings", "Recommendations, tool search, strategy, provider (F5)",
+                            self.action_open_settings)
+        yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
+        yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
+        yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
+        yield SystemCommand("Clear conversation", "Clear the chat (/clear)", self.action_clear_chat)
+        yield SystemCommand("Interrupt", "Stop the running turn (Esc)", self.action_interrupt_turn)
+        yield SystemCommand("Focus prompt", "Put the cursor in the prompt (ctrl+l)",
+                            self.main_screen.action_focus_prompt)
+
+    # -- settings ----------------------------------------------------------------------------
+    def apply_setting(self, key: str, value: Any) -> Settings:
+        """Validate and persist one setting, then apply it to the engine, session and widgets.
+
+        Raises:
+            ValueError: invalid value or managed key. OSError: the file cannot be written.
+        """
+        self.settings = save_user_setting(self.settings, key, value)
+        for problem in apply_live(self.settings, self.engine, self.session):
+            self.notify(problem, title="setting saved, not applied", severity="warning", markup=False)
+        self.main_screen.post_message(m.SettingsApplied({key: self.settings[key]}))
+        return self.settings
+
+    # -- session -----------------------------------------------------------------------------
+    async def run_turn(self, text: str) -> None:
+        """Send ``text`` to the session and wait for the turn to end (run inside a worker)."""
+        if self.session is None:
+            return
+        try:
+            await self.session.send(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("turn failed")
+            self.main_screen.post_message(m.ErrorReported(f"turn failed: {exc}"))
+            self.main_screen.post_message(m.TurnEnded(cancelled=False))
+
+    def interrupt_turn(self) -> None:
+        """Ask the session to stop; the turn worker ends when the session returns."""
+        if self.session is not None and self.main_screen.busy:
+            cancel = getattr(self.session, "cancel", None)
+            if callable(cancel):
+                cancel()
+
+    def clear_conversation(self) -> None:
+        """Start over when the session supports it (``/clear``)."""
+        reset = getattr(self.session, "clear", None) if self.session is not None else None
+        if callable(reset):
+            reset()
+
+    def use_recommendation(self, rec: Recommendation) -> None:
+        """The person picked a recommended tool.
+
+        With a model, the tool's full definition is loaded into the conversation (a ToolSearch
+        ``select:`` recorded by the session), so the model has it with the next message.
+        Offline, the argument form opens and the tool runs with what the person fills in.
+        """
+        tool = self.engine.tool(rec.name)
+        if tool is None:
+            self.notify(f"{rec.name} is no longer in the catalog", severity="error", markup=False)
+            return
+        if self.offline or self.session is None:
+            self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
+            return
+        self._load_tool(tool.name)
+        self.main_screen.action_focus_prompt()
+
+    @work(group="turn", exclusive=True)
+    async def _load_tool(self, name: str) -> None:
+        load = getattr(self.session, "load_tools", None)
+        if not callable(load):
+            self.notify("this session cannot load tools on request", severity="warning", markup=False)
+            return
+        try:
+            await load([name])
+        except RuntimeError as exc:  # a turn is running
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.notify(f"{name} is loaded for your next message", title="tool added", markup=False)
+
+    def _run_picked(self, tool: ToolSpec, arguments: dict[str, Any] | None) -> None:
+        if arguments is None:
+            self.main_screen.action_focus_prompt()
+            return
+        self._run_tool(tool.name, arguments)
+
+    @work(group="turn", exclusive=True)
+    async def _run_tool(self, name: str, arguments: dict[str, Any]) -> None:
+        self.main_screen.busy = True
+        try:
+            run = getattr(self.session, "run_tool", None) if self.session is not None else None
+            if callable(run):
+                await run(name, arguments)
+            else:
+                self.main_screen.post_message(m.ToolCallStarted(f"manual-{name}", name, arguments))
+                result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
+                self.main_screen.post_message(m.ToolCallFinished(f"manual-{name}", result))
+        finally:
+            self.main_screen.busy = False
+            self.main_screen.action_focus_prompt()
+
+    async def ask_permission(self, tool: Any, params: Any) -> str:
+        """The permission asker the session and engine call: shows the prompt and waits.
+
+        Args:
+            tool: the real tool (a :class:`ToolSpec` or its name), never the ExecuteTool proxy.
+            params: the arguments it will be called with.
+
+        Returns:
+            ``"allow_once"``, ``"always"`` or ``"deny"``.
+        """
+        spec = tool if isinstance(tool, ToolSpec) else self.engine.tool(str(tool))
+        name = spec.name if spec is not None else str(tool)
+        shown = params if isinstance(params, dict) else {"_raw": params}
+        future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: PermissionDecision | None) -> None:
+            if not future.done():
+                future.set_result(decision or PermissionDecision.DENY)
+
+        self.push_screen(PermissionScreen(name, shown, spec), done)
+        return (await future).value

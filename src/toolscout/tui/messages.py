@@ -1,0 +1,157 @@
+"""Textual messages the bridge and the workers post: past-tense facts about the core.
+
+Widgets react to these; they never call the engine, an MCP server or a provider themselves.
+Messages that arrive in bursts (streamed text, rescoring on every keystroke, usage updates)
+carry the *whole* current state and set ``can_replace`` so a queued stale one is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from ..core.context import ContextReport
+from ..core.models import ServerStatus, ToolResult
+from ..core.search.results import SearchResult
+from ..core.session.events import Recommendation
+
+
+@dataclass
+class EngineStarted(Message):
+    """The engine finished :meth:`~toolscout.core.engine.Engine.start` (servers may still connect)."""
+
+
+@dataclass
+class ServerStatusChanged(Message):
+    """One server's connection state changed."""
+
+    status: ServerStatus
+
+
+@dataclass
+class CatalogChanged(Message):
+    """Tools were added or removed; panels that list tools should refresh."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def can_replace(self, message: Message) -> bool:  # a refresh covers every earlier one
+        return isinstance(message, CatalogChanged)
+
+
+@dataclass
+class WarningRaised(Message):
+    """The engine or the session recorded a warning."""
+
+    text: str
+
+
+@dataclass
+class SettingsApplied(Message):
+    """Settings changed at run time (already persisted); ``changed`` maps key → new value."""
+
+    changed: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ContextReportReady(Message):
+    """A fresh token-usage report was computed (in a worker)."""
+
+    report: ContextReport
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ContextReportReady)
+
+
+# -- session ---------------------------------------------------------------------------------
+@dataclass
+class AssistantTextUpdated(Message):
+    """Streamed assistant text; ``text`` is everything so far for block ``key``."""
+
+    key: str
+    text: str
+    done: bool = False
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, AssistantTextUpdated) and message.key == self.key and not message.done
+
+
+@dataclass
+class ToolCallStarted(Message):
+    """A tool call began. ``tool_name`` is the real tool, never the ExecuteTool proxy."""
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolCallFinished(Message):
+    """A tool call produced ``result`` (errors included)."""
+
+    call_id: str
+    result: ToolResult
+
+
+@dataclass
+class ToolSearchRan(Message):
+    """The model (or the person) ran ToolSearch.
+
+    ``result`` is the ranked result (None when the call failed before searching); ``text`` is
+    exactly what the model received; ``loaded`` the deferred tools the call loaded.
+    """
+
+    call_id: str
+    query: str
+    result: SearchResult | None
+    text: str = ""
+    loaded: tuple[str, ...] = ()
+
+
+@dataclass
+class RecommendationsChanged(Message):
+    """The session's recommended deferred tools for the next message (best first)."""
+
+    tools: list[Recommendation] = field(default_factory=list)
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RecommendationsChanged)
+
+
+@dataclass
+class UsageUpdated(Message):
+    """One model request's token usage (tokens) and the session's prefix-hit ratio so far.
+
+    ``hit_ratio`` is the share of the session's requests whose cache prefix (system prompt +
+    tools array) matched the previous request's.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    hit_ratio: float | None = None
+    requests: int = 0
+
+
+@dataclass
+class TurnStarted(Message):
+    """The session started working on a message (the person's text, as the session recorded it)."""
+
+    text: str = ""
+
+
+@dataclass
+class TurnEnded(Message):
+    """The turn finished; ``cancelled`` when the person interrupted it."""
+
+    cancelled: bool = False
+
+
+@dataclass
+class ErrorReported(Message):
+    """Something failed and the person should see it in the chat."""
+
+    text: str

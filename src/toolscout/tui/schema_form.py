@@ -1,0 +1,165 @@
+"""JSON Schema → form fields, and form values → validated arguments. No widgets here.
+
+A tool's ``inputSchema`` comes from an untrusted server: anything that is not the expected shape
+becomes a JSON field, and a schema that is itself invalid is reported instead of raising.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from jsonschema.validators import validator_for
+
+#: Field kinds and the widget that edits them.
+KINDS = ("string", "integer", "number", "boolean", "enum", "json")
+
+
+@dataclass
+class FieldSpec:
+    """One top-level property of an input schema, as the form shows it.
+
+    Attributes:
+        name: property name. kind: one of :data:`KINDS`. required: listed in ``required``.
+        description: the property's description (untrusted). type_label: for display.
+        choices: enum values (kind ``enum``). default: the schema default, if any.
+        nullable: ``null`` is among the allowed types.
+    """
+
+    name: str
+    kind: str
+    required: bool = False
+    description: str = ""
+    type_label: str = ""
+    choices: list[Any] = field(default_factory=list)
+    default: Any = None
+    has_default: bool = False
+    nullable: bool = False
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    t = schema.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [x for x in t if isinstance(x, str)]
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list):
+            found: list[str] = []
+            for option in options:
+                if isinstance(option, dict):
+                    found += [x for x in _types(option) if x not in found]
+            return found
+    return []
+
+
+def fields_of(schema: Any) -> list[FieldSpec]:
+    """The form fields of ``schema`` (top-level ``properties``, in the server's order)."""
+    if not isinstance(schema, dict):
+        return []
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return []
+    required = schema.get("required")
+    required_set = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+    out: list[FieldSpec] = []
+    for name, prop in props.items():
+        if not isinstance(name, str):
+            continue
+        prop = prop if isinstance(prop, dict) else {}
+        types = _types(prop)
+        nullable = "null" in types
+        concrete = [t for t in types if t != "null"]
+        description = prop.get("description") if isinstance(prop.get("description"), str) else ""
+        spec = FieldSpec(name, "json", name in required_set, description or "", "/".join(types) or "any",
+                         nullable=nullable)
+        if "default" in prop:
+            spec.default, spec.has_default = prop["default"], True
+        enum = prop.get("enum")
+        if isinstance(enum, list) and enum:
+            spec.kind, spec.choices = "enum", list(enum)
+            spec.type_label = spec.type_label if types else "enum"
+        elif len(concrete) == 1 and concrete[0] in ("string", "integer", "number", "boolean"):
+            spec.kind = concrete[0]
+        out.append(spec)
+    return out
+
+
+class FormError(ValueError):
+    """A field's text could not be turned into a value. ``field`` names it."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
+    """Turn one widget value into an argument value.
+
+    Args:
+        spec: the field. raw: the widget's value (``str`` for text fields, ``bool`` for
+            booleans, the chosen value or ``None`` for enums).
+
+    Returns:
+        ``(present, value)``; ``present`` is False when the field was left empty.
+
+    Raises:
+        FormError: the text is not a valid number or JSON.
+    """
+    if spec.kind == "boolean":
+        return (raw is not None, bool(raw)) if raw is not None else (False, None)
+    if spec.kind == "enum":
+        return (raw is not None, raw)
+    text = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
+    if not text.strip():
+        return False, None
+    if spec.kind == "string":
+        return True, text
+    if spec.kind == "integer":
+        try:
+            return True, int(text.strip())
+        except ValueError:
+            raise FormError(spec.name, "expected a whole number") from None
+    if spec.kind == "number":
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise FormError(spec.name, "expected a number") from None
+        return True, int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+    try:
+        return True, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormError(spec.name, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def validate_arguments(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """Check ``arguments`` against ``schema`` with jsonschema.
+
+    Returns:
+        ``[(field or "", message)]``, empty when valid. A schema that is itself invalid yields
+        one entry with field ``""`` explaining that (the arguments are then unchecked).
+    """
+    if not isinstance(schema, dict):
+        return []
+    try:
+        cls = validator_for(schema)
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return [("", f"the tool's input schema is invalid ({exc.message}); arguments not checked")]
+    validator = cls(schema)
+    problems: list[tuple[str, str]] = []
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+    except Exception as exc:
+        return [("", f"could not validate: {exc}")]
+    for error in errors:
+        path = [str(p) for p in error.path]
+        name = path[0] if path else ""
+        if not name and error.validator == "required" and isinstance(error.instance, dict):
+            missing = [r for r in error.validator_value if r not in error.instance]  # type: ignore[union-attr]
+            name = missing[0] if missing else ""
+        problems.append((name, error.message))
+    return problems

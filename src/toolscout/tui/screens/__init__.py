@@ -1,0 +1,1 @@
+"""Screens: the main layout, settings, and the modals (permission, argument form, tool details)."""

@@ -1,0 +1,175 @@
+"""The argument form: fill in a tool's arguments (offline session) and run it.
+
+Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.tui.schema_form`): text for
+strings, numeric inputs for numbers, a switch for booleans, a select for enums and a JSON editor
+for arrays, objects and anything else. The arguments are validated with jsonschema before the
+screen dismisses with them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
+
+from ...core.models import ToolSpec
+from ..schema_form import FieldSpec, FormError, fields_of, parse_value, validate_arguments
+from ..text import clean, first_line
+
+
+class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
+    """Dismisses with the validated arguments, or None when cancelled.
+
+    Args:
+        tool: the tool to run (its ``input_schema`` defines the fields).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "run_tool", "Run", id="form.run"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+    ]
+
+    def __init__(self, tool: ToolSpec) -> None:
+        super().__init__()
+        self.tool = tool
+        self.fields = fields_of(tool.input_schema)
+        self._ids = {spec.name: f"arg-{i}" for i, spec in enumerate(self.fields)}
+        self._touched: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="form-dialog", classes="dialog"):
+            title = Text("Run ", style="bold")
+            title.append(clean(self.tool.name, single_line=True), style="bold cyan")
+            yield Label(title, id="form-title")
+            desc = first_line(self.tool.description, 300)
+            if desc:
+                yield Static(Text(desc, style="dim"), id="form-description")
+            with VerticalScroll(id="form-fields"):
+                if not self.fields:
+                    yield Static(Text("This tool takes no arguments.", style="dim italic"))
+                for spec in self.fields:
+                    yield from self._field(spec)
+            yield Static(id="form-errors")
+            with Horizontal(classes="buttons"):
+                yield Button("Run (ctrl+s)", id="run", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
+
+    def _field(self, spec: FieldSpec) -> ComposeResult:
+        label = Text(clean(spec.name, single_line=True), style="bold")
+        if spec.required:
+            label.append(" *", style="bold red")
+        label.append(f"  {clean(spec.type_label, single_line=True)}", style="dim")
+        yield Label(label, classes="field-label")
+        if spec.description:
+            yield Static(Text(clean(spec.description, single_line=True, limit=240), style="dim"),
+                         classes="field-help")
+        yield self._editor(spec)
+
+    def _editor(self, spec: FieldSpec) -> Widget:
+        wid = self._ids[spec.name]
+        default = spec.default if spec.has_default else None
+        if spec.kind == "boolean":
+            return Switch(value=bool(default), id=wid, classes="field")
+        if spec.kind == "enum":
+            options = [(clean(json.dumps(c, ensure_ascii=False) if not isinstance(c, str) else c,
+                              single_line=True, limit=60), c) for c in spec.choices]
+            select: Select[Any] = Select(options, allow_blank=True, id=wid, classes="field",
+                                         prompt="(not set)", compact=True)
+            if spec.has_default and default in spec.choices:
+                select.value = default
+            return select
+        if spec.kind in ("string", "integer", "number"):
+            kind = {"string": "text", "integer": "integer", "number": "number"}[spec.kind]
+            value = "" if default is None else str(default)
+            return Input(value=value, type=kind, id=wid, classes="field", compact=True,
+                         placeholder="required" if spec.required else "(optional)")
+        text = "" if default is None else json.dumps(default, indent=2, ensure_ascii=False)
+        area = TextArea(text, id=wid, classes="field json-field", language=None, soft_wrap=True,
+                        show_line_numbers=False, tab_behavior="focus", compact=True)
+        area.border_subtitle = "JSON"
+        return area
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        for name, wid in self._ids.items():
+            if wid == event.switch.id:
+                self._touched.add(name)
+
+    def _raw(self, spec: FieldSpec) -> Any:
+        widget = self.query_one(f"#{self._ids[spec.name]}")
+        if isinstance(widget, Switch):
+            explicit = spec.required or spec.has_default or spec.name in self._touched
+            return widget.value if explicit else None
+        if isinstance(widget, Select):
+            return None if widget.value is Select.NULL else widget.value
+        if isinstance(widget, TextArea):
+            return widget.text
+        if isinstance(widget, Input):
+            return widget.value
+        return None
+
+    def collect(self) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The arguments as typed and every problem with them (parse errors, then schema errors)."""
+        arguments: dict[str, Any] = {}
+        problems: list[tuple[str, str]] = []
+        for spec in self.fields:
+            try:
+                present, value = parse_value(spec, self._raw(spec))
+            except FormError as exc:
+                problems.append((spec.name, str(exc).split(": ", 1)[-1]))
+                continue
+            if present:
+                arguments[spec.name] = value
+        if not problems:
+            problems = validate_arguments(self.tool.input_schema, arguments)
+        return arguments, problems
+
+    def _show_problems(self, problems: list[tuple[str, str]]) -> None:
+        names = {name for name, _ in problems}
+        for spec in self.fields:
+            self.query_one(f"#{self._ids[spec.name]}").set_class(spec.name in names, "-invalid")
+        out = Text()
+        for name, message in problems:
+            if out:
+                out.append("\n")
+            out.append("✗ ", style="bold red")
+            if name:
+                out.append(clean(name, single_line=True) + ": ", style="bold")
+            out.append(clean(message, single_line=True, limit=300))
+        self.query_one("#form-errors", Static).update(out)
+
+    def action_run_tool(self) -> None:
+        """Validate; on success dismiss with the arguments, else show what is wrong."""
+        arguments, problems = self.collect()
+        blocking = [p for p in problems if p[0] or not p[1].startswith(("the tool's input schema", "could not"))]
+        self._show_problems(problems)
+        if not blocking:
+            self.dismiss(arguments)
+
+    def action_cancel(self) -> None:
+        """Close without running."""
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "run":
+            self.action_run_tool()
+        else:
+            self.action_cancel()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run_tool()
+
+    def on_mount(self) -> None:
+        fields = self.query(".field")
+        if fields:
+            fields.first().focus()
+        else:
+            self.query_one("#run", Button).focus()

@@ -1,0 +1,372 @@
+"""The main screen: status bar, chat with recommendation bar and prompt, and the side panels.
+
+The screen receives the bridge's messages (engine and session facts) and hands each to the
+widget that shows it. Work that touches the core runs in workers: a turn (``group="turn"``),
+the token report (a thread, ``group="report"``) and live scoring (inside the scoring panel).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, TabPane
+
+from ...core.models import ServerState, ServerStatus
+from .. import messages as m
+from ..text import clean
+from ..widgets.catalog import CatalogPanel, tool_state
+from ..widgets.chat import (
+    AssistantEntry,
+    ChatView,
+    ErrorEntry,
+    NoticeEntry,
+    SearchEntry,
+    ToolCallEntry,
+    UserEntry,
+)
+from ..widgets.prompt import PromptInput
+from ..widgets.recommendations import RecommendationBar
+from ..widgets.scoring import ScoringPanel
+from ..widgets.status import StatusBar
+from ..widgets.usage import CacheStats, UsagePanel, context_renderable
+
+if TYPE_CHECKING:
+    from ..app import ToolscoutApp
+
+PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
+
+HELP = """\
+Type a message and press Enter. Slash commands:
+  /context          token usage per server and the tool-search mode decision
+  /mcp              server connection states
+  /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
+  /settings         open the settings
+  /clear            clear the conversation view
+  /help             this help
+Keys: Tab enters the recommendation bar (Enter uses a tool, Esc returns) · Up/Down prompt history
+F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
+a running turn · ctrl+p lists every action."""
+
+
+class MainScreen(Screen[None]):
+    """Chat on the left, one side panel (catalog, scoring, usage) on the right.
+
+    At widths under the app's breakpoint the side panel, when shown, replaces the chat.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "escape", "Interrupt", id="main.escape", show=False),
+        Binding("ctrl+l", "focus_prompt", "Prompt", id="main.focus_prompt", show=False),
+    ]
+
+    sidebar: reactive[bool | None] = reactive(None)
+    """Side panel shown (True), hidden (False) or automatic by width (None)."""
+
+    busy: reactive[bool] = reactive(False)
+    """True while a turn runs."""
+
+    def __init__(self, engine: Any, session: Any = None) -> None:
+        super().__init__()
+        self.engine = engine
+        self.session = session
+        self.loaded_names: set[str] = set()
+        self.usage_counts: dict[str, int] = {}
+        self.cache = CacheStats()
+
+    @property
+    def tapp(self) -> ToolscoutApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="chat-column"):
+                yield ChatView(id="chat")
+                yield RecommendationBar(id="recommendations")
+                yield PromptInput(placeholder="Message, or /help", id="prompt")
+            with TabbedContent(id="sidebar", initial="tab-catalog"):
+                with TabPane("Catalog", id="tab-catalog"):
+                    yield CatalogPanel(self.engine, id="catalog")
+                with TabPane("Scoring", id="tab-scoring"):
+                    yield ScoringPanel(self.engine, id="scoring")
+                with TabPane("Usage", id="tab-usage"):
+                    yield UsagePanel(id="usage")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.apply_settings()
+        status = self.query_one(StatusBar)
+        status.servers = {s.name: s for s in self.engine.server_statuses()}
+        self.query_one(PromptInput).focus()
+        self.refresh_report()
+
+    # -- layout ------------------------------------------------------------------------------
+    def watch_sidebar(self, value: bool | None) -> None:
+        self.set_class(value is True, "-sidebar-shown")
+        self.set_class(value is False, "-sidebar-hidden")
+
+    def watch_busy(self, value: bool) -> None:
+        self.query_one(StatusBar).busy = value
+        self.set_class(value, "-busy")
+
+    @property
+    def sidebar_visible(self) -> bool:
+        """True when the side panel is on screen."""
+        return self.query_one("#sidebar").display and self.query_one("#sidebar").region.width > 0
+
+    def show_panel(self, name: str) -> None:
+        """Show side panel ``name`` (catalog, scoring, usage) and focus it; again to hide it."""
+        tabs = self.query_one("#sidebar", TabbedContent)
+        pane_id = PANELS[name]
+        panel = self.query_one(f"#{name}")
+        if self.sidebar_visible and tabs.active == pane_id and panel.has_focus_within:
+            self.sidebar = False
+            self.query_one(PromptInput).focus()
+            return
+        tabs.active = pane_id
+        self.sidebar = True
+        self.call_after_refresh(self._focus_panel, name)
+
+    def _focus_panel(self, name: str) -> None:
+        target = {"catalog": "#catalog-filter", "scoring": "#scoring-query", "usage": "#usage"}[name]
+        self.query_one(target).focus()
+
+    def toggle_sidebar(self) -> None:
+        """Show or hide the side panel."""
+        self.sidebar = not self.sidebar_visible
+        if not self.sidebar:
+            self.query_one(PromptInput).focus()
+
+    def action_focus_prompt(self) -> None:
+        """Put the cursor in the prompt."""
+        self.query_one(PromptInput).focus()
+
+    def action_escape(self) -> None:
+        """Interrupt a running turn; otherwise go back to the prompt."""
+        if self.busy:
+            self.interrupt()
+        else:
+            self.action_focus_prompt()
+
+    # -- settings ----------------------------------------------------------------------------
+    def apply_settings(self) -> None:
+        """Push the app's current settings into the widgets that depend on them."""
+        settings = self.tapp.settings
+        bar = self.query_one(RecommendationBar)
+        bar.enabled = bool(settings["recommendations.enabled"])
+        bar.min_score = float(settings["recommendations.minScore"])
+        bar.max_items = int(settings["recommendations.max"])
+        status = self.query_one(StatusBar)
+        status.provider = self.tapp.provider_name
+        status.model = self.tapp.model_name
+        status.mode = f"tool search {settings['toolSearch.enabled']} · {settings['session.strategy']}"
+
+    def on_settings_applied(self, message: m.SettingsApplied) -> None:
+        self.apply_settings()
+        self.refresh_report()
+        self.query_one(ScoringPanel).rescore()
+
+    # -- engine facts ------------------------------------------------------------------------
+    def on_server_status_changed(self, message: m.ServerStatusChanged) -> None:
+        status = message.status
+        self.query_one(CatalogPanel).set_status(status)
+        bar = self.query_one(StatusBar)
+        bar.servers = {**bar.servers, status.name: status}
+        if status.state is ServerState.FAILED:
+            self.notify(clean(f"{status.name}: {status.error or 'failed'}", single_line=True, limit=200),
+                        title="server failed", severity="error", markup=False)
+
+    def on_catalog_changed(self, message: m.CatalogChanged) -> None:
+        self.query_one(CatalogPanel).refresh_tree()
+        self.query_one(ScoringPanel).rescore()
+        self.refresh_report()
+
+    def on_warning_raised(self, message: m.WarningRaised) -> None:
+        self.notify(clean(message.text, single_line=True, limit=300), severity="warning", markup=False)
+
+    def refresh_report(self) -> None:
+        """Recompute the token report in a thread (tiktoken over every schema takes a while)."""
+        self._compute_report(set(self.loaded_names), dict(self.usage_counts))
+
+    @work(thread=True, exclusive=True, group="report")
+    def _compute_report(self, loaded: set[str], usage: dict[str, int]) -> None:
+        report = self.engine.context_report(loaded_names=loaded, usage_counts=usage,
+                                            model=self.tapp.model_name or None)
+        self.post_message(m.ContextReportReady(report))
+
+    def on_context_report_ready(self, message: m.ContextReportReady) -> None:
+        per_tool: dict[str, int] = {}
+        for row in message.report.rows:
+            per_tool.update(row.per_tool)
+        self.query_one(CatalogPanel).set_tokens(per_tool)
+        self.query_one(UsagePanel).show_report(message.report)
+
+    # -- session facts -----------------------------------------------------------------------
+    @property
+    def chat(self) -> ChatView:
+        """The conversation view."""
+        return self.query_one(ChatView)
+
+    def on_turn_started(self, message: m.TurnStarted) -> None:
+        self.busy = True
+        if message.text:
+            self.chat.add(UserEntry(message.text))
+
+    def on_turn_ended(self, message: m.TurnEnded) -> None:
+        self.busy = False
+        if message.cancelled:
+            self.chat.add(NoticeEntry("interrupted", variant="warning"))
+        self.refresh_report()
+
+    def on_assistant_text_updated(self, message: m.AssistantTextUpdated) -> None:
+        entry = self.chat.assistant(message.key)
+        if entry is None:
+            self.chat.add(AssistantEntry(message.key, message.text))
+        else:
+            entry.set_text(message.text)
+            if self.chat.is_vertical_scroll_end:
+                self.chat.scroll_end(animate=False)
+
+    def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
+        self.usage_counts[message.tool_name] = self.usage_counts.get(message.tool_name, 0) + 1
+        self.chat.add(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
+
+    def on_tool_call_finished(self, message: m.ToolCallFinished) -> None:
+        entry = self.chat.tool_call(message.call_id)
+        if entry is None:
+            entry = ToolCallEntry(message.call_id, message.result.tool_name, {})
+            self.chat.add(entry)
+        entry.finish(message.result)
+
+    def on_tool_search_ran(self, message: m.ToolSearchRan) -> None:
+        if message.loaded:
+            self.loaded_names.update(message.loaded)
+            self.query_one(CatalogPanel).set_loaded(self.loaded_names)
+        if message.result is not None:
+            self.chat.add(SearchEntry(message.result))
+        else:
+            self.chat.add(ErrorEntry(f"ToolSearch {message.query}: {message.text}"))
+
+    def on_recommendations_changed(self, message: m.RecommendationsChanged) -> None:
+        self.query_one(RecommendationBar).show_hits(message.tools)
+
+    def on_usage_updated(self, message: m.UsageUpdated) -> None:
+        old = self.cache
+        self.cache = CacheStats(old.input_tokens + message.input_tokens,
+                                old.cache_read_tokens + message.cache_read_tokens,
+                                old.cache_write_tokens + message.cache_write_tokens,
+                                old.output_tokens + message.output_tokens,
+                                old.requests + 1, message.hit_ratio)
+        self.query_one(UsagePanel).set_cache(self.cache)
+
+    def on_error_reported(self, message: m.ErrorReported) -> None:
+        self.chat.add(ErrorEntry(message.text))
+
+    # -- the prompt --------------------------------------------------------------------------
+    @on(Input.Submitted, "#prompt")
+    def submit_prompt(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value
+        prompt = self.query_one(PromptInput)
+        if not text.strip():
+            return
+        prompt.remember(text)
+        prompt.value = ""
+        if text.lstrip().startswith("/"):
+            self.run_command(text.strip())
+        else:
+            self.send(text)
+
+    def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        bar = self.query_one(RecommendationBar)
+        if not (bar.display and bar.focus_first()):
+            self.focus_next()
+
+    def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
+        self.query_one(PromptInput).focus()
+
+    def on_recommendation_bar_picked(self, message: RecommendationBar.Picked) -> None:
+        self.tapp.use_recommendation(message.hit)
+
+    def on_catalog_panel_tool_chosen(self, message: CatalogPanel.ToolChosen) -> None:
+        from .tool_detail import ToolDetailScreen
+
+        tool = message.tool
+        report = self.query_one(UsagePanel).report
+        tokens = None
+        if report is not None:
+            for row in report.rows:
+                tokens = row.per_tool.get(tool.name, tokens)
+        state = tool_state(self.engine.catalog, tool, self.loaded_names)
+        instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
+        self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
+
+    # -- turns -------------------------------------------------------------------------------
+    def send(self, text: str) -> None:
+        """Start a turn with ``text`` (shows an error when there is no session)."""
+        if self.session is None:
+            self.chat.add(UserEntry(text))
+            self.chat.add(ErrorEntry("No session is running: only slash commands work. Try /help."))
+            return
+        self._run_turn(text)
+
+    @work(exclusive=True, group="turn")
+    async def _run_turn(self, text: str) -> None:
+        await self.tapp.run_turn(text)
+
+    def interrupt(self) -> None:
+        """Ask the session to stop the running turn."""
+        self.tapp.interrupt_turn()
+
+    # -- slash commands ----------------------------------------------------------------------
+    def run_command(self, line: str) -> None:
+        """Run one slash command (``/name args``); unknown names show an error."""
+        name, _, arg = line[1:].partition(" ")
+        name = name.lower()
+        arg = arg.strip()
+        if name == "help":
+            self.chat.add(NoticeEntry(HELP, title="help"))
+        elif name == "clear":
+            self.chat.clear()
+            self.tapp.clear_conversation()
+        elif name == "settings":
+            self.tapp.action_open_settings()
+        elif name == "context":
+            report = self.engine.context_report(loaded_names=self.loaded_names, usage_counts=self.usage_counts,
+                                                model=self.tapp.model_name or None)
+            self.chat.add(NoticeEntry(context_renderable(report, self.cache),
+                                      title="/context"))
+        elif name == "mcp":
+            self.chat.add(NoticeEntry(self.server_table(), title="/mcp"))
+        elif name == "search":
+            if not arg:
+                self.chat.add(ErrorEntry("usage: /search QUERY"))
+                return
+            self.chat.add(SearchEntry(self.engine.search_tools(arg)))
+        else:
+            self.chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
+
+    def server_table(self) -> Table | Text:
+        """Every server with its state, tool count and transport (``/mcp``)."""
+        statuses: list[ServerStatus] = list(self.query_one(CatalogPanel).statuses.values())
+        if not statuses:
+            return Text("no MCP servers configured", style="dim")
+        table = Table(box=None, padding=(0, 2), show_header=True, header_style="bold")
+        for column in ("server", "state", "tools", "transport", "detail"):
+            table.add_column(column)
+        for status in statuses:
+            colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
+            detail = status.error if status.state is ServerState.FAILED else (status.instructions or "")
+            table.add_row(Text(clean(status.name, single_line=True)), Text(status.state.value, style=colour),
+                          str(status.tool_count), status.transport,
+                          Text(clean(detail or "", single_line=True, limit=60), style="dim"))
+        return table

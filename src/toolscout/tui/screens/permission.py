@@ -1,0 +1,82 @@
+"""The permission prompt: may this tool run with these arguments?
+
+It always names the real tool (``mcp__github__create_issue``), never the ExecuteTool proxy that
+carried the call, and shows the arguments exactly as they will be sent.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from ...core.models import ToolSpec
+from ..text import clean, first_line
+from ..widgets.chat import pretty_json
+
+
+class PermissionDecision(StrEnum):
+    """What the person answered."""
+
+    ALLOW_ONCE = "allow_once"
+    ALWAYS_ALLOW = "always"
+    DENY = "deny"
+
+
+class PermissionScreen(ModalScreen[PermissionDecision]):
+    """Ask before a tool runs. Dismisses with a :class:`PermissionDecision`.
+
+    Args:
+        tool_name: canonical name of the tool that will run.
+        arguments: the arguments it will receive.
+        tool: the tool's spec when known (for the server and description lines).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "decide('allow_once')", "Allow once", id="permission.allow_once"),
+        Binding("a", "decide('always')", "Always allow", id="permission.always_allow"),
+        Binding("n,escape", "decide('deny')", "Deny", id="permission.deny"),
+    ]
+
+    def __init__(self, tool_name: str, arguments: dict[str, Any], tool: ToolSpec | None = None) -> None:
+        super().__init__()
+        self.tool_name = tool_name
+        self.arguments = arguments
+        self.tool = tool
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="permission-dialog", classes="dialog"):
+            title = Text("Allow ", style="bold")
+            title.append(clean(self.tool_name, single_line=True), style="bold yellow")
+            title.append(" to run?", style="bold")
+            yield Label(title, id="permission-title")
+            if self.tool is not None:
+                where = Text(f"server {clean(self.tool.server, single_line=True)}" if self.tool.server
+                             else "built-in tool", style="dim")
+                desc = first_line(self.tool.description, 200)
+                if desc:
+                    where.append(" · " + desc, style="dim")
+                yield Static(where, id="permission-tool")
+            with VerticalScroll(id="permission-args"):
+                yield Static(Text(clean(pretty_json(self.arguments))))
+            with Horizontal(classes="buttons"):
+                yield Button("Allow once (y)", id="allow_once", variant="primary", compact=True)
+                yield Button("Always allow (a)", id="always", variant="success", compact=True)
+                yield Button("Deny (n)", id="deny", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#allow_once", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_decide(event.button.id or "deny")
+
+    def action_decide(self, decision: str) -> None:
+        """Close with ``decision`` (a :class:`PermissionDecision` value)."""
+        self.dismiss(PermissionDecision(decision))

@@ -1,0 +1,97 @@
+"""Untrusted text made safe to show: literal, single-line when asked, no control characters.
+
+Everything a server, a tool or a model sends is shown *literally*: ``[bold]`` and ``[/`` must
+not style the UI (or raise a markup error), and ANSI escapes and control characters must not
+move the cursor or change colours. Widgets therefore never pass such text as a ``str`` to a
+markup-parsing API; they build :class:`rich.text.Text` or :class:`textual.content.Content`
+from :func:`clean` output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rich.text import Text
+
+#: ANSI CSI / OSC / other ESC sequences (removed whole, not just their ESC byte).
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+#: C0 and C1 control characters other than newline and tab, plus DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r"\s+")
+
+
+def clean(text: object, *, single_line: bool = False, limit: int | None = None) -> str:
+    """Strip ANSI escapes and control characters from ``text``.
+
+    Args:
+        text: anything; non-strings are converted with ``str``.
+        single_line: collapse all whitespace (newlines included) into single spaces.
+        limit: cut to at most this many characters, ending with an ellipsis.
+
+    Returns:
+        Text that is safe to render literally (tabs become spaces).
+    """
+    value = text if isinstance(text, str) else ("" if text is None else str(text))
+    value = _ANSI.sub("", value)
+    value = _CONTROL.sub("", value)
+    value = value.replace("\t", "    ")
+    # Lone surrogates cannot be encoded for the terminal.
+    value = value.encode("utf-8", "replace").decode("utf-8")
+    if single_line:
+        value = _SPACES.sub(" ", value).strip()
+    if limit is not None and len(value) > limit:
+        value = value[: max(limit - 1, 0)].rstrip() + "…"
+    return value
+
+
+def first_line(text: object, limit: int = 100) -> str:
+    """The first non-empty line of ``text``, cleaned and cut to ``limit`` characters."""
+    value = clean(text)
+    for line in value.splitlines():
+        if line.strip():
+            return clean(line, single_line=True, limit=limit)
+    return ""
+
+
+def plain(text: object, style: str = "", **kwargs: bool | int | None) -> Text:
+    """A literal :class:`Text` of cleaned ``text`` (never parsed as markup)."""
+    return Text(clean(text, **kwargs), style=style)  # type: ignore[arg-type]
+
+
+_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _stemmer():  # the index's own stemmer, so "issues" in a query lights up "issue"
+    try:
+        from ..core.search.tokenize import stem
+    except ImportError:  # pragma: no cover - the search package is part of the core
+        return lambda word: word
+    return stem
+
+
+def highlight_terms(text: object, terms: Iterable[str], style: str = "bold underline") -> Text:
+    """``text`` as a literal :class:`Text` with the words that match any of ``terms`` styled.
+
+    ``terms`` are query words as the search reports them (``ScoredTool.matched``). A word of
+    ``text`` matches when it, or its Snowball stem, equals a term or the term's stem. Words are
+    split the way the search tokenizer splits names: snake_case, kebab-case and camelCase parts.
+    """
+    value = clean(text)
+    out = Text(value)
+    stem = _stemmer()
+    wanted: set[str] = set()
+    for term in terms:
+        if term:
+            wanted.update((term.lower(), stem(term.lower())))
+    if not wanted:
+        return out
+    for match in _WORD.finditer(value):
+        start = match.start()
+        for part in _CAMEL.split(match.group()):
+            lower = part.lower()
+            if lower in wanted or stem(lower) in wanted:
+                out.stylize(style, start, start + len(part))
+            start += len(part)
+    return out

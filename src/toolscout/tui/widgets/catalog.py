@@ -1,0 +1,245 @@
+"""The deferred-tool catalog: every tool grouped by server, with state and token cost.
+
+A tool's state is ``core`` (a built-in sent every turn), ``always-load`` (never deferred),
+``loaded`` (deferred, but a search or a pick loaded it this session) or ``deferred``. Servers
+show their connection state, and the reason when they failed. Typing in the filter narrows the
+tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from ...core.models import ServerState, ServerStatus, ToolSpec
+from ..text import clean
+
+BUILTIN_GROUP = "built-in"
+
+STATE_STYLE = {
+    ServerState.CONNECTING: ("◌", "yellow"),
+    ServerState.CONNECTED: ("●", "green"),
+    ServerState.FAILED: ("✗", "red"),
+    ServerState.DISCONNECTED: ("○", "dim"),
+}
+TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim"}
+
+
+def tool_state(catalog: Any, tool: ToolSpec, loaded_names: set[str]) -> str:
+    """``core``, ``always-load``, ``loaded`` or ``deferred`` for ``tool`` in ``catalog``."""
+    if catalog.is_core(tool) or tool.name in ("ToolSearch", "ExecuteTool"):
+        return "core"
+    if catalog.is_always_load(tool):
+        return "always-load"
+    if tool.name in loaded_names:
+        return "loaded"
+    return "deferred" if catalog.is_deferred(tool) else "core"
+
+
+def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None) -> Text:
+    """The tree label of one server: state glyph, name, state, tool count and tokens."""
+    state = status.state if status else ServerState.CONNECTED
+    glyph, colour = STATE_STYLE.get(state, ("?", ""))
+    out = Text()
+    out.append(f"{glyph} ", style=colour)
+    out.append(clean(name, single_line=True), style="bold")
+    if state is ServerState.FAILED:
+        out.append("  failed", style="bold red")
+        return out
+    if state is ServerState.CONNECTING:
+        out.append("  connecting…", style="yellow")
+        return out
+    out.append(f"  {tools} tool{'s' if tools != 1 else ''}", style="dim")
+    if tokens is not None:
+        out.append(f" · {tokens:,} tok", style="dim")
+    if state is ServerState.DISCONNECTED:
+        out.append("  disconnected", style="dim")
+    return out
+
+
+def tool_label(tool: ToolSpec, state: str, tokens: int | None, query: str = "") -> Text:
+    """The tree label of one tool: bare name (filter match highlighted), state, tokens."""
+    name = clean(tool.bare_name, single_line=True)
+    out = Text(name)
+    if query:
+        lower = name.lower()
+        at = lower.find(query)
+        if at >= 0:
+            out.stylize("bold reverse", at, at + len(query))
+    out.append(f"  {state}", style=TOOL_STATE_STYLE.get(state, ""))
+    if tokens is not None:
+        out.append(f"  {tokens:,}", style="dim")
+    return out
+
+
+class CatalogTree(Tree[ToolSpec | str]):
+    """The tree itself (a separate class so CSS and bindings can target it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "expand_node", "Expand", show=False, id="catalog.expand"),
+        Binding("left", "collapse_node", "Collapse", show=False, id="catalog.collapse"),
+    ]
+
+    def action_expand_node(self) -> None:
+        """Expand the node under the cursor."""
+        node = self.cursor_node
+        if node is not None and node.allow_expand:
+            node.expand()
+
+    def action_collapse_node(self) -> None:
+        """Collapse the node under the cursor (or its parent)."""
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            node.parent.collapse()
+            self.move_cursor(node.parent)
+
+
+class CatalogPanel(Vertical):
+    """Filter input, tool tree and a summary line.
+
+    Args:
+        engine: read for the catalog and server statuses (never for MCP calls).
+    """
+
+    @dataclass
+    class ToolChosen(Message):
+        """Enter was pressed on a tool."""
+
+        tool: ToolSpec
+
+    def __init__(self, engine: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._engine = engine
+        self.statuses: dict[str, ServerStatus] = {s.name: s for s in engine.server_statuses()}
+        self.tokens: dict[str, int] = {}
+        self.loaded_names: set[str] = set()
+        self._filter = ""
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter tools…", id="catalog-filter")
+        tree: CatalogTree = CatalogTree("tools", id="catalog-tree")
+        tree.show_root = False
+        tree.guide_depth = 2
+        yield tree
+        yield Static(id="catalog-summary")
+
+    def on_mount(self) -> None:
+        self.refresh_tree()
+
+    # -- inputs from the screen --------------------------------------------------------------
+    def set_status(self, status: ServerStatus) -> None:
+        """Record a server's new state and redraw."""
+        self.statuses[status.name] = status
+        self.refresh_tree()
+
+    def set_tokens(self, per_tool: dict[str, int]) -> None:
+        """Per-tool token costs (full definition), from a context report."""
+        self.tokens = dict(per_tool)
+        self.refresh_tree()
+
+    def set_loaded(self, names: set[str]) -> None:
+        """Deferred tools the session has loaded."""
+        self.loaded_names = set(names)
+        self.refresh_tree()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "catalog-filter":
+            event.stop()
+            self._filter = event.value.strip().lower()
+            self.refresh_tree()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "catalog-filter":
+            event.stop()
+            self.query_one(CatalogTree).focus()
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        data = event.node.data
+        if isinstance(data, ToolSpec):
+            self.post_message(self.ToolChosen(data))
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _matches(self, tool: ToolSpec) -> bool:
+        q = self._filter
+        return not q or q in tool.name.lower() or q in (tool.description or "").lower()
+
+    def groups(self) -> list[tuple[str, list[ToolSpec]]]:
+        """(group, tools) in catalog order: built-ins first, then every server, failed ones too."""
+        catalog = self._engine.catalog
+        groups: dict[str, list[ToolSpec]] = {}
+        for tool in catalog.tools():
+            groups.setdefault(tool.server or BUILTIN_GROUP, []).append(tool)
+        for name in self.statuses:
+            groups.setdefault(name, [])
+        return list(groups.items())
+
+    def refresh_tree(self) -> None:
+        """Rebuild the tree from the catalog, keeping expansion and the cursor where possible."""
+        if not self.is_mounted:
+            return
+        tree = self.query_one(CatalogTree)
+        catalog = self._engine.catalog
+        expanded = {n.data for n in _walk(tree.root) if isinstance(n.data, str) and n.is_expanded}
+        first_build = not tree.root.children
+        cursor = tree.cursor_node.data if tree.cursor_node is not None else None
+        tree.clear()
+        shown = total = 0
+        groups = self.groups()
+        expand_all = bool(self._filter) or sum(len(t) for _, t in groups) <= 40
+        for group, tools in groups:
+            matching = [t for t in tools if self._matches(t)]
+            if self._filter and not matching and self._filter not in group.lower():
+                continue
+            tokens = sum(self.tokens.get(t.name, 0) for t in tools) if self.tokens else None
+            label = server_label(group, self.statuses.get(group), len(tools), tokens)
+            status = self.statuses.get(group)
+            failed = status is not None and status.state is ServerState.FAILED
+            node = tree.root.add(label, data=group, allow_expand=bool(matching) or failed)
+            if failed:
+                reason = Text(clean(status.error or "no reason given", single_line=True), style="red")  # type: ignore[union-attr]
+                node.add_leaf(reason, data=f"{group}:error")
+                node.expand()
+            for tool in matching:
+                state = tool_state(catalog, tool, self.loaded_names)
+                node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
+            shown += len(matching)
+            total += len(tools)
+            if matching and (expand_all or group in expanded or (first_build and group == BUILTIN_GROUP)):
+                node.expand()
+        if cursor is not None:
+            for n in _walk(tree.root):
+                if n.data == cursor or (isinstance(n.data, ToolSpec) and isinstance(cursor, ToolSpec)
+                                        and n.data.name == cursor.name):
+                    tree.move_cursor(n)
+                    break
+        summary = Text(f"{shown} of {total} tools" if self._filter else f"{total} tools", style="dim")
+        connecting = [s for s in self.statuses.values() if s.state is ServerState.CONNECTING]
+        failed = [s for s in self.statuses.values() if s.state is ServerState.FAILED]
+        if connecting:
+            summary.append(f" · {len(connecting)} connecting", style="yellow")
+        if failed:
+            summary.append(f" · {len(failed)} failed", style="red")
+        self.query_one("#catalog-summary", Static).update(summary)
+
+
+def _walk(node: TreeNode[Any]) -> list[TreeNode[Any]]:
+    out: list[TreeNode[Any]] = []
+    stack = list(reversed(node.children))
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.children))
+    return out

@@ -1,0 +1,177 @@
+"""The conversation: user and assistant messages, tool calls, ToolSearch results and notices.
+
+Every entry renders untrusted text literally (see :mod:`toolscout.tui.text`). Assistant text is
+Markdown (models write Markdown), so Rich markup such as ``[bold]`` in it stays literal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+from ...core.models import ToolResult
+from ...core.search.results import SearchResult
+from ..text import clean, first_line, plain
+
+#: Longest tool result shown in full; longer ones are cut with a note (the model saw all of it).
+MAX_RESULT_CHARS = 8_000
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON of ``value`` (anything that is not JSON is shown with ``str``)."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class UserEntry(Static):
+    """What the person typed."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(plain(text), classes="entry")
+        self.border_title = "you"
+
+
+class AssistantEntry(Markdown):
+    """Assistant text, updated in place while it streams."""
+
+    def __init__(self, key: str, text: str = "") -> None:
+        super().__init__(clean(text), classes="entry")
+        self.key = key
+        self.border_title = "assistant"
+
+    def set_text(self, text: str) -> None:
+        """Replace the shown text with ``text`` (the whole message so far)."""
+        self.update(clean(text))
+
+
+class NoticeEntry(Static):
+    """A system line: slash-command output, status, help."""
+
+    def __init__(self, renderable: RenderableType | str, *, title: str = "", variant: str = "info") -> None:
+        body = plain(renderable) if isinstance(renderable, str) else renderable
+        super().__init__(body, classes=f"entry notice -{variant}")
+        if title:
+            self.border_title = title
+
+
+class ErrorEntry(NoticeEntry):
+    """An error the person should see."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, title="error", variant="error")
+
+
+def format_duration(ms: float) -> str:
+    """`` · 1,227 ms`` (empty for 0). Snapshot tests replace this: durations are clock time."""
+    return f" · {ms:,.0f} ms" if ms else ""
+
+
+def _tool_title(symbol: str, name: str, suffix: str = "") -> Content:
+    return Content.assemble((symbol + " ", "$accent"), (clean(name, single_line=True), "bold"), suffix)
+
+
+class ToolCallEntry(Collapsible):
+    """One tool call: the real tool's name, its arguments and (when done) its result.
+
+    Collapsed by default; Enter or a click on the title expands it.
+    """
+
+    def __init__(self, call_id: str, tool_name: str, arguments: dict[str, Any]) -> None:
+        self.call_id = call_id
+        self.tool_name = tool_name
+        self._args = Static(plain(pretty_json(arguments)), classes="tool-args")
+        self._result = Static(Text("running…", style="italic"), classes="tool-result")
+        super().__init__(self._args, self._result, title=_tool_title("⚙", tool_name, "  running…"),  # type: ignore[arg-type]
+                         collapsed=True, classes="entry tool-call")
+
+    def finish(self, result: ToolResult) -> None:
+        """Show ``result`` and mark the call done (or failed)."""
+        text = clean(result.text())
+        if len(text) > MAX_RESULT_CHARS:
+            text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"
+        self._result.update(Text(text or "(empty result)", style="red" if result.is_error else ""))
+        status = f"failed ({result.error_kind.value})" if result.error_kind else ("error" if result.is_error else "done")
+        took = format_duration(result.duration_ms)
+        self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}")  # type: ignore[assignment]
+        self.set_class(result.is_error, "-error")
+
+
+def search_result_renderable(result: SearchResult, limit: int = 10) -> Text:
+    """A ToolSearch result as lines: rank, score, tool, one-line description; then the notes."""
+    out = Text()
+    if result.errors:
+        for error in result.errors:
+            out.append(f"! {clean(error, single_line=True)}\n", style="red")
+    for rank, hit in enumerate(result.hits[:limit], 1):
+        out.append(f"{rank:>2}. ", style="dim")
+        out.append(f"{hit.score:.3f} ", style="bold")
+        out.append(clean(hit.tool.name, single_line=True), style="bold")
+        desc = first_line(hit.tool.description, 70)
+        if desc:
+            out.append(f"  {desc}", style="dim")
+        out.append("\n")
+    if result.no_good_match:
+        out.append("no good match\n", style="yellow")
+    if result.unmatched_terms:
+        out.append("unmatched: " + ", ".join(clean(t, single_line=True) for t in result.unmatched_terms) + "\n",
+                   style="yellow")
+    if result.missing:
+        out.append("not found: " + ", ".join(clean(n, single_line=True) for n in result.missing) + "\n", style="yellow")
+    if result.already_loaded:
+        out.append("already loaded: " + ", ".join(result.already_loaded) + "\n", style="dim")
+    if result.pending_servers:
+        out.append("still connecting: " + ", ".join(result.pending_servers) + "\n", style="dim")
+    if not result.hits and not result.no_good_match and not result.errors:
+        out.append("no results\n", style="dim")
+    out.rstrip()
+    return out
+
+
+class SearchEntry(Collapsible):
+    """A ToolSearch query and its ranked results (expanded by default: they are short)."""
+
+    def __init__(self, result: SearchResult, *, collapsed: bool = False) -> None:
+        title = Content.assemble(("⌕ ", "$accent"), ("ToolSearch ", "bold"),
+                                 clean(result.query, single_line=True, limit=60),
+                                 (f"  {len(result.hits)} hit(s) · {result.mode}", "dim"))
+        super().__init__(Static(search_result_renderable(result)), title=title,  # type: ignore[arg-type]
+                         collapsed=collapsed, classes="entry search")
+
+
+class ChatView(VerticalScroll, can_focus=True):
+    """The scrolling conversation. Follows new entries unless the person scrolled up."""
+
+    def add(self, entry: Widget) -> Widget:
+        """Append ``entry`` and keep the newest entry in view."""
+        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        self.mount(entry)
+        if follow:
+            self.call_after_refresh(self.scroll_end, animate=False)
+        return entry
+
+    def assistant(self, key: str) -> AssistantEntry | None:
+        """The assistant entry for stream ``key``, if one is shown."""
+        for child in reversed(self.children):
+            if isinstance(child, AssistantEntry) and child.key == key:
+                return child
+        return None
+
+    def tool_call(self, call_id: str) -> ToolCallEntry | None:
+        """The entry of tool call ``call_id``, if one is shown."""
+        for child in reversed(self.children):
+            if isinstance(child, ToolCallEntry) and child.call_id == call_id:
+                return child
+        return None
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        self.remove_children()

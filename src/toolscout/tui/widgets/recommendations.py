@@ -1,0 +1,152 @@
+"""The recommendation bar above the prompt: the session's top recommended deferred tools.
+
+Tab (from the prompt) enters the bar; Tab/Shift+Tab and Up/Down move between items, Enter picks
+one (:class:`RecommendationBar.Picked`), Esc leaves (:class:`RecommendationBar.Left`). The bar is
+hidden while it has nothing to show or recommendations are switched off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...core.session.events import Recommendation
+from ..text import clean, first_line
+
+
+class RecommendationItem(Static, can_focus=True):
+    """One recommended tool: name, score and one-line description."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"recommendation--name", "recommendation--score", "recommendation--description"}
+
+    def __init__(self, hit: Recommendation, index: int) -> None:
+        super().__init__(classes="recommendation")
+        self.hit = hit
+        self.index = index
+
+    def render(self) -> Text:
+        width = max(self.size.width, 40)
+        name = clean(self.hit.name, single_line=True)
+        style = self.get_component_rich_style
+        out = Text()
+        out.append(f"{self.index + 1} ", style="dim")
+        out.append(name, style=style("recommendation--name"))
+        out.append(f"  {self.hit.score:.2f}", style=style("recommendation--score"))
+        room = width - len(name) - 10
+        if room > 8:
+            out.append("  " + first_line(self.hit.description, room), style=style("recommendation--description"))
+        out.no_wrap = True
+        out.overflow = "ellipsis"
+        return out
+
+
+class RecommendationBar(Vertical, can_focus=False):
+    """Up to ``recommendations.max`` recommended tools, best first."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab,down", "move(1)", "Next", show=False, id="recommendations.next"),
+        Binding("shift+tab,up", "move(-1)", "Previous", show=False, id="recommendations.previous"),
+        Binding("enter", "pick", "Use tool", id="recommendations.pick"),
+        Binding("escape", "leave", "Back to prompt", id="recommendations.leave"),
+    ]
+
+    enabled: reactive[bool] = reactive(True)
+    """False when recommendations are switched off in the settings."""
+
+    min_score: reactive[float] = reactive(0.15)
+    """Hits below this score are not shown."""
+
+    max_items: reactive[int] = reactive(3)
+    """At most this many items."""
+
+    @dataclass
+    class Picked(Message):
+        """The person chose a recommended tool."""
+
+        hit: Recommendation
+
+    @dataclass
+    class Left(Message):
+        """The person left the bar (Esc)."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self._hits: list[Recommendation] = []
+        self.border_title = "recommended tools"
+        self.border_subtitle = "Tab choose · Enter use · Esc back"
+
+    @property
+    def visible_hits(self) -> list[Recommendation]:
+        """The hits that pass the score floor, at most ``max_items``."""
+        if not self.enabled:
+            return []
+        return [h for h in self._hits if h.score >= self.min_score][: self.max_items]
+
+    @property
+    def has_items(self) -> bool:
+        """True when the bar is showing at least one tool."""
+        return bool(self.visible_hits)
+
+    def show_hits(self, hits: list[Recommendation]) -> None:
+        """Replace the recommendations (best first)."""
+        self._hits = list(hits)
+        self._rebuild()
+
+    def watch_enabled(self) -> None:
+        self._rebuild()
+
+    def watch_min_score(self) -> None:
+        self._rebuild()
+
+    def watch_max_items(self) -> None:
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        if not self.is_mounted:
+            return
+        had_focus = self.has_focus_within
+        self.remove_children()
+        hits = self.visible_hits
+        self.mount_all([RecommendationItem(hit, i) for i, hit in enumerate(hits)])
+        self.display = bool(hits)
+        if had_focus and not hits:
+            self.post_message(self.Left())
+
+    def on_mount(self) -> None:
+        self._rebuild()
+
+    def focus_first(self) -> bool:
+        """Focus the first item; False when there is none."""
+        items = list(self.query(RecommendationItem))
+        if not items:
+            return False
+        items[0].focus()
+        return True
+
+    def _focused_index(self) -> int:
+        items = list(self.query(RecommendationItem))
+        focused = self.screen.focused
+        return items.index(focused) if focused in items else -1
+
+    def action_move(self, step: int) -> None:
+        """Move focus ``step`` items (wrapping)."""
+        items = list(self.query(RecommendationItem))
+        if items:
+            items[(self._focused_index() + step) % len(items)].focus()
+
+    def action_pick(self) -> None:
+        """Choose the focused item."""
+        focused = self.screen.focused
+        if isinstance(focused, RecommendationItem):
+            self.post_message(self.Picked(focused.hit))
+
+    def action_leave(self) -> None:
+        """Leave the bar."""
+        self.post_message(self.Left())

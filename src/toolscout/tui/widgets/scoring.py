@@ -1,0 +1,241 @@
+"""Live search scoring: type a query, watch the ranking, read why a tool scored what it did.
+
+The query goes through the same engine call the model's ToolSearch uses
+(:meth:`Engine.search_tools`), so ``select:``, ``discover:`` and ``+term`` behave identically.
+Each keystroke starts an exclusive worker that waits a moment and then ranks; a newer keystroke
+cancels the older worker, so the table never shows the answer to a stale query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from ...core.search.fields import schema_params
+from ...core.search.results import ScoredTool, SearchResult
+from ..text import clean, first_line, highlight_terms
+
+#: Seconds to wait after a keystroke before ranking (typing bursts coalesce into one search).
+DEBOUNCE_S = 0.06
+#: Rows shown in the table.
+MAX_ROWS = 25
+#: Short column titles for field names the index reports.
+FIELD_TITLES = {
+    "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
+    "description": "desc", "param_names": "params", "param_descriptions": "param desc",
+}
+
+
+def result_status(result: SearchResult) -> Text:
+    """One or two lines about the whole result: mode, hit count and every warning."""
+    out = Text()
+    out.append(f"{result.mode}", style="bold")
+    out.append(f" · {len(result.hits)} hit{'s' if len(result.hits) != 1 else ''}", style="dim")
+    if result.no_good_match:
+        out.append(" · no good match", style="bold yellow")
+    if result.unmatched_terms:
+        out.append(" · unmatched: ", style="yellow")
+        out.append(", ".join(clean(t, single_line=True) for t in result.unmatched_terms), style="yellow")
+    if result.missing:
+        out.append(" · not found: " + ", ".join(clean(t, single_line=True) for t in result.missing), style="yellow")
+        for name, close in result.suggestions.items():
+            if close:
+                out.append(f" ({clean(name, single_line=True)} → did you mean {', '.join(close[:3])}?)", style="dim")
+    if result.already_loaded:
+        out.append(" · already loaded: " + ", ".join(result.already_loaded), style="dim")
+    if result.pending_servers:
+        out.append(" · still connecting: " + ", ".join(result.pending_servers), style="dim")
+    for error in result.errors:
+        out.append(f"\n! {clean(error, single_line=True)}", style="red")
+    return out
+
+
+def matched_summary(hit: ScoredTool) -> Text:
+    """``field: term, term · field: term`` for the table's matched column."""
+    out = Text()
+    for i, (field, terms) in enumerate(hit.matched.items()):
+        if i:
+            out.append(" · ", style="dim")
+        out.append(f"{FIELD_TITLES.get(field, field)}: ", style="dim")
+        out.append(", ".join(clean(t, single_line=True) for t in terms), style="bold")
+    return out
+
+
+def hit_detail(hit: ScoredTool, explanation: str) -> Group:
+    """The detail view of one hit: fields with matched terms highlighted, then the explanation."""
+    tool = hit.tool
+    matched = hit.matched
+    rows: list[Text] = []
+    title = Text()
+    title.append_text(highlight_terms(tool.name, matched.get("name", []), "bold reverse"))
+    title.append(f"  {hit.score:.3f}", style="bold")
+    parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
+    if parts:
+        title.append(f"  ({parts})", style="dim")
+    rows.append(title)
+    if tool.description:
+        desc = Text("description  ", style="dim")
+        desc.append_text(highlight_terms(first_line(tool.description, 400), matched.get("description", []),
+                                         "bold reverse"))
+        rows.append(desc)
+    names, _ = schema_params(tool.input_schema)
+    if names:
+        params = Text("params       ", style="dim")
+        params.append_text(highlight_terms(", ".join(names[:20]), matched.get("param_names", []), "bold reverse"))
+        rows.append(params)
+    rows.append(Text(""))
+    rows.append(Text(clean(explanation)))
+    return Group(*rows)
+
+
+def explain_hit(engine: Any, hit: ScoredTool) -> str:
+    """The search engine's own explanation of ``hit`` (``ToolSearch.explain`` when the engine's
+    search has one, else :func:`toolscout.core.search.render.explain`)."""
+    method = getattr(getattr(engine, "search", None), "explain", None)
+    if callable(method):
+        return str(method(hit))
+    from ...core.search.render import explain
+
+    return explain(hit)
+
+
+class ScoringPanel(Vertical):
+    """Query input, ranked table and the explanation of the highlighted row.
+
+    Args:
+        engine: used for :meth:`Engine.search_tools` (the explanation comes from the search package).
+    """
+
+    @dataclass
+    class Scored(Message):
+        """A query was ranked (coalesced: only the newest matters)."""
+
+        query: str
+        result: SearchResult
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ScoringPanel.Scored)
+
+    def __init__(self, engine: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._engine = engine
+        self.result: SearchResult | None = None
+        self._components: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="query, e.g. create issue · select:name · discover:topic · +term",
+                    id="scoring-query")
+        yield Static(Text("type to rank the deferred tools", style="dim"), id="scoring-status")
+        table: DataTable[Any] = DataTable(id="scoring-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        with VerticalScroll(id="scoring-detail"):
+            yield Static(id="scoring-explain")
+
+    def on_mount(self) -> None:
+        self._set_columns(["keyword", "tfidf"])
+
+    @property
+    def query_text(self) -> str:
+        """The query as typed."""
+        return self.query_one("#scoring-query", Input).value
+
+    def set_query(self, query: str) -> None:
+        """Type ``query`` into the input (ranking follows)."""
+        self.query_one("#scoring-query", Input).value = query
+
+    def rescore(self) -> None:
+        """Rank the current query again (the catalog or the settings changed)."""
+        if self.query_text.strip():
+            self._score(self.query_text, debounce=False)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "scoring-query":
+            event.stop()
+            self._score(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "scoring-query":
+            event.stop()
+            self.query_one(DataTable).focus()
+
+    @work(exclusive=True, group="scoring")
+    async def _score(self, query: str, debounce: bool = True) -> None:
+        if debounce:
+            await asyncio.sleep(DEBOUNCE_S)  # cancelled here when the next keystroke arrives
+        if not query.strip():
+            self.post_message(self.Scored(query, SearchResult(query, "keyword")))
+            return
+        result = self._engine.search_tools(query, MAX_ROWS)
+        self.post_message(self.Scored(query, result))
+
+    def on_scoring_panel_scored(self, event: Scored) -> None:
+        event.stop()
+        if event.query != self.query_text:
+            return  # a stale answer that slipped through
+        self.show_result(event.result)
+
+    def _set_columns(self, components: list[str]) -> None:
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("#", key="rank", width=2)
+        table.add_column("total", key="total", width=5)
+        for name in components:
+            table.add_column(name[:8], key=f"c:{name}", width=max(len(name[:8]), 5))
+        table.add_column("tool", key="tool")
+        table.add_column("matched", key="matched")
+        self._components = components
+
+    def show_result(self, result: SearchResult) -> None:
+        """Fill the table and the status line from ``result``."""
+        self.result = result
+        components: list[str] = []
+        for hit in result.hits:
+            for name in hit.components:
+                if name not in components:
+                    components.append(name)
+        table = self.query_one(DataTable)
+        if components and components != self._components:
+            self._set_columns(components)
+        else:
+            table.clear()
+        for rank, hit in enumerate(result.hits, 1):
+            cells: list[Any] = [Text(str(rank), style="dim"), Text(f"{hit.score:.3f}", style="bold")]
+            cells += [Text(f"{hit.components.get(c, 0.0):.3f}") for c in self._components]
+            cells.append(highlight_terms(hit.tool.name, hit.matched.get("name", []), "bold underline"))
+            cells.append(matched_summary(hit))
+            table.add_row(*cells, key=hit.tool.name)
+        if not result.query.strip():
+            self.query_one("#scoring-status", Static).update(Text("type to rank the deferred tools", style="dim"))
+        else:
+            self.query_one("#scoring-status", Static).update(result_status(result))
+        self._explain(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._explain(event.cursor_row)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self._explain(event.cursor_row)
+        self.query_one("#scoring-detail").focus()
+
+    def _explain(self, row: int) -> None:
+        explain = self.query_one("#scoring-explain", Static)
+        if self.result is None or not (0 <= row < len(self.result.hits)):
+            explain.update("")
+            return
+        hit = self.result.hits[row]
+        try:
+            text = explain_hit(self._engine, hit)
+        except Exception as exc:
+            text = f"(no explanation: {exc})"
+        explain.update(hit_detail(hit, text))

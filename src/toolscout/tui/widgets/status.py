@@ -1,0 +1,43 @@
+"""The one-line status bar at the top: provider and model, tool-search mode, servers, turn state."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...core.models import ServerState, ServerStatus
+from ..text import clean
+
+
+class StatusBar(Widget):
+    """Shows what the session runs on and what it is doing. No clock: snapshots stay stable."""
+
+    provider: reactive[str] = reactive("offline")
+    model: reactive[str] = reactive("")
+    mode: reactive[str] = reactive("")
+    busy: reactive[bool] = reactive(False)
+    servers: reactive[dict[str, ServerStatus]] = reactive(dict, always_update=True)
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(" toolscout ", style="bold reverse")
+        out.append(f"  {clean(self.provider, single_line=True)}", style="bold")
+        if self.model:
+            out.append(f" · {clean(self.model, single_line=True)}")
+        if self.mode:
+            out.append(f"  {self.mode}", style="dim")
+        states = [s.state for s in self.servers.values()]
+        if states:
+            connected = sum(s is ServerState.CONNECTED for s in states)
+            out.append(f"  servers {connected}/{len(states)}", style="dim")
+            connecting = sum(s is ServerState.CONNECTING for s in states)
+            failed = sum(s is ServerState.FAILED for s in states)
+            if connecting:
+                out.append(f" · {connecting} connecting", style="yellow")
+            if failed:
+                out.append(f" · {failed} failed", style="red")
+        out.append("  ")
+        out.append("● working — Esc to interrupt" if self.busy else "○ ready",
+                   style="bold yellow" if self.busy else "green")
+        return out

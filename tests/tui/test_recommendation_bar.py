@@ -1,0 +1,92 @@
+"""The recommendation bar: Tab enters it and moves between items, Enter uses a tool, Esc leaves."""
+
+from __future__ import annotations
+
+import tui_scenarios as sc
+
+from toolscout.tui.screens.argument_form import ArgumentFormScreen
+from toolscout.tui.widgets.chat import SearchEntry
+from toolscout.tui.widgets.prompt import PromptInput
+from toolscout.tui.widgets.recommendations import RecommendationBar, RecommendationItem
+
+SIZE = (120, 36)
+
+
+async def _ask(pilot, text: str) -> None:
+    await sc.type_text(pilot, text)
+    await pilot.press("enter")
+    await sc.settle(pilot)
+
+
+async def test_bar_is_hidden_until_there_is_something_to_show() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        bar = app.screen.query_one(RecommendationBar)
+        assert not bar.display
+        await _ask(pilot, "weather forecast")
+        assert bar.display
+        names = [item.hit.name for item in bar.query(RecommendationItem)]
+        assert names[0] == "mcp__weather__get_forecast"
+        assert len(names) == 3  # recommendations.max
+        assert all(item.hit.score >= 0.15 for item in bar.query(RecommendationItem))
+
+
+async def test_tab_moves_into_and_through_the_bar_and_esc_leaves() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await _ask(pilot, "weather forecast")
+        items = list(app.screen.query(RecommendationItem))
+        assert isinstance(app.focused, PromptInput)
+        await pilot.press("tab")
+        assert app.focused is items[0]
+        await pilot.press("tab")
+        assert app.focused is items[1]
+        await pilot.press("shift+tab")
+        assert app.focused is items[0]
+        await pilot.press("shift+tab")
+        assert app.focused is items[-1]  # wraps
+        await pilot.press("escape")
+        assert isinstance(app.focused, PromptInput)
+
+
+async def test_enter_offline_opens_the_argument_form_for_that_tool() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await _ask(pilot, "weather forecast")
+        await pilot.press("tab", "tab", "shift+tab", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ArgumentFormScreen)
+        assert app.screen.tool.name == "mcp__weather__get_forecast"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.focused, PromptInput)
+
+
+async def test_enter_with_a_model_loads_the_tool_for_the_next_message() -> None:
+    provider = sc.ScriptedProvider("Here is the forecast.")
+    app = sc.make_app(session="model", provider=provider,
+                      settings=sc.make_settings(**{"recommendations.onFirstMessage": True}))
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await _ask(pilot, "weather forecast for Paris")
+        bar = app.screen.query_one(RecommendationBar)
+        assert bar.display, "prefetch recommendations should be shown"
+        first = bar.visible_hits[0].name
+        await pilot.press("tab", "enter")
+        await sc.settle(pilot)
+        assert first in app.session.loaded_tools
+        assert any(isinstance(e, SearchEntry) for e in app.screen.chat.children)
+        assert isinstance(app.focused, PromptInput)
+
+
+async def test_turning_recommendations_off_hides_the_bar() -> None:
+    app = sc.make_app(settings=sc.make_settings(**{"recommendations.enabled": False}))
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await _ask(pilot, "weather forecast")
+        assert not app.screen.query_one(RecommendationBar).display
+        await pilot.press("tab")
+        assert not isinstance(app.focused, RecommendationItem)
