@@ -1,0 +1,217 @@
+"""ToolSearch: grammar, select/discover/keyword modes, floors, hidden tools, sync, rendering."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_search_support import make_catalog
+
+from toolscout.core.loaders import tool_from_dict
+from toolscout.core.search import ToolSearch, explain, parse_query, render_for_model
+from toolscout.core.settings import Settings
+
+
+def lexical_settings(**overrides) -> Settings:
+    return Settings().with_overrides({"toolSearch.ranker": "bm25f", **overrides})
+
+
+@pytest.fixture
+def catalog():
+    return make_catalog()
+
+
+@pytest.fixture
+def ts(catalog):
+    return ToolSearch(catalog, lexical_settings(), dense_cache=None)
+
+
+def names(result):
+    return [h.tool.name for h in result.hits]
+
+
+# -- grammar --------------------------------------------------------------------------------
+def test_parse_query_modes():
+    assert parse_query("select: A, b ,a,,").names == ("A", "b")
+    assert parse_query("SELECT:x").mode == "select"
+    p = parse_query("discover:  open a bug +github")
+    assert (p.mode, p.text, p.required) == ("discover", "open a bug", ("github",))
+    p = parse_query("read +file ++x + y")
+    assert (p.mode, p.text, p.required) == ("keyword", "read + y", ("file", "x"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=()), max_size=200))
+def test_parse_query_total(text):
+    parse_query(text)
+    parse_query("select:" + text)
+    parse_query("discover:" + text)
+
+
+# -- select ---------------------------------------------------------------------------------
+def test_select_exact_and_case_insensitive(ts):
+    r = ts.search("select:mcp__slack__post_message,MCP__WEATHER__GET_FORECAST")
+    assert r.mode == "select"
+    assert names(r) == ["mcp__slack__post_message", "mcp__weather__get_forecast"]
+    assert all(h.exact_name and h.score == 1.0 for h in r.hits)
+    assert r.missing == [] and r.errors == []
+
+
+def test_select_bare_unique_and_ambiguous(ts):
+    r = ts.search("select:set_theme,read_file")
+    assert names(r) == ["mcp__desktop__set_theme"]
+    assert r.missing == ["read_file"]
+    assert r.suggestions["read_file"] == ["mcp__filesystem__read_file", "mcp__github__read_file"]
+    assert "ambiguous" in r.errors[0]
+
+
+def test_select_already_loaded_and_unknown(ts):
+    r = ts.search("select:Read,ToolSearch,mcp__slack__post_mesage")
+    assert r.already_loaded == ["Read", "ToolSearch"]
+    assert r.missing == ["mcp__slack__post_mesage"]
+    assert r.suggestions["mcp__slack__post_mesage"][0] == "mcp__slack__post_message"
+    text = render_for_model(r, ts.catalog)
+    assert "Already loaded, call directly" in text and "Did you mean: mcp__slack__post_message" in text
+
+
+def test_select_pending_server(ts):
+    r = ts.search("select:mcp__jira__create_ticket", pending_servers=["jira"])
+    assert r.missing == ["mcp__jira__create_ticket"]
+    assert any("server jira is still connecting" in e for e in r.errors)
+    assert r.pending_servers == ["jira"]
+
+
+def test_select_empty(ts):
+    r = ts.search("select:")
+    assert r.hits == [] and r.errors
+
+
+# -- ranked modes ---------------------------------------------------------------------------
+def test_keyword_and_discover(ts):
+    r = ts.search("slack message")
+    assert r.mode == "keyword" and names(r)[0] == "mcp__slack__post_message"
+    r = ts.search("discover: weather forecast for a city")
+    assert r.mode == "discover" and names(r)[0] == "mcp__weather__get_forecast"
+    assert r.instructions == {}
+    r = ts.search("create github issue")
+    assert r.instructions == {"github": "Use owner/repo form for repositories."}
+
+
+def test_required_term(ts):
+    assert names(ts.search("read file +github")) == ["mcp__github__read_file"]
+    assert set(names(ts.search("+slack"))) == {"mcp__slack__post_message", "mcp__slack__list_channels"}
+
+
+def test_limits_and_floor(catalog):
+    ts = ToolSearch(catalog, lexical_settings(**{"toolSearch.maxResults": 2}), dense_cache=None)
+    assert len(ts.search("file").hits) == 2
+    assert len(ts.search("file", limit=500).hits) <= 50
+    assert len(ts.search("file", limit=0).hits) == 1  # clamped to at least 1
+    high = ToolSearch(catalog, lexical_settings(**{"toolSearch.displayFloor": 0.99}), dense_cache=None)
+    r = high.search("file")
+    assert all(h.score >= 0.99 for h in r.hits)
+
+
+def test_no_good_match_and_unmatched_terms(ts):
+    r = ts.search("zorblax frobnicate slack")
+    assert r.unmatched_terms == ["zorblax", "frobnicate"]
+    r = ts.search("zorblax frobnicate")
+    assert r.no_good_match and r.hits == []
+    assert r.unmatched_terms == ["zorblax", "frobnicate"]
+    assert "No good match" in render_for_model(r, ts.catalog)
+    assert ts.search("").no_good_match
+
+
+def test_hidden_tools_invisible_in_every_mode(catalog, ts):
+    assert "mcp__secrets__read_secret" in catalog  # registered but hidden
+    assert all(h.tool.server != "secrets" for h in ts.search("vault secret").hits)
+    assert ts.search("select:mcp__secrets__read_secret").hits == []
+    assert all(h.tool.server != "secrets" for h in ts.search("+secret").hits)
+    assert ts.search("mcp__secrets__read_secret").hits == [] or names(ts.search("mcp__secrets__read_secret"))[0] != "mcp__secrets__read_secret"
+    assert all(h.tool.server != "secrets" for h in ts.rank("read secret vault", 10))
+    # the filter changes after sync: hits are re-checked at query time
+    catalog.set_visibility(lambda t: t.server != "slack")
+    assert all(h.tool.server != "slack" for h in ts.search("slack message").hits)
+
+
+def test_exact_name_query_first(ts):
+    r = ts.search("mcp__filesystem__list_directory")
+    assert names(r)[0] == "mcp__filesystem__list_directory" and r.hits[0].exact_name
+
+
+def test_sync_with_delta(catalog, ts):
+    delta = catalog.set_server_tools(
+        "notes", [tool_from_dict({"name": "add_note", "description": "Add a note to the notebook."})]
+    )
+    assert ts.search("notebook note").hits == []
+    ts.sync(delta)
+    assert names(ts.search("notebook note")) == ["mcp__notes__add_note"]
+    ts.sync(catalog.remove_server("notes"))
+    assert ts.search("notebook note").hits == []
+    catalog.set_always_load(["weather"])
+    ts.sync()
+    r = ts.search("select:mcp__weather__get_forecast")
+    assert r.already_loaded == ["mcp__weather__get_forecast"]
+    assert all(h.tool.server != "weather" for h in ts.search("weather forecast").hits)
+
+
+def test_render_for_model_is_complete_and_deterministic(ts, catalog):
+    r = ts.search("github issue")
+    text = render_for_model(r, catalog)
+    assert text == render_for_model(ts.search("github issue"), catalog)
+    lines = text.splitlines()
+    assert lines[0].endswith("Their full definitions (JSON):")
+    first = json.loads(lines[1])
+    assert set(first) == {"name", "description", "input_schema"}
+    assert first["input_schema"]["properties"]
+    assert text.count("<server_instructions server=\"github\">") == 1
+
+
+def test_explain_lists_components_and_fields(ts):
+    hit = ts.search("slack message").hits[0]
+    text = explain(hit)
+    assert text.splitlines()[0].startswith("mcp__slack__post_message  score ")
+    assert "bm25f" in text and "weighted" in text and "name: slack, message" in text
+
+
+def test_to_json_contract(ts):
+    data = ts.search("slack message").to_json()
+    assert set(data) >= {"query", "mode", "results", "missing", "no_good_match", "unmatched_terms"}
+    assert data["results"][0]["name"] == "mcp__slack__post_message"
+
+
+def test_default_profile_reports_active(catalog):
+    ts = ToolSearch(catalog, Settings(), dense_cache=None, encoder=False)
+    assert ts.active_profile == "bm25f"
+    hybrid = ToolSearch(catalog, Settings().with_overrides({"toolSearch.ranker": "hybrid"}), dense_cache=None)
+    assert set(hybrid.search("slack message").hits[0].components) == {"keyword", "tfidf"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=()), max_size=300))
+def test_search_never_raises(text):
+    ts = _shared_ts()
+    for q in (text, "select:" + text, "discover:" + text, "+" + text):
+        r = ts.search(q)
+        assert not any(e.startswith("internal") for e in r.errors)
+        render_for_model(r, ts.catalog)
+
+
+def test_search_hostile_strings():
+    ts = _shared_ts()
+    for q in ("\x00\x01\x02", "\ud800\udc00\udfff", "a" * 10_000, "word " * 2_000, "select:" + "x," * 5000):
+        r = ts.search(q)
+        assert not any(e.startswith("internal") for e in r.errors)
+    assert ts.search(None).no_good_match  # type: ignore[arg-type]
+
+
+_TS: ToolSearch | None = None
+
+
+def _shared_ts() -> ToolSearch:
+    global _TS
+    if _TS is None:
+        _TS = ToolSearch(make_catalog(), lexical_settings(), dense_cache=None)
+    return _TS
