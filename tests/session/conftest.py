@@ -19,51 +19,6 @@ if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
 
-def _ensure_tool_search() -> None:
-    """Until ``core/search/tool_search.py`` lands, give the engine a minimal keyword search so
-    these tests exercise the session. Never used once the real module exists."""
-    try:
-        import toolscout.core.search.tool_search  # noqa: F401
-        return
-    except ImportError:
-        pass
-    import types
-
-    from toolscout.core.search.results import ScoredTool, SearchResult
-    from toolscout.core.search.tokenize import tokenize
-
-    class ToolSearch:
-        def __init__(self, catalog: Any, settings: Any) -> None:
-            self.catalog = catalog
-
-        def sync(self, delta: Any = None) -> None:
-            pass
-
-        def rank(self, text: str, limit: int = 10) -> list[ScoredTool]:
-            terms = set(tokenize(text))
-            scored = []
-            for tool in self.catalog.deferred_tools():
-                words = set(tokenize(f"{tool.name} {tool.description}"))
-                if terms and words & terms:
-                    scored.append(ScoredTool(tool, len(words & terms) / len(terms)))
-            return sorted(scored, key=lambda s: -s.score)[:limit]
-
-        def search(self, query: str, limit: int | None = None, *, pending_servers: Any = ()) -> SearchResult:
-            if query.startswith("select:"):
-                names = [n.strip() for n in query[7:].split(",") if n.strip()]
-                hits = [ScoredTool(t, 1.0) for n in names for t in self.catalog.resolve(n)[:1]]
-                missing = [n for n in names if not self.catalog.resolve(n)]
-                return SearchResult(query, "select", hits, missing=missing)
-            return SearchResult(query, "keyword", self.rank(query, limit or 5))
-
-    module = types.ModuleType("toolscout.core.search.tool_search")
-    module.ToolSearch = ToolSearch  # type: ignore[attr-defined]
-    sys.modules[module.__name__] = module
-
-
-_ensure_tool_search()
-
-
 class WeatherTool:
     """A deferred built-in standing in for an MCP tool (executable, unlike catalog-file tools)."""
 
