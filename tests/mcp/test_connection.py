@@ -44,22 +44,18 @@ async def test_stdio_servers_connect_concurrently_and_failures_stay_alone(events
         assert ok.text() == "still fine" and not ok.is_error
 
 
-async def test_pagination_follows_an_empty_string_cursor():
-    async with running([stdio("paged", "paginate")]) as engine:
+async def test_listing_pagination_cursor_loops_and_two_thousand_tools(events: EventLog):
+    servers = [stdio("paged", "paginate"), stdio("loopy", "paginate", "loop"), stdio("many")]
+    async with running(servers, events) as engine:
+        # an empty-string nextCursor is a cursor: all three pages are read
         names = [t.bare_name for t in engine.catalog.server_tools("paged")]
         assert sorted(names) == ["alpha", "bravo", "charlie", "delta", "echo"]
-
-
-async def test_a_repeating_cursor_stops_with_a_warning(events: EventLog):
-    async with running([stdio("loopy", "paginate", "loop")], events) as engine:
+        # a repeating cursor stops the loop with a warning naming the server
         assert engine.pool.status("loopy").state is ServerState.CONNECTED
         warning = await events.wait_for(lambda e: isinstance(e, EngineWarning) and e.source == "loopy")
         assert "repeated cursor 'same'" in warning.message
         assert len(engine.catalog.server_tools("loopy")) == 2
-
-
-async def test_two_thousand_tools_over_stdio():
-    async with running([stdio("many")]) as engine:
+        # 2,000 tools in one page
         assert engine.pool.status("many").tool_count == 2000
         assert len(engine.catalog.server_tools("many")) == 2000
         result = await engine.call_tool("mcp__many__archive_report_0003", {}, asker=allow)

@@ -1,0 +1,71 @@
+"""``toolscout call TOOL --params JSON``: run one tool through the proxy (the ExecuteTool path).
+
+Headless: tools that would ask for permission are refused unless ``--allowed-tools`` (or a
+``permissions.allow`` rule) allows them. Exit status 0 on success, 1 when the result is an
+error (the message goes to stderr), 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from ..core.engine import Engine
+from ..core.models import ToolResult
+from .common import make_engine, print_warnings, run_with_engine
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``call`` subcommand."""
+    p = sub.add_parser("call", help="run one tool (built-in or MCP) through the proxy and print the result")
+    p.add_argument("tool", help="canonical tool name, e.g. mcp__time__get_current_time or Read")
+    p.add_argument("--params", default="{}", help="arguments as a JSON object (default {})")
+    p.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
+                   help="MCP config file; repeatable")
+    p.add_argument("--allowed-tools", default=argparse.SUPPRESS,
+                   help="comma-separated allow patterns for this run (tool names, servers, globs)")
+    p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
+                   help="do not start the embedded default servers when nothing is configured")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run)
+
+
+def result_json(result: ToolResult) -> dict[str, Any]:
+    """The result as JSON (content blocks, structured content, error kind, duration in ms)."""
+    return {
+        "tool": result.tool_name,
+        "is_error": result.is_error,
+        "error_kind": result.error_kind.value if result.error_kind else None,
+        "content": [{k: v for k, v in asdict(b).items() if v not in (None, "")} for b in result.content],
+        "structured": result.structured,
+        "duration_ms": round(result.duration_ms, 3),
+    }
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        params = json.loads(args.params)
+    except json.JSONDecodeError as exc:
+        print(f"toolscout: --params is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(params, dict):
+        print("toolscout: --params must be a JSON object", file=sys.stderr)
+        return 2
+    args.catalog = []
+    engine = make_engine(args, with_servers=True)
+
+    async def body(engine: Engine) -> ToolResult:
+        return await engine.call_tool(args.tool, params)
+
+    result = run_with_engine(engine, body)
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+    elif result.is_error:
+        print(f"toolscout: {result.text()}", file=sys.stderr)
+    else:
+        print(result.text())
+    print_warnings(engine)
+    return 1 if result.is_error else 0

@@ -1,0 +1,72 @@
+"""``toolscout mcp list [--json]``: the configured MCP servers, their state, tools and errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..core.engine import Engine
+from ..core.models import ServerStatus
+from .common import make_engine, print_warnings, run_with_engine
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``mcp`` subcommand group (``mcp list``)."""
+    p = sub.add_parser("mcp", help="MCP servers: list configured servers and their state")
+    group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    ls = group.add_parser("list", help="connect to every configured server and show its state")
+    ls.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
+                    help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")
+    ls.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
+                    help="do not start the embedded default servers when nothing is configured")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=_run_list)
+
+
+def status_json(status: ServerStatus, source: str | None) -> dict[str, Any]:
+    """One server as JSON: name, state, transport, tool count, instructions, resources, error, source."""
+    return {
+        "name": status.name,
+        "state": status.state.value,
+        "transport": status.transport,
+        "tool_count": status.tool_count,
+        "has_instructions": bool(status.instructions),
+        "instructions": status.instructions,
+        "has_resources": status.has_resources,
+        "error": status.error,
+        "source": source,
+    }
+
+
+def format_statuses(rows: list[dict[str, Any]]) -> str:
+    """A plain table, one server per line, errors on their own indented line."""
+    if not rows:
+        return "No MCP servers configured (.mcp.json, the user mcp.json, or --mcp-config)."
+    width = max(len("SERVER"), *(len(r["name"]) for r in rows))
+    lines = [f"{'SERVER'.ljust(width)}  {'STATE':<12} {'TOOLS':>5}  INSTR  RES  TRANSPORT  SOURCE"]
+    for r in rows:
+        lines.append(f"{r['name'].ljust(width)}  {r['state']:<12} {r['tool_count']:>5}  "
+                     f"{'yes' if r['has_instructions'] else 'no':<5}  {'yes' if r['has_resources'] else 'no':<3}  "
+                     f"{r['transport']:<9}  {r['source'] or ''}")
+        if r["error"]:
+            lines.append(f"{' ' * width}  ! {r['error']}")
+    return "\n".join(lines)
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    args.catalog = []
+    engine = make_engine(args, with_servers=True)
+
+    async def body(engine: Engine) -> int:
+        rows = []
+        for status in engine.pool.statuses():
+            cfg = engine.pool.configs.get(status.name)
+            rows.append(status_json(status, cfg.source if cfg else None))
+        print(json.dumps({"servers": rows}, ensure_ascii=False, indent=2) if args.json else format_statuses(rows))
+        return 0
+
+    code = run_with_engine(engine, body)
+    if not args.json:
+        print_warnings(engine)
+    return code

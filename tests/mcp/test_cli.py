@@ -1,0 +1,68 @@
+"""``toolscout mcp list`` and ``toolscout call`` against real stdio fixture servers."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from mcp_helpers import server_path
+
+from toolscout.cli import run
+from toolscout.cli.call_cmd import result_json
+from toolscout.cli.mcp_cmd import format_statuses
+from toolscout.core.models import ContentBlock, ToolResult
+
+
+def config(tmp_path, *names: str) -> str:
+    entries = {
+        "normal": {"command": sys.executable, "args": [server_path("normal")]},
+        "crash": {"command": sys.executable, "args": [server_path("crash")]},
+        "odd": {"type": "carrier-pigeon"},
+    }
+    path = tmp_path / f"servers-{'-'.join(names)}.json"
+    path.write_text(json.dumps({"mcpServers": {n: entries[n] for n in names}}))
+    return str(path)
+
+
+def test_mcp_list_json_and_table(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cfg = config(tmp_path, "normal", "crash", "odd")
+    assert run(["mcp", "list", "--json", "--mcp-config", cfg]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["servers"]}
+    assert rows["normal"]["state"] == "connected" and rows["normal"]["tool_count"] == 6
+    assert rows["normal"]["has_instructions"] and rows["normal"]["has_resources"]
+    assert rows["normal"]["source"] == cfg
+    assert rows["crash"]["state"] == "failed" and "FAKE_API_KEY" in rows["crash"]["error"]
+    assert rows["odd"]["state"] == "failed" and "unknown type" in rows["odd"]["error"]
+    table = format_statuses(list(rows.values()))
+    assert "connected" in table and "! " in table and table.splitlines()[0].startswith("SERVER")
+
+    assert run(["mcp", "list", "--mcp-config", config(tmp_path, "odd")]) == 0
+    out = capsys.readouterr()
+    assert "odd" in out.out and "failed" in out.out
+    assert "odd" in out.err  # the invalid entry is also a warning
+
+
+def test_call_headless_denies_then_allows(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cfg = config(tmp_path, "normal")
+    assert run(["call", "mcp__normal__echo", "--params", '{"text": "hi"}', "--mcp-config", cfg]) == 1
+    err = capsys.readouterr().err
+    assert "needs permission" in err and "--allowed-tools mcp__normal__echo" in err
+
+    assert run(["call", "mcp__normal__echo", "--params", '{"text": "hi"}', "--mcp-config", cfg,
+                "--allowed-tools", "normal"]) == 0
+    assert capsys.readouterr().out.strip() == "hi"
+
+    assert run(["call", "mcp__normal__add", "--params", "{nope", "--mcp-config", cfg]) == 2
+    assert run(["call", "mcp__crash__anything", "--mcp-config", config(tmp_path, "crash"), "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["error_kind"] == "server_failed" and "FAKE_API_KEY" in payload["content"][0]["text"]
+
+
+def test_result_json_shape():
+    result = ToolResult("t", (ContentBlock("text", "a"), ContentBlock("image", data="AA==", mime_type="image/png")),
+                        structured={"x": 1}, duration_ms=1.23456)
+    assert result_json(result) == {
+        "tool": "t", "is_error": False, "error_kind": None, "structured": {"x": 1}, "duration_ms": 1.235,
+        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}]}
