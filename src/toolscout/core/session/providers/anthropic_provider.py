@@ -14,7 +14,7 @@ from typing import Any
 
 from .base import ModelRequest, ModelResponse, ProviderError, Usage, merge_consecutive
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 _EPHEMERAL = {"type": "ephemeral"}
 
 
