@@ -30,7 +30,9 @@ def test_dump_and_directory(tmp_path):
     loaded = load_catalog(tmp_path)
     assert [s.name for s in loaded.servers] == ["one"]
     assert loaded.servers[0].instructions == "Be nice"
-    assert any("index.json" in w for w in loaded.warnings)
+    assert loaded.warnings == []
+    (tmp_path / "broken.json").write_text("{oops")
+    assert any("broken.json" in w and "not valid JSON" in w for w in load_catalog(tmp_path).warnings)
 
 
 def test_missing_path_raises_clear_error(tmp_path):

@@ -43,7 +43,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def format_result(result, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
-    from ..core.search.tool_search import explain as explain_hit
+    from ..core.search.render import explain as explain_hit
 
     lines = [f"{result.mode} search: {result.query!r}"]
     for err in result.errors:

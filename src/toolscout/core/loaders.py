@@ -23,6 +23,10 @@ class CatalogFileError(ValueError):
     """A catalog file that cannot be read; the message names the file and line."""
 
 
+class NotACatalog(CatalogFileError):
+    """Valid JSON that is not a ``tools/list`` dump (skipped silently inside a directory)."""
+
+
 @dataclass
 class LoadedServer:
     """The tools of one server (or of the built-in group when ``name`` is None) from a file."""
@@ -135,8 +139,10 @@ def load_catalog(path: str | Path) -> LoadedCatalog:
         for file in files:
             try:
                 _load_file(file, out)
+            except NotACatalog:
+                continue  # other JSON beside the catalogs (an index, a manifest) is not an error
             except CatalogFileError as exc:
-                out.warnings.append(f"{file}: skipped: {exc}")
+                out.warnings.append(f"skipped: {exc}")
         return out
     if not path.exists():
         raise CatalogFileError(f"{path}: no such file or directory")
@@ -153,5 +159,5 @@ def _load_file(path: Path, out: LoadedCatalog) -> None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CatalogFileError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or "tools" not in data:
-        raise CatalogFileError(f"{path}: not a tools/list dump (no 'tools' key)")
+        raise NotACatalog(f"{path}: not a tools/list dump (no 'tools' key)")
     _load_dump(path, data, out)

@@ -65,10 +65,20 @@ class TiktokenCounter:
     def __init__(self, encoding: Any, name: str) -> None:
         self._encoding = encoding
         self.name = name
+        self._cache: dict[str, int] = {}
 
     def count(self, text: str) -> int:
-        """Tokens in ``text`` (special-token text is counted as ordinary text)."""
-        return len(self._encoding.encode(text, disallowed_special=()))
+        """Tokens in ``text`` (special-token text is counted as ordinary text).
+
+        Results are memoised (tool definitions are counted again on every report).
+        """
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = len(self._encoding.encode(text, disallowed_special=()))
+            if len(self._cache) > 50_000:
+                self._cache.clear()
+            self._cache[text] = cached
+        return cached
 
 
 class HeuristicCounter:
