@@ -470,7 +470,7 @@ class Session:
             raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
                                   else "there is no saved session to resume")
         saved = load_transcript(path)
-        kwargs.setdefault("strategy", saved.meta.get("strategy"))
+        kwargs["strategy"] = kwargs.get("strategy") or saved.meta.get("strategy")
         session = cls(engine, session_id=saved.session_id, **kwargs)
         session._meta_written = True
         session.messages = list(saved.messages)
