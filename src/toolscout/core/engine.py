@@ -174,8 +174,14 @@ class Engine:
 
     @property
     def loaded(self) -> set[str]:
-        """Names loaded by search or by the self-healing gate, when callers keep no set."""
+        """The engine's own loaded-name set for the self-healing gate, used when a caller passes
+        no ``loaded=`` to :meth:`call_tool`. A session that tracks which schemas it has sent
+        should pass its own set instead; otherwise it records searches with :meth:`mark_loaded`."""
         return self.executor.loaded
+
+    def mark_loaded(self, names: Iterable[str]) -> None:
+        """Record tools whose full schema the model has seen (e.g. ToolSearch hits)."""
+        self.executor.loaded.update(names)
 
     # -- MCP pool listener (called from server lifetime tasks) -------------------------------
     def server_status_changed(self, status: ServerStatus) -> None:

@@ -10,8 +10,8 @@ specific, actionable message (the executor never raises for a bad call):
    loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
 3. validate the arguments against the tool's real ``inputSchema`` (:mod:`.validation`);
 4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
-5. run the built-in (``await tool.run(params, ctx)``) or ``tools/call`` on the server, bounded by
-   ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
+5. run the built-in (``await tool.run(params, ctx)``, which bounds itself) or ``tools/call`` on
+   the server, bounded by ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -229,12 +228,9 @@ class ToolExecutor:
         if builtin is None:
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} comes from a catalog file: "
                                     "it can be searched but not run.")
-        try:
-            with anyio.fail_after(self.call_timeout):
-                result = await builtin.run(args, self.context)
-        except TimeoutError:
-            return ToolResult.error(tool.name, ToolErrorKind.TIMEOUT,
-                                    f"{tool.name} did not finish within {self.call_timeout:g} s (mcp.callTimeout).")
+        # Built-ins bound themselves (Bash takes its own ``timeout`` of up to 10 min), so
+        # mcp.callTimeout is not imposed here; the MCP resource built-ins apply it per request.
+        result = await builtin.run(args, self.context)
         return replace(result, tool_name=tool.name)
 
     async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
