@@ -1,7 +1,7 @@
 """Textual messages the bridge and the workers post: past-tense facts about the core.
 
 Widgets react to these; they never call the engine, an MCP server or a provider themselves.
-Messages that arrive in bursts (streamed text, rescoring on every keystroke, usage updates)
+Messages that arrive in bursts (streamed text, catalog changes, token reports)
 carry the *whole* current state and set ``can_replace`` so a queued stale one is dropped.
 """
 
@@ -57,9 +57,10 @@ class SettingsApplied(Message):
 
 @dataclass
 class ContextReportReady(Message):
-    """A fresh token-usage report was computed (in a worker)."""
+    """A fresh token-usage report was computed (in a worker); ``generation`` orders requests."""
 
     report: ContextReport
+    generation: int = 0
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ContextReportReady)

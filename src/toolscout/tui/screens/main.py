@@ -80,6 +80,8 @@ class MainScreen(Screen[None]):
         self.loaded_names: set[str] = set()
         self.usage_counts: dict[str, int] = {}
         self.cache = CacheStats()
+        self._report_generation = 0
+        self._report_pending = False
 
     @property
     def tapp(self) -> ToolscoutApp:
@@ -186,7 +188,7 @@ class MainScreen(Screen[None]):
                         title="server failed", severity="error", markup=False)
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
-        self.query_one(CatalogPanel).refresh_tree()
+        self.query_one(CatalogPanel).schedule_refresh()
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
 
@@ -194,16 +196,29 @@ class MainScreen(Screen[None]):
         self.notify(clean(message.text, single_line=True, limit=300), severity="warning", markup=False)
 
     def refresh_report(self) -> None:
-        """Recompute the token report in a thread (tiktoken over every schema takes a while)."""
-        self._compute_report(set(self.loaded_names), dict(self.usage_counts))
+        """Recompute the token report in a thread (tiktoken over every schema takes a while).
+
+        Bursts of catalog changes coalesce into one computation; a report that finishes after a
+        newer one was requested is dropped (thread workers cannot be stopped half-way).
+        """
+        self._report_generation += 1
+        if not self._report_pending:
+            self._report_pending = True
+            self.call_after_refresh(self._start_report)
+
+    def _start_report(self) -> None:
+        self._report_pending = False
+        self._compute_report(self._report_generation, set(self.loaded_names), dict(self.usage_counts))
 
     @work(thread=True, exclusive=True, group="report")
-    def _compute_report(self, loaded: set[str], usage: dict[str, int]) -> None:
+    def _compute_report(self, generation: int, loaded: set[str], usage: dict[str, int]) -> None:
         report = self.engine.context_report(loaded_names=loaded, usage_counts=usage,
                                             model=self.tapp.model_name or None)
-        self.post_message(m.ContextReportReady(report))
+        self.post_message(m.ContextReportReady(report, generation))
 
     def on_context_report_ready(self, message: m.ContextReportReady) -> None:
+        if message.generation != self._report_generation:
+            return
         per_tool: dict[str, int] = {}
         for row in message.report.rows:
             per_tool.update(row.per_tool)

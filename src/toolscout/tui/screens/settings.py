@@ -63,8 +63,13 @@ class SettingsScreen(Screen[None]):
         with VerticalScroll(id="settings-body"):
             yield Label(Text("Settings", style="bold"), id="settings-title")
             path = self.settings.paths.user if self.settings.paths else None
-            yield Static(Text(f"changes are saved to {path}" if path else "changes are not saved (no user file)",
+            yield Static(Text(f"changes apply at once and are saved to {path}" if path
+                              else "changes apply at once but are not saved (no user file)",
                               style="dim"), id="settings-path")
+            if self.settings.warnings:
+                yield Label(Text("Warnings (invalid values were ignored)", style="bold yellow"),
+                            id="settings-warnings-title")
+                yield Static(self._warnings(), id="settings-warnings")
             for key, label, kind, choices in FIELDS:
                 with Horizontal(classes="setting-row"):
                     with Vertical(classes="setting-label"):
@@ -75,8 +80,6 @@ class SettingsScreen(Screen[None]):
                         editor.disabled = key in managed
                         yield editor
                         yield Static(self._source(key, managed), id=f"{widget_id(key)}-note", classes="setting-note")
-            yield Label(Text("Warnings", style="bold"), id="settings-warnings-title")
-            yield Static(self._warnings(), id="settings-warnings")
         yield Footer()
 
     def _editor(self, key: str, kind: str, choices: tuple[str, ...]) -> Widget:
@@ -85,10 +88,10 @@ class SettingsScreen(Screen[None]):
         if kind == "switch":
             return Switch(value=bool(value), id=wid)
         if kind == "select":
-            return Select([(c, c) for c in choices], value=value, allow_blank=False, id=wid)
+            return Select([(c, c) for c in choices], value=value, allow_blank=False, id=wid, compact=True)
         if kind == "number":
-            return Input(value=f"{value:g}", type="number", id=wid)
-        return Input(value=value or "", placeholder="(provider default)", id=wid)
+            return Input(value=f"{value:g}", type="number", id=wid, compact=True)
+        return Input(value=value or "", placeholder="(provider default)", id=wid, compact=True)
 
     def _source(self, key: str, managed: set[str]) -> Text:
         source = self.settings.sources.get(key, "default")

@@ -126,6 +126,7 @@ class CatalogPanel(Vertical):
         self.tokens: dict[str, int] = {}
         self.loaded_names: set[str] = set()
         self._filter = ""
+        self._refresh_pending = False
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter tools…", id="catalog-filter")
@@ -142,16 +143,26 @@ class CatalogPanel(Vertical):
     def set_status(self, status: ServerStatus) -> None:
         """Record a server's new state and redraw."""
         self.statuses[status.name] = status
-        self.refresh_tree()
+        self.schedule_refresh()
 
     def set_tokens(self, per_tool: dict[str, int]) -> None:
         """Per-tool token costs (full definition), from a context report."""
         self.tokens = dict(per_tool)
-        self.refresh_tree()
+        self.schedule_refresh()
 
     def set_loaded(self, names: set[str]) -> None:
         """Deferred tools the session has loaded."""
         self.loaded_names = set(names)
+        self.schedule_refresh()
+
+    def schedule_refresh(self) -> None:
+        """Rebuild the tree once after the current burst of updates (servers connect in bursts)."""
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            self.call_after_refresh(self._refresh_now)
+
+    def _refresh_now(self) -> None:
+        self._refresh_pending = False
         self.refresh_tree()
 
     def on_input_changed(self, event: Input.Changed) -> None:

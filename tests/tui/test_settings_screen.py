@@ -1,0 +1,97 @@
+"""The settings screen: live changes that persist to the user settings file, and warnings."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import tui_scenarios as sc
+
+from toolscout.tui.screens.settings import SettingsScreen, widget_id
+from toolscout.tui.widgets.recommendations import RecommendationBar
+
+SIZE = (120, 36)
+
+
+def user_file() -> Path:
+    return Path(os.environ["TOOLSCOUT_CONFIG_DIR"]) / "settings.json"
+
+
+async def test_toggling_recommendations_hides_the_bar_and_persists() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "weather forecast")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        bar = app.screen.query_one(RecommendationBar)
+        assert bar.display
+        await pilot.press("f5")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert app.focused.id == widget_id("recommendations.enabled")
+        await pilot.press("enter")  # toggles the focused switch
+        await pilot.pause()
+        assert json.loads(user_file().read_text()) == {"recommendations": {"enabled": False}}
+        assert app.settings["recommendations.enabled"] is False
+        assert app.session.prefetch.enabled is False
+        await pilot.press("escape")
+        await sc.settle(pilot)
+        assert not bar.display
+        await pilot.press("f5", "enter", "escape")  # and back on
+        await sc.settle(pilot)
+        assert bar.display
+        assert json.loads(user_file().read_text()) == {"recommendations": {"enabled": True}}
+
+
+async def test_number_settings_are_validated_before_saving() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        field = screen.query_one(f"#{widget_id('recommendations.minScore')}")
+        field.focus()
+        field.value = "7"
+        await pilot.press("enter")
+        await pilot.pause()
+        note = screen.query_one(f"#{widget_id('recommendations.minScore')}-note")
+        assert "out of range" in str(note.render())
+        assert not user_file().exists()
+        field.value = "0.5"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert json.loads(user_file().read_text()) == {"recommendations": {"minScore": 0.5}}
+        assert app.screen.query_one  # still on the settings screen
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one(RecommendationBar).min_score == 0.5
+
+
+async def test_select_changes_apply_live() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        app.screen.change("toolSearch.enabled", "true")
+        assert app.engine.settings["toolSearch.enabled"] == "true"
+        assert app.engine.context_report().decision.defer is True
+        assert json.loads(user_file().read_text()) == {"toolSearch": {"enabled": "true"}}
+
+
+async def test_invalid_settings_file_shows_its_warnings() -> None:
+    user_file().parent.mkdir(parents=True, exist_ok=True)
+    user_file().write_text('{"recommendations": {"minScore": "[bold]lots[/bold]"}, "toolSearch": {"enabled": 3}}')
+    app = sc.make_app(settings=sc.make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        text = sc.screen_text(app)
+        assert "recommendations.minScore" in text
+        assert "[bold]lots[/bold]" in text  # shown literally
+        assert "toolSearch.enabled" in text

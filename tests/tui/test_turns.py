@@ -1,0 +1,82 @@
+"""Turns: streamed assistant text, Esc interrupts a running turn, slash commands."""
+
+from __future__ import annotations
+
+import asyncio
+
+import tui_scenarios as sc
+
+from toolscout.tui.widgets.chat import AssistantEntry, ErrorEntry, NoticeEntry, SearchEntry, UserEntry
+
+SIZE = (120, 36)
+
+
+async def test_a_model_turn_streams_into_the_chat() -> None:
+    provider = sc.ScriptedProvider("The **answer** is [bold]42[/bold].")
+    app = sc.make_app(session="model", provider=provider)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "what is it")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        entries = list(app.screen.chat.children)
+        assert isinstance(entries[0], UserEntry)
+        answers = [e for e in entries if isinstance(e, AssistantEntry)]
+        assert len(answers) == 1
+        assert "[bold]42[/bold]" in answers[0].source
+        assert not app.screen.busy
+        assert app.screen.cache.requests == 1
+
+
+async def test_escape_interrupts_a_running_turn() -> None:
+    provider = sc.ScriptedProvider("thinking hard", hang=True)
+    app = sc.make_app(session="model", provider=provider)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "never ends")
+        await pilot.press("enter")
+        await asyncio.wait_for(provider.started.wait(), 10)
+        await pilot.pause()
+        assert app.screen.busy
+        assert app.session.busy
+        await pilot.press("escape")
+        await sc.settle(pilot)
+        assert not app.session.busy
+        assert not app.screen.busy
+        notices = [e for e in app.screen.chat.children if isinstance(e, NoticeEntry)]
+        assert any("interrupted" in str(n.render()) for n in notices)
+
+
+async def test_slash_commands() -> None:
+    app = sc.make_app(broken=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        for command in ("/help", "/context", "/mcp", "/search slack message", "/nope"):
+            await sc.type_text(pilot, command)
+            await pilot.press("enter")
+            await pilot.pause()
+        entries = list(app.screen.chat.children)
+        assert [type(e) for e in entries] == [NoticeEntry, NoticeEntry, NoticeEntry, SearchEntry, ErrorEntry]
+        text = sc.screen_text(app)
+        assert "unknown command /nope" in text
+        await sc.type_text(pilot, "/clear")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not list(app.screen.chat.children)
+
+
+async def test_prompt_history_walks_with_up_and_down() -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        for command in ("/help", "/mcp"):
+            await sc.type_text(pilot, command)
+            await pilot.press("enter")
+        await sc.type_text(pilot, "draft")
+        prompt = app.screen.query_one("#prompt")
+        await pilot.press("up")
+        assert prompt.value == "/mcp"
+        await pilot.press("up")
+        assert prompt.value == "/help"
+        await pilot.press("down", "down")
+        assert prompt.value == "draft"
