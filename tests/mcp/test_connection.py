@@ -140,3 +140,14 @@ async def test_call_timeout_fails_the_call_not_the_server():
             result = await engine.call_tool("mcp__normal__stall", {}, asker=allow)
         assert result.error_kind is ToolErrorKind.TIMEOUT and "0.5 s" in result.text()
         assert (await engine.call_tool("mcp__normal__echo", {"text": "ok"}, asker=allow)).text() == "ok"
+
+
+async def test_stop_while_connecting_ends_at_once(events: EventLog):
+    engine_ctx = running([stdio("hang")], events, settle=False, **{"mcp.timeout": 60})
+    with anyio.fail_after(15):
+        async with engine_ctx as engine:
+            await events.wait_state("hang", ServerState.CONNECTING)
+            assert engine.pending_servers() == ["hang"]
+    assert engine.pool.status("hang").state is ServerState.DISCONNECTED
+    states = [e.status.state for e in events.events if getattr(e, "status", None) and e.status.name == "hang"]
+    assert states[0] is ServerState.CONNECTING and states[-1] is ServerState.DISCONNECTED
