@@ -24,10 +24,10 @@ from .fields import FIELDS, dense_text
 from .lexical import (
     BM25F,
     FieldTfidf,
+    KeywordScorer,
     Query,
     SklearnTfidf,
     cjk_gate,
-    keyword_score,
     matched_terms,
 )
 from .multiquery import split_subqueries
@@ -92,6 +92,7 @@ class ToolIndex:
         self._bm25f = BM25F()
         self._tfidf = FieldTfidf()
         self._sk = SklearnTfidf()
+        self._kw = KeywordScorer()
         self._vec_cache = dense_mod.VectorCache(dense_cache)
         self._vectors: dict[str, np.ndarray] = {}
         self._dense_matrix: tuple[Matrices, np.ndarray] | None = None
@@ -179,7 +180,7 @@ class ToolIndex:
             if "sk_tfidf" in wanted:
                 raw["sk_tfidf"] = self._sk.score(m, q) * gate
             if "keyword" in wanted:
-                raw["keyword"] = keyword_score(m, q, self.store) * gate
+                raw["keyword"] = self._kw.score(m, q, self.store) * gate
             if "dense" in wanted:
                 if qvecs is not None and m.n_docs:
                     raw["dense"] = (self._dense_rows(m) @ qvecs[i]).astype(np.float64)

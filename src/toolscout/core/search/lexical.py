@@ -237,38 +237,52 @@ class SklearnTfidf:
         if not len(q.ids) or not m.n_docs:
             return np.zeros(m.n_docs)
         transformer, matrix = self._cache.get(m, self._build)  # type: ignore[misc]
-        row = sp.csr_matrix((q.qtf, (np.zeros(len(q.ids), dtype=np.int64), q.ids)), shape=(1, len(m.df)))
-        qv = transformer.transform(row)  # type: ignore[attr-defined]
-        return np.asarray((matrix @ qv.T).todense()).ravel()
+        # the same transform as transformer.transform(counts) (raw tf × idf, L2), without the
+        # per-call overhead of building a sparse row
+        qv = q.qtf * transformer.idf_[q.ids]  # type: ignore[attr-defined]
+        norm = float(np.sqrt((qv**2).sum()))
+        if norm == 0:
+            return np.zeros(m.n_docs)
+        return np.asarray(_columns(matrix, q.ids) @ (qv / norm)).ravel()
 
 
-def keyword_score(m: Matrices, q: Query, store: TermStore, points: dict[str, float] | None = None) -> np.ndarray:
+class KeywordScorer:
     """Claude-Code-style keyword points per document (not normalised).
 
     Per query term: +12 when a word of the tool name equals the query word, else +6 when a
     name word has the same stem; +4 when the search hint has the term; +2 when the description
     has it (see the module docstring for the source).
     """
-    pts = KEYWORD_POINTS if points is None else points
-    out = np.zeros(m.n_docs)
-    if not m.n_docs or q.empty:
+
+    def __init__(self, points: dict[str, float] | None = None) -> None:
+        self.points = dict(KEYWORD_POINTS if points is None else points)
+        self._cache = _Cached()
+
+    @staticmethod
+    def _build(m: Matrices) -> tuple[sp.csc_matrix, ...]:
+        return tuple(sp.csc_matrix(x) for x in (m.tf["name"], m.tf["hint"], m.tf["description"], m.name_words))
+
+    def score(self, m: Matrices, q: Query, store: TermStore) -> np.ndarray:
+        """float64[N] keyword points."""
+        out = np.zeros(m.n_docs)
+        if not m.n_docs or not len(q.ids):
+            return out
+        name_tf, hint_tf, desc_tf, name_words = self._cache.get(m, self._build)  # type: ignore[misc]
+        pts = self.points
+
+        def present(matrix: sp.csc_matrix, cols: np.ndarray) -> np.ndarray:
+            return np.asarray((matrix[:, cols] > 0).todense(), dtype=bool)
+
+        stem = present(name_tf, q.ids)
+        surf = np.asarray([store.surface_vocab.get(q.surfaces[store.terms[int(i)]], -1) for i in q.ids])
+        exact = np.zeros_like(stem)
+        ok = (surf >= 0) & (surf < name_words.shape[1])
+        if ok.any():
+            exact[:, ok] = present(name_words, surf[ok])
+        out += (pts["name_exact"] * exact + pts["name_partial"] * (stem & ~exact)).sum(axis=1)
+        out += pts["hint"] * present(hint_tf, q.ids).sum(axis=1)
+        out += pts["description"] * present(desc_tf, q.ids).sum(axis=1)
         return out
-    name_tf, hint_tf, desc_tf = (sp.csc_matrix(m.tf[f]) for f in ("name", "hint", "description"))
-    for term in q.terms:
-        tid = store.vocab.get(term)
-        if tid is None:
-            continue
-        surface = store.surface_vocab.get(q.surfaces[term], -1)
-        exact = (
-            np.asarray(m.name_words[:, surface].todense()).ravel() > 0
-            if 0 <= surface < m.name_words.shape[1]
-            else np.zeros(m.n_docs, dtype=bool)
-        )
-        stem = np.asarray(name_tf[:, tid].todense()).ravel() > 0
-        out += pts["name_exact"] * exact + pts["name_partial"] * (stem & ~exact)
-        out += pts["hint"] * (np.asarray(hint_tf[:, tid].todense()).ravel() > 0)
-        out += pts["description"] * (np.asarray(desc_tf[:, tid].todense()).ravel() > 0)
-    return out
 
 
 def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) -> dict[str, list[str]]:
