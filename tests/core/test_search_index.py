@@ -31,8 +31,8 @@ def test_golden_bm25f(lexical):
         "mcp__slack__list_channels",
     ]
     assert names(lexical.rank("github issue", 3)) == [
-        "mcp__github__list_issues",
         "mcp__github__create_issue",
+        "mcp__github__list_issues",
         "mcp__github__read_file",
     ]
     assert names(lexical.rank("weather forecast city", 1)) == ["mcp__weather__get_forecast"]
