@@ -27,37 +27,6 @@ from toolscout.core.settings import Settings
 SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "servers"
 
 
-def _ensure_tool_search() -> None:
-    """Until ``core/search/tool_search.py`` lands, give the engine a minimal keyword search so
-    these tests exercise the MCP layer. Never used once the real module exists."""
-    try:
-        import toolscout.core.search.tool_search  # noqa: F401
-        return
-    except ImportError:
-        pass
-    from toolscout.core.search.results import ScoredTool, SearchResult
-
-    class ToolSearch:
-        def __init__(self, catalog: Any, settings: Any) -> None:
-            self.catalog = catalog
-
-        def sync(self, delta: Any = None) -> None:
-            pass
-
-        def search(self, query: str, limit: int | None = None, *, pending_servers: Iterable[str] = ()) -> Any:
-            words = query.lower().split()
-            hits = [ScoredTool(t, 1.0) for t in self.catalog.deferred_tools()
-                    if all(w in f"{t.name} {t.description}".lower() for w in words)]
-            return SearchResult(query, "keyword", hits[: limit or 5], pending_servers=list(pending_servers))
-
-    module = ModuleType("toolscout.core.search.tool_search")
-    module.ToolSearch = ToolSearch  # type: ignore[attr-defined]
-    sys.modules[module.__name__] = module
-
-
-_ensure_tool_search()
-
-
 def server_path(name: str) -> str:
     """Path of a fixture server script (``tests/fixtures/servers/<name>.py``)."""
     return str(SERVERS / f"{name}.py")
