@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from session_helpers import Recorder, provider_for, user_texts
+from session_helpers import Recorder, make_settings, provider_for, user_texts
 
-from conftest import make_settings
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine import Engine

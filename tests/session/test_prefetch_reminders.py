@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from session_helpers import Recorder, provider_for, user_texts
+from session_helpers import Recorder, make_engine, provider_for, user_texts
 
-from conftest import make_engine
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.models import ToolSpec
 from toolscout.core.session.events import RecommendationsReady

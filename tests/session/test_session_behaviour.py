@@ -8,9 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from session_helpers import Recorder, provider_for
+from session_helpers import Recorder, make_engine, provider_for
 
-from conftest import make_engine
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.models import ToolErrorKind, ToolResult, ToolSpec
 from toolscout.core.session.events import (
@@ -105,7 +104,7 @@ async def test_cancel_while_streaming_keeps_partial_text() -> None:
 
 
 async def test_cancel_during_tool_call_answers_every_tool_use(tmp_path) -> None:
-    from conftest import SlowTool, WeatherTool
+    from session_helpers import SlowTool, WeatherTool
 
     slow = SlowTool()
     engine = make_engine(tmp_path, extra=[WeatherTool(), slow])
