@@ -62,3 +62,11 @@ def test_hostile_inputs():
 def test_never_raises(text):
     for term in analyze(text):
         assert (term.term and term.term == term.term.lower()) or term.cjk
+
+
+def test_vendored_stop_words_match_sklearn():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from toolscout.core.search.stopwords import ENGLISH_STOP_WORDS as ours
+
+    assert ours == ENGLISH_STOP_WORDS

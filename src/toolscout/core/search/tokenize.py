@@ -26,6 +26,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .stopwords import ENGLISH_STOP_WORDS
+
 #: A tool matched only through CJK bigrams needs at least this many distinct matching bigrams.
 MIN_CJK_MATCHES = 2
 #: Longer word runs (base64 blobs, hashes) are cut to this many characters before stemming.
@@ -53,19 +55,8 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _IS_CJK = re.compile(_CJK_CHAR)
 
 
-def _load_stop_words() -> frozenset[str]:
-    try:  # the private module avoids importing all of sklearn.feature_extraction.text
-        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
-    except ImportError:  # pragma: no cover - older/newer layouts
-        try:
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-        except ImportError:
-            return frozenset()
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
-#: scikit-learn's English stop-word list (318 words).
-STOP_WORDS: frozenset[str] = _load_stop_words()
+#: scikit-learn's English stop-word list (318 words; vendored, see :mod:`.stopwords`).
+STOP_WORDS: frozenset[str] = ENGLISH_STOP_WORDS
 
 
 def _load_stemmer() -> tuple[str, Callable[[str], str]]:
