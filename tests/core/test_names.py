@@ -1,7 +1,15 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscout.core.names import MAX_NAME_LENGTH, dedupe, lookup_key, mcp_tool_name, sanitize, shorten, split_mcp_name
+from toolscout.core.names import (
+    MAX_NAME_LENGTH,
+    dedupe,
+    lookup_key,
+    mcp_tool_name,
+    sanitize,
+    shorten,
+    split_mcp_name,
+)
 
 
 def test_mcp_name_format_and_sanitising():

@@ -7,7 +7,13 @@ from toolscout.core.context import build_context_report
 from toolscout.core.loaders import load_catalog
 from toolscout.core.serialize import dumps, tool_definition
 from toolscout.core.settings import Settings
-from toolscout.core.tokens import HeuristicCounter, TiktokenCounter, context_window, decide_mode, default_counter
+from toolscout.core.tokens import (
+    HeuristicCounter,
+    TiktokenCounter,
+    context_window,
+    decide_mode,
+    default_counter,
+)
 
 
 def test_offline_tiktoken_encoding_loads():

@@ -7,7 +7,15 @@ from typing import Any
 
 from .catalog import ToolCatalog
 from .settings import Settings
-from .tokens import ModeDecision, ServerUsage, TokenCounter, context_window, decide_mode, default_counter, usage_by_server
+from .tokens import (
+    ModeDecision,
+    ServerUsage,
+    TokenCounter,
+    context_window,
+    decide_mode,
+    default_counter,
+    usage_by_server,
+)
 
 
 @dataclass

@@ -55,7 +55,7 @@ class ToolSpec:
         return bool(self.annotations and self.annotations.get("readOnlyHint") is True)
 
 
-class ServerState(str, enum.Enum):
+class ServerState(enum.StrEnum):
     """Connection state of one MCP server."""
 
     CONNECTING = "connecting"
@@ -105,7 +105,7 @@ class ContentBlock:
     uri: str | None = None
 
 
-class ToolErrorKind(str, enum.Enum):
+class ToolErrorKind(enum.StrEnum):
     """Why a tool call did not produce a normal result (specific and actionable)."""
 
     UNKNOWN_TOOL = "unknown_tool"
