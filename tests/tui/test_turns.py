@@ -6,7 +6,13 @@ import asyncio
 
 import tui_scenarios as sc
 
-from toolscout.tui.widgets.chat import AssistantEntry, ErrorEntry, NoticeEntry, SearchEntry, UserEntry
+from toolscout.tui.widgets.chat import (
+    AssistantEntry,
+    ErrorEntry,
+    NoticeEntry,
+    SearchEntry,
+    UserEntry,
+)
 
 SIZE = (120, 36)
 

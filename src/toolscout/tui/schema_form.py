@@ -158,8 +158,9 @@ def validate_arguments(schema: Any, arguments: dict[str, Any]) -> list[tuple[str
     for error in errors:
         path = [str(p) for p in error.path]
         name = path[0] if path else ""
-        if not name and error.validator == "required" and isinstance(error.instance, dict):
-            missing = [r for r in error.validator_value if r not in error.instance]  # type: ignore[union-attr]
-            name = missing[0] if missing else ""
+        if not name and error.validator == "required" and isinstance(error.validator_value, list):
+            # one error per missing property; its message names it ("'tags' is a required property")
+            named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
+            name = named[0] if named else ""
         problems.append((name, error.message))
     return problems

@@ -45,6 +45,17 @@ def clean(text: object, *, single_line: bool = False, limit: int | None = None) 
     return value
 
 
+def tildify(text: str) -> str:
+    """``text`` with the home directory written as ``~`` (shorter paths, no user name)."""
+    from pathlib import Path
+
+    try:
+        home = str(Path.home())
+    except RuntimeError:  # no home directory
+        return text
+    return text.replace(home, "~") if len(home) > 1 else text
+
+
 def first_line(text: object, limit: int = 100) -> str:
     """The first non-empty line of ``text``, cleaned and cut to ``limit`` characters."""
     value = clean(text)

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
@@ -78,8 +79,9 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         if spec.kind == "boolean":
             return Switch(value=bool(default), id=wid, classes="field")
         if spec.kind == "enum":
-            options = [(clean(json.dumps(c, ensure_ascii=False) if not isinstance(c, str) else c,
-                              single_line=True, limit=60), c) for c in spec.choices]
+            # Content, not str: a str option would be parsed as markup ("[/" raises).
+            options = [(Content(clean(c if isinstance(c, str) else json.dumps(c, ensure_ascii=False),
+                                      single_line=True, limit=60)), c) for c in spec.choices]
             select: Select[Any] = Select(options, allow_blank=True, id=wid, classes="field",
                                          prompt="(not set)", compact=True)
             if spec.has_default and default in spec.choices:

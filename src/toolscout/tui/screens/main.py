@@ -183,9 +183,6 @@ class MainScreen(Screen[None]):
         self.query_one(CatalogPanel).set_status(status)
         bar = self.query_one(StatusBar)
         bar.servers = {**bar.servers, status.name: status}
-        if status.state is ServerState.FAILED:
-            self.notify(clean(f"{status.name}: {status.error or 'failed'}", single_line=True, limit=200),
-                        title="server failed", severity="error", markup=False)
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
         self.query_one(CatalogPanel).schedule_refresh()

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static, Switch
 
 from ...core.settings import KEYS_BY_NAME, Settings, managed_keys
-from ..text import clean
+from ..text import clean, tildify
 
 #: (key, label, kind, choices) in display order. kind: switch | number | text | select.
 FIELDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
@@ -63,7 +63,7 @@ class SettingsScreen(Screen[None]):
         with VerticalScroll(id="settings-body"):
             yield Label(Text("Settings", style="bold"), id="settings-title")
             path = self.settings.paths.user if self.settings.paths else None
-            yield Static(Text(f"changes apply at once and are saved to {path}" if path
+            yield Static(Text(f"changes apply at once and are saved to {tildify(str(path))}" if path
                               else "changes apply at once but are not saved (no user file)",
                               style="dim"), id="settings-path")
             if self.settings.warnings:
@@ -97,7 +97,7 @@ class SettingsScreen(Screen[None]):
         source = self.settings.sources.get(key, "default")
         if key in managed:
             return Text("set by managed settings (read-only)", style="yellow")
-        return Text(f"from {clean(source, single_line=True)}", style="dim")
+        return Text(f"from {tildify(clean(source, single_line=True))}", style="dim")
 
     def _warnings(self) -> Text:
         if not self.settings.warnings:
@@ -107,7 +107,7 @@ class SettingsScreen(Screen[None]):
             if i:
                 out.append("\n")
             out.append("! ", style="bold yellow")
-            out.append(clean(str(warning), single_line=True))
+            out.append(tildify(clean(str(warning), single_line=True)))
         return out
 
     def on_mount(self) -> None:

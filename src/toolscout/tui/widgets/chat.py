@@ -172,6 +172,10 @@ class ChatView(VerticalScroll, can_focus=True):
                 return child
         return None
 
+    def tool_call_entries(self) -> list[ToolCallEntry]:
+        """Every tool-call entry, oldest first."""
+        return [c for c in self.children if isinstance(c, ToolCallEntry)]
+
     def clear(self) -> None:
         """Remove every entry."""
         self.remove_children()

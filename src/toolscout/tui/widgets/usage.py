@@ -88,7 +88,7 @@ class UsageTable:
             line.append(f" {figures:>{num_width}}")
             line.append(f"  saved {row.saved:>{saved_width},}", style="green")
             yield line
-        total = Text(no_wrap=True, overflow="ellipsis")
+        total = Text()
         report = self.report
         total.append("total", style="bold")
         share = f" ({report.saved / report.tokens_inline:.0%})" if report.tokens_inline else ""

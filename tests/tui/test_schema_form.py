@@ -1,0 +1,68 @@
+"""JSON Schema → form fields and validated arguments (no widgets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscout.tui.schema_form import FormError, fields_of, parse_value, validate_arguments
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "description": "[b]City[/b]"},
+        "days": {"type": "integer", "minimum": 1},
+        "ratio": {"type": ["number", "null"]},
+        "hourly": {"type": "boolean"},
+        "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "extra": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+        "anything": {},
+    },
+    "required": ["city", "tags"],
+}
+
+
+def test_fields_follow_the_schema() -> None:
+    fields = {f.name: f for f in fields_of(SCHEMA)}
+    assert [f.name for f in fields_of(SCHEMA)] == list(SCHEMA["properties"])
+    assert fields["city"].kind == "string" and fields["city"].required
+    assert fields["days"].kind == "integer"
+    assert fields["ratio"].kind == "number" and fields["ratio"].nullable
+    assert fields["hourly"].kind == "boolean"
+    assert fields["units"].kind == "enum" and fields["units"].choices == ["metric", "imperial"]
+    assert fields["units"].has_default and fields["units"].default == "metric"
+    assert fields["tags"].kind == "json" and fields["tags"].required
+    assert fields["extra"].kind == "json" and fields["extra"].type_label == "object/null"
+    assert fields["anything"].kind == "json" and fields["anything"].type_label == "any"
+
+
+@pytest.mark.parametrize("schema", [None, 3, "x", {"properties": []}, {"properties": {"a": 5}}, {"required": 7}])
+def test_odd_schemas_never_raise(schema) -> None:
+    fields_of(schema)
+    validate_arguments(schema, {})
+
+
+def test_values_are_parsed_by_kind() -> None:
+    fields = {f.name: f for f in fields_of(SCHEMA)}
+    assert parse_value(fields["city"], "") == (False, None)
+    assert parse_value(fields["days"], " 4 ") == (True, 4)
+    assert parse_value(fields["ratio"], "0.5") == (True, 0.5)
+    assert parse_value(fields["tags"], '["a", "b"]') == (True, ["a", "b"])
+    assert parse_value(fields["hourly"], None) == (False, None)
+    assert parse_value(fields["hourly"], False) == (True, False)
+    with pytest.raises(FormError, match="whole number"):
+        parse_value(fields["days"], "4.5")
+    with pytest.raises(FormError, match="not valid JSON"):
+        parse_value(fields["tags"], "[a")
+
+
+def test_validation_names_the_field() -> None:
+    problems = validate_arguments(SCHEMA, {"days": 0})
+    names = [name for name, _ in problems]
+    assert "city" in names and "tags" in names and "days" in names
+    assert validate_arguments(SCHEMA, {"city": "Oslo", "tags": []}) == []
+
+
+def test_an_invalid_schema_is_reported_not_raised() -> None:
+    problems = validate_arguments({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1})
+    assert problems and problems[0][0] == "" and "invalid" in problems[0][1]
