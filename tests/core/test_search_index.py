@@ -231,3 +231,13 @@ class TestDense:
 
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT COUNT(*) FROM vec").fetchone()[0] == 3
+
+
+def test_multi_query_fusion_runs_and_sums():
+    tools, desc = fixture_tools()
+    idx = ToolIndex(tools, "bm25f", server_descriptions=desc, multi_query=True)
+    text = "Look up the weather forecast for Paris. Then post a message to the team Slack channel about it."
+    hits = idx.rank(text, 5)
+    assert {"mcp__weather__get_forecast", "mcp__slack__post_message"} <= set(names(hits[:3]))
+    for hit in hits:
+        assert math.isclose(sum(hit.components.values()), hit.score, abs_tol=1e-9)
