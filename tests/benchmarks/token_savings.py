@@ -3,7 +3,7 @@
 For every catalog: tokens of the full tools array (every tool inline) vs what toolscout sends in
 each strategy: execute-proxy (one announcement line per deferred tool) and stub (a compact
 ``[deferred]`` stub per tool). Counted with the same counter the app uses (tiktoken
-cl100k_base, offline). Run: ``python tests/benchmarks/bench_tokens.py``.
+cl100k_base, offline). Run: ``python tests/benchmarks/token_savings.py``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def measure(catalog_dir: Path = CATALOGS) -> tuple[list[tuple[str, int, int, int
     return rows, counter.name
 
 
-def report() -> str:
+def run() -> str:
     """Markdown section with per-server and total savings."""
     if not CATALOGS.is_dir():
         return "## Token savings\n\nskipped: ../shared/bench-data/catalogs is not present\n"
@@ -60,4 +60,4 @@ def report() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(report())
+    sys.stdout.write(run())
