@@ -26,7 +26,7 @@ async def test_a_model_turn_streams_into_the_chat() -> None:
         await pilot.press("enter")
         await sc.settle(pilot)
         entries = list(app.screen.chat.children)
-        assert isinstance(entries[0], UserEntry)
+        assert isinstance(entries[1], UserEntry)
         answers = [e for e in entries if isinstance(e, AssistantEntry)]
         assert len(answers) == 1
         assert "[bold]42[/bold]" in answers[0].source
@@ -61,7 +61,7 @@ async def test_slash_commands() -> None:
             await sc.type_text(pilot, command)
             await pilot.press("enter")
             await pilot.pause()
-        entries = list(app.screen.chat.children)
+        entries = list(app.screen.chat.children)[1:]  # after the welcome
         assert [type(e) for e in entries] == [NoticeEntry, NoticeEntry, NoticeEntry, SearchEntry, ErrorEntry]
         text = sc.screen_text(app)
         assert "unknown command /nope" in text

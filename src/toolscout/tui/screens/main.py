@@ -43,6 +43,12 @@ if TYPE_CHECKING:
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
+WELCOME_MODEL = ("Ask anything. The model sees the core tools and finds the deferred ones with "
+                 "ToolSearch; recommended tools appear above the prompt (Tab to pick one).")
+WELCOME_OFFLINE = ("No model is configured, so you drive: describe what you want and your words become a "
+                   "ToolSearch. Tab into the recommended tools, Enter fills in a tool's arguments and runs it.")
+WELCOME_NONE = "Catalog only: browse tools (F2), rank them live (F3) and see token usage (F4)."
+
 HELP = """\
 Type a message and press Enter. Slash commands:
   /context          token usage per server and the tool-search mode decision
@@ -110,6 +116,11 @@ class MainScreen(Screen[None]):
         status.servers = {s.name: s for s in self.engine.server_statuses()}
         self.query_one(PromptInput).focus()
         self.refresh_report()
+        if self.session is None:
+            welcome = WELCOME_NONE
+        else:
+            welcome = WELCOME_OFFLINE if self.tapp.offline else WELCOME_MODEL
+        self.chat.add(NoticeEntry(f"{welcome}\n/help lists the commands and keys.", title="welcome"))
 
     # -- layout ------------------------------------------------------------------------------
     def watch_sidebar(self, value: bool | None) -> None:

@@ -211,6 +211,7 @@ class CatalogPanel(Vertical):
         groups = self.groups()
         expand_all = bool(self._filter) or sum(len(t) for _, t in groups) <= 40
         for group, tools in groups:
+            total += len(tools)
             matching = [t for t in tools if self._matches(t)]
             if self._filter and not matching and self._filter not in group.lower():
                 continue
@@ -227,7 +228,6 @@ class CatalogPanel(Vertical):
                 state = tool_state(catalog, tool, self.loaded_names)
                 node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
             shown += len(matching)
-            total += len(tools)
             if matching and (expand_all or group in expanded or (first_build and group == BUILTIN_GROUP)):
                 node.expand()
         if cursor is not None:

@@ -75,8 +75,11 @@ def format_duration(ms: float) -> str:
     return f" · {ms:,.0f} ms" if ms else ""
 
 
-def _tool_title(symbol: str, name: str, suffix: str = "") -> Content:
-    return Content.assemble((symbol + " ", "$accent"), (clean(name, single_line=True), "bold"), suffix)
+def _tool_title(symbol: str, name: str, suffix: str = "", preview: str = "") -> Content:
+    parts: list[Any] = [(symbol + " ", "$accent"), (clean(name, single_line=True), "bold"), suffix]
+    if preview:
+        parts.append((f"  {preview}", "dim"))
+    return Content.assemble(*parts)
 
 
 class ToolCallEntry(Collapsible):
@@ -101,7 +104,8 @@ class ToolCallEntry(Collapsible):
         self._result.update(Text(text or "(empty result)", style="red" if result.is_error else ""))
         status = f"failed ({result.error_kind.value})" if result.error_kind else ("error" if result.is_error else "done")
         took = format_duration(result.duration_ms)
-        self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}")  # type: ignore[assignment]
+        preview = first_line(text, 60)
+        self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}", preview)  # type: ignore[assignment]
         self.set_class(result.is_error, "-error")
 
 
