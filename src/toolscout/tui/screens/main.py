@@ -274,6 +274,9 @@ class MainScreen(Screen[None]):
         if message.loaded:
             self.loaded_names.update(message.loaded)
             self.query_one(CatalogPanel).set_loaded(self.loaded_names)
+            if not self.tapp.offline:  # a loaded tool needs no recommending any more
+                bar = self.query_one(RecommendationBar)
+                bar.show_hits([h for h in bar.hits if h.name not in self.loaded_names])
         if message.result is not None:
             self.chat.add(SearchEntry(message.result))
         else:

@@ -83,6 +83,11 @@ class RecommendationBar(Vertical, can_focus=False):
         self.border_subtitle = "Tab choose · Enter use · Esc back"
 
     @property
+    def hits(self) -> list[Recommendation]:
+        """Every recommendation received, before the score floor and the count limit."""
+        return list(self._hits)
+
+    @property
     def visible_hits(self) -> list[Recommendation]:
         """The hits that pass the score floor, at most ``max_items``."""
         if not self.enabled:
