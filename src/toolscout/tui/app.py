@@ -66,7 +66,7 @@ class ToolscoutApp(App[int]):
         self.settings = settings
         self.engine = engine
         self.session = session
-        self._start_engine = start_engine
+        self.start_engine = start_engine
         self.main_screen = MainScreen(engine, session)
         self.bridge = Bridge(self.main_screen, engine, session)
 
@@ -79,13 +79,19 @@ class ToolscoutApp(App[int]):
         router = getattr(self.session, "router", None)
         if router is not None and getattr(router, "asker", None) is None:
             router.asker = self.ask_permission  # permission prompts go through the modal
-        if self._start_engine:
-            self._start()
+        if self.start_engine:
+            # Paint first: loading catalogs can index (and embed) thousands of tools on this loop.
+            self.call_after_refresh(self._start)
 
     @work(group="engine", exit_on_error=False)
     async def _start(self) -> None:
-        await self.engine.start()
-        self.main_screen.post_message(m.EngineStarted())
+        try:
+            await self.engine.start()
+        except Exception as exc:
+            log.exception("engine start failed")
+            self.main_screen.post_message(m.ErrorReported(f"starting the engine failed: {exc}"))
+        finally:
+            self.main_screen.post_message(m.EngineStarted())
 
     async def on_unmount(self) -> None:
         self.bridge.disconnect()
@@ -94,7 +100,7 @@ class ToolscoutApp(App[int]):
                 await asyncio.wait_for(self.session.close(), STOP_TIMEOUT_S)
             except (TimeoutError, Exception):
                 log.warning("session did not close cleanly", exc_info=True)
-        if self._start_engine:
+        if self.start_engine:
             try:
                 await asyncio.wait_for(self.engine.stop(), STOP_TIMEOUT_S)
             except (TimeoutError, Exception):

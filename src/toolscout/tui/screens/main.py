@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
         self.apply_settings()
         status = self.query_one(StatusBar)
         status.servers = {s.name: s for s in self.engine.server_statuses()}
+        status.starting = self.tapp.start_engine  # until EngineStarted
         self.query_one(PromptInput).focus()
         self.refresh_report()
         if self.session is None:
@@ -182,6 +183,11 @@ class MainScreen(Screen[None]):
         status.provider = self.tapp.provider_name
         status.model = self.tapp.model_name
         status.mode = f"tool search {settings['toolSearch.enabled']} · {settings['session.strategy']}"
+
+    def on_engine_started(self, message: m.EngineStarted) -> None:
+        self.query_one(StatusBar).starting = False
+        self.query_one(CatalogPanel).schedule_refresh()
+        self.refresh_report()
 
     def on_settings_applied(self, message: m.SettingsApplied) -> None:
         self.apply_settings()

@@ -17,6 +17,7 @@ class StatusBar(Widget):
     model: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")
     busy: reactive[bool] = reactive(False)
+    starting: reactive[bool] = reactive(False)
     servers: reactive[dict[str, ServerStatus]] = reactive(dict, always_update=True)
 
     def render(self) -> Text:
@@ -38,6 +39,10 @@ class StatusBar(Widget):
             if failed:
                 out.append(f" · {failed} failed", style="red")
         out.append("  ")
-        out.append("● working — Esc to interrupt" if self.busy else "○ ready",
-                   style="bold yellow" if self.busy else "green")
+        if self.starting:
+            out.append("◌ loading tools…", style="yellow")
+        elif self.busy:
+            out.append("● working — Esc to interrupt", style="bold yellow")
+        else:
+            out.append("○ ready", style="green")
         return out
