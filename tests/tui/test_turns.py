@@ -45,6 +45,11 @@ async def test_escape_interrupts_a_running_turn() -> None:
         await pilot.pause()
         assert app.screen.busy
         assert app.session.busy
+        await sc.type_text(pilot, "second")
+        await pilot.press("enter")  # refused while busy: the text stays, the turn keeps running
+        await pilot.pause()
+        assert app.screen.query_one("#prompt").value == "second"
+        assert app.session.busy
         await pilot.press("escape")
         await sc.settle(pilot)
         assert not app.session.busy

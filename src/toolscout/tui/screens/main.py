@@ -311,11 +311,16 @@ class MainScreen(Screen[None]):
         prompt = self.query_one(PromptInput)
         if not text.strip():
             return
-        prompt.remember(text)
-        prompt.value = ""
         if text.lstrip().startswith("/"):
+            prompt.remember(text)
+            prompt.value = ""
             self.run_command(text.strip())
+        elif self.busy:  # keep the text: sending now would cancel the running turn
+            self.notify("A turn is running: wait for it, or press Esc to interrupt it.",
+                        severity="warning", markup=False)
         else:
+            prompt.remember(text)
+            prompt.value = ""
             self.send(text)
 
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
