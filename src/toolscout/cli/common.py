@@ -53,7 +53,9 @@ def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, w
     """Start ``engine``, (optionally) wait for servers to settle, run ``body``, stop the engine."""
 
     async def main() -> T:
-        await engine.start()
+        # No index warm-up: a command that searches builds it on its first query, the others
+        # (context, call, mcp list) never need it.
+        await engine.start(warm_search=False)
         try:
             if wait_servers and hasattr(engine, "wait_for_servers"):
                 await engine.wait_for_servers()

@@ -23,7 +23,6 @@ from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
 from .mcp.config import ServerConfig
 from .mcp.pool import ServerPool
-from .mcp.resources import ListMcpResources, ReadMcpResource
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
 from .settings import Settings
@@ -111,11 +110,19 @@ class Engine:
         self.emit(EngineWarning(message, source))
 
     # -- lifecycle ------------------------------------------------------------------------
-    async def start(self) -> None:
+    async def start(self, *, warm_search: bool = True) -> None:
         """Load catalog files, then start servers in the background. Returns without waiting
-        (see :meth:`wait_for_servers`); each server reports ``ServerStateChanged`` as it goes."""
+        (see :meth:`wait_for_servers`); each server reports ``ServerStateChanged`` as it goes.
+
+        Args:
+            warm_search: build the search index (tokenize the catalog, load the dense model)
+                now. False leaves it to the first search: commands that never search
+                (``context``, ``call``, ``mcp list``) skip seconds of work on a large catalog.
+        """
         for path in self._catalog_paths:
             self.load_catalog_file(path)
+        if warm_search:
+            self.search.warm()
         for status in self.pool.statuses():
             if status.state is ServerState.FAILED:
                 self.emit(ServerStateChanged(status))
@@ -204,6 +211,8 @@ class Engine:
         self.warn(message, name)
 
     def _add_resource_tools(self) -> None:
+        from .mcp.resources import ListMcpResources, ReadMcpResource  # imports the MCP SDK
+
         added: list[str] = []
         for tool in (ListMcpResources(self.pool), ReadMcpResource(self.pool)):
             if tool.spec.name not in self.builtins:

@@ -21,24 +21,25 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
-
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
+from typing import TYPE_CHECKING, Any
 
 from .builtins.base import ToolContext
 from .catalog import ToolCatalog
-from .mcp.connection import ServerUnavailable
 from .mcp.pool import ServerPool
 from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from .names import lookup_key, split_mcp_name
 from .permissions import Asker, Decision, PermissionPolicy, denied_message
 from .validation import Invalid, SchemaProblem, schema_text, validate_params
 
+if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
+    import mcp_types as types
+
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
     """Map MCP content (text, image, audio, embedded resource, resource_link), ``structuredContent``
     and ``isError`` into a :class:`ToolResult`."""
+    import mcp_types as types
+
     blocks: list[ContentBlock] = []
     for item in raw.content:
         if isinstance(item, types.TextContent):
@@ -242,6 +243,11 @@ class ToolExecutor:
                                         f"{tool.name} comes from a catalog file: it can be searched but not run. "
                                         f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"Server {tool.server} is not configured.")
+        import mcp_types as types  # cheap here: the connection has imported the SDK already
+        from mcp.shared.exceptions import MCPError
+
+        from .mcp.connection import ServerUnavailable
+
         try:
             raw = await conn.call_tool(tool.original_name or tool.name, args, self.call_timeout)
         except ServerUnavailable as exc:

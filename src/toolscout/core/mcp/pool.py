@@ -13,13 +13,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import sanitize
 from .config import ServerConfig
-from .connection import ConnectionListener, ServerConnection
+
+if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
+    from .connection import ConnectionListener, ServerConnection
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +131,8 @@ class ServerPool:
             self._done.set()
 
     def _launch(self, cfg: ServerConfig) -> ServerConnection:
+        from .connection import ServerConnection
+
         assert self._tg is not None
         conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
                                 listener=self)

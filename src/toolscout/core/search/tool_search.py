@@ -6,6 +6,11 @@ every mode (they are never indexed, and hits are re-checked against the catalog 
 in case the filter changed since the last :meth:`ToolSearch.sync`).
 
 ``search`` never raises: an unexpected internal error is reported in ``SearchResult.errors``.
+
+The index is built on first use (:attr:`ToolSearch.index`), not at construction: tokenizing a
+1,000-tool catalog and loading the dense model take seconds, and commands that never search
+(``toolscout context``, ``call``, ``mcp list``) should not pay for them. :meth:`ToolSearch.warm`
+builds it ahead of time.
 """
 
 from __future__ import annotations
@@ -60,16 +65,33 @@ class ToolSearch:
                 "keyword": float(self.settings.get("toolSearch.weights.keyword", 0.4)),
                 "tfidf": float(self.settings.get("toolSearch.weights.tfidf", 0.6)),
             }
-        cache = dense_mod.default_cache_path() if dense_cache == "auto" else dense_cache
-        self.index = ToolIndex(
-            [],
-            profile,
-            weights=weights,
-            server_descriptions=dict(catalog.server_descriptions),
-            dense_cache=Path(cache) if isinstance(cache, str) else cache,
-            encoder=encoder,
-        )
+        self._index_args = (profile, weights, dense_cache, encoder)
+        self._index: ToolIndex | None = None
+        #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
+        self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
         self.sync()
+
+    @property
+    def index(self) -> ToolIndex:
+        """The ranked index, built (tokenized, dense model loaded, vectors encoded) on first use."""
+        if self._index is None:
+            profile, weights, dense_cache, encoder = self._index_args
+            cache = dense_mod.default_cache_path() if dense_cache == "auto" else dense_cache
+            tools, descriptions = self._snapshot
+            self._index = ToolIndex(
+                tools,
+                profile,
+                weights=weights,
+                server_descriptions=descriptions,
+                dense_cache=Path(cache) if isinstance(cache, str) else cache,
+                encoder=encoder,
+            )
+            self._snapshot = ([], {})
+        return self._index
+
+    def warm(self) -> None:
+        """Build the index now (e.g. in the background before the first query)."""
+        _ = self.index
 
     @property
     def active_profile(self) -> str:
@@ -96,20 +118,30 @@ class ToolSearch:
         Args:
             delta: what one catalog change did (only those tools, and the tools of
                 ``delta.server``, are looked at); None compares the whole catalog. Either way,
-                indexed tools that are no longer deferred or visible are dropped.
+                indexed tools that are no longer deferred or visible are dropped. Before the
+                index is first built this only notes what a sync would index now; the first
+                use indexes exactly that (the same contents as syncing eagerly).
         """
-        self.index.set_server_descriptions(dict(self.catalog.server_descriptions))
+        if self._index is None:
+            self._snapshot = (self.catalog.deferred_tools(), dict(self.catalog.server_descriptions))
+        else:
+            self._sync_index(delta)
+
+    def _sync_index(self, delta: CatalogDelta | None) -> None:
+        index = self._index
+        assert index is not None
+        index.set_server_descriptions(dict(self.catalog.server_descriptions))
         deferred = {t.name: t for t in self.catalog.deferred_tools()}
         if delta is None:
-            self.index.add(deferred.values())
+            index.add(deferred.values())
         else:
             names = list(delta.added)
             if delta.server is not None:
                 names += [t.name for t in self.catalog.server_tools(delta.server)]
-            self.index.remove(delta.removed)
-            self.index.add(deferred[n] for n in dict.fromkeys(names) if n in deferred)
-        stale = [n for n in self.index.store.docs if n not in deferred]
-        self.index.remove(stale)
+            index.remove(delta.removed)
+            index.add(deferred[n] for n in dict.fromkeys(names) if n in deferred)
+        stale = [n for n in index.store.docs if n not in deferred]
+        index.remove(stale)
 
     # -- search -------------------------------------------------------------------------
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
