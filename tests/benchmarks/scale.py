@@ -10,7 +10,7 @@ Build time = ``ToolIndex(...)`` plus the first query (which builds the lazy matr
 ``default`` profile it includes encoding every tool text (tool vectors are cached by content
 hash, so replicas are encoded again: their server name differs). Memory: ``tracemalloc`` peak of
 a separate build + 20 queries (Python and numpy allocations; onnxruntime's own arena is not
-traced, so the process max-RSS growth is reported too).
+traced, so the growth of the process RSS over that build is reported too).
 """
 
 from __future__ import annotations
@@ -116,16 +116,25 @@ def _incremental(index: ToolIndex, base: list[ToolSpec]) -> tuple[float, float]:
 
 def _memory(tools: list[ToolSpec], profile: str, texts: list[str]) -> tuple[float, float]:
     gc.collect()
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = _rss_mib()
     tracemalloc.start()
     index = ToolIndex(tools, profile)
     for t in texts[:20]:
         index.rank(t, 10)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_after = _rss_mib()
     del index
-    return peak / 2**20, (rss_after - rss_before) / 1024
+    return peak / 2**20, rss_after - rss_before
+
+
+def _rss_mib() -> float:
+    """Current resident set size (MiB), from /proc (0 where unavailable)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * resource.getpagesize() / 2**20
 
 
 def run(profiles: tuple[str, ...] = ("bm25f", "default", "hybrid"), sizes: tuple[int, ...] = SIZES) -> str:
@@ -139,7 +148,7 @@ def run(profiles: tuple[str, ...] = ("bm25f", "default", "hybrid"), sizes: tuple
         f"servers. Queries: {len(texts)} ({len(texts) - len(KEYWORD_QUERIES)} livemcpbench task texts + "
         f"{len(KEYWORD_QUERIES)} keyword queries), {PASSES} timed passes after a warm-up. All times in ms.",
         "",
-        "| profile (active) | tools | build ms | search p50 | p95 | p99 | +50-tool server: add ms | first query after ms | tracemalloc peak MiB | max-RSS growth MiB |",
+        "| profile (active) | tools | build ms | search p50 | p95 | p99 | +50-tool server: add ms | first query after ms | tracemalloc peak MiB | RSS growth MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for profile in profiles:

@@ -97,6 +97,8 @@ class ToolIndex:
         self._vectors: dict[str, np.ndarray] = {}
         self._dense_matrix: tuple[Matrices, np.ndarray] | None = None
         self._exact: tuple[Matrices, dict[str, list[int]]] | None = None
+        #: full/bare name keys (lower-case) → number of indexed tools with that key
+        self._name_keys: dict[str, int] = {}
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -118,7 +120,15 @@ class ToolIndex:
     def add(self, tools: Iterable[ToolSpec]) -> list[str]:
         """Index new tools (or replace changed ones). Unchanged tools are not re-tokenized and,
         with the dense signal, only new texts are encoded. Returns the names (re)indexed."""
+        tools = list(tools)
+        docs = self.store.docs
+        previous = [docs[t.name].tool for t in tools if t.name in docs]
         changed = self.store.add(tools)
+        replaced = set(changed)
+        self._forget_keys([t for t in previous if t.name in replaced])
+        for name in changed:
+            for key in self._exact_keys(self.store.docs[name].tool):
+                self._name_keys[key] = self._name_keys.get(key, 0) + 1
         if changed and self._encoder is not None:
             docs = self.store.docs
             texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
@@ -129,10 +139,21 @@ class ToolIndex:
 
     def remove(self, names: Iterable[str]) -> list[str]:
         """Remove tools by exact name (unknown names ignored). Returns the names removed."""
-        gone = self.store.remove(names)
+        tools = [self.store.docs[n].tool for n in dict.fromkeys(names) if n in self.store.docs]
+        gone = self.store.remove([t.name for t in tools])
+        self._forget_keys(tools)
         for name in gone:
             self._vectors.pop(name, None)
         return gone
+
+    def _forget_keys(self, tools: list[ToolSpec]) -> None:
+        for tool in tools:
+            for key in self._exact_keys(tool):
+                left = self._name_keys.get(key, 0) - 1
+                if left > 0:
+                    self._name_keys[key] = left
+                else:
+                    self._name_keys.pop(key, None)
 
     def set_server_descriptions(self, descriptions: dict[str, str]) -> list[str]:
         """Replace the server descriptions; re-indexes only the tools of servers whose changed."""
@@ -224,18 +245,29 @@ class ToolIndex:
         raw["gate"] = np.asarray([gate])
         return m, components, raw, sigs[0].query
 
-    def _exact_map(self, m: Matrices) -> dict[str, list[int]]:
+    @staticmethod
+    def _exact_keys(tool: ToolSpec) -> set[str]:
+        keys = {tool.name.lower(), (tool.original_name or tool.name).lower()}
+        if "::" in tool.name:
+            keys.add(tool.name.split("::", 1)[1].lower())
+        return keys
+
+    def _exact_rows(self, m: Matrices, text: str) -> list[int]:
+        """Rows of tools whose full or bare name is ``text`` (case-insensitive)."""
+        key = text.strip().lower()
+        if not key or len(key) > 300:
+            return []
         if self._exact is None or self._exact[0] is not m:
             table: dict[str, list[int]] = {}
             for i, name in enumerate(m.names):
-                tool = self.store.docs[name].tool
-                keys = {name.lower(), (tool.original_name or name).lower()}
-                if "::" in name:
-                    keys.add(name.split("::", 1)[1].lower())
-                for key in keys:
-                    table.setdefault(key, []).append(i)
+                for k in self._exact_keys(self.store.docs[name].tool):
+                    table.setdefault(k, []).append(i)
             self._exact = (m, table)
-        return self._exact[1]
+        return self._exact[1].get(key, [])
+
+    def _maybe_name(self, text: str) -> bool:
+        key = text.strip().lower()
+        return bool(key) and key in self._name_keys
 
     def _required_mask(self, m: Matrices, required: Sequence[str]) -> np.ndarray | None:
         terms = [t.term for r in required for t in analyze(r)]
@@ -272,7 +304,7 @@ class ToolIndex:
             text = " ".join([text, *required])
         m, comps, raw, query = self.score_all(text)
         total = sum(comps.values(), np.zeros(m.n_docs))
-        exact_idx = self._exact_map(m).get(text.strip().lower(), [])
+        exact_idx = self._exact_rows(m, text) if self._maybe_name(text) else []
         mask = self._required_mask(m, required) if required else None
         keep = total > 1e-12
         if exact_idx:

@@ -39,6 +39,9 @@ class DocEntry:
     fields: dict[str, tuple[np.ndarray, np.ndarray]]
     name_words: np.ndarray
     lengths: dict[str, float] = field(default_factory=dict)
+    #: All fields packed for fast matrix builds: ids int32[n], counts float32[n], field int8[n],
+    #: and float64[len(FIELDS)] lengths.
+    packed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass
@@ -142,7 +145,13 @@ class TermStore:
             fields[name] = (ids, tfs)
             lengths[name] = float(tfs.sum())
         name_ids = sorted({self._surface_id(w) for w in words(tool.name)})
-        return DocEntry(tool, server_description, fields, np.asarray(name_ids, dtype=np.int32), lengths)
+        packed = (
+            np.concatenate([fields[f][0] for f in FIELDS]),
+            np.concatenate([fields[f][1] for f in FIELDS]),
+            np.concatenate([np.full(len(fields[f][0]), k, dtype=np.int8) for k, f in enumerate(FIELDS)]),
+            np.asarray([lengths[f] for f in FIELDS], dtype=np.float64),
+        )
+        return DocEntry(tool, server_description, fields, np.asarray(name_ids, dtype=np.int32), lengths, packed)
 
     def surface_ids(self, surfaces: Iterable[str]) -> list[int]:
         """Ids of known name words among ``surfaces`` (-1 for unknown)."""
@@ -157,13 +166,25 @@ class TermStore:
     def _build(self) -> Matrices:
         entries = list(self.docs.values())
         n, v = len(entries), len(self.terms)
+        packs = [e.packed for e in entries]
+        sizes = np.fromiter((len(p[0]) for p in packs), dtype=np.int64, count=n)  # type: ignore[index]
+        if n:
+            ids = np.concatenate([p[0] for p in packs])  # type: ignore[index]
+            tfs = np.concatenate([p[1] for p in packs])  # type: ignore[index]
+            which = np.concatenate([p[2] for p in packs])  # type: ignore[index]
+            all_lengths = np.vstack([p[3] for p in packs])  # type: ignore[index]
+        else:
+            ids, tfs = np.zeros(0, np.int32), np.zeros(0, np.float32)
+            which, all_lengths = np.zeros(0, np.int8), np.zeros((0, len(FIELDS)))
+        rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
         tf: dict[str, sp.csr_matrix] = {}
         lengths: dict[str, np.ndarray] = {}
-        for name in FIELDS:
-            tf[name] = _csr([e.fields[name][0] for e in entries], [e.fields[name][1] for e in entries], v)
-            lengths[name] = np.fromiter((e.lengths[name] for e in entries), dtype=np.float64, count=n)
-        total = sum(tf.values(), sp.csr_matrix((n, v), dtype=np.float32))
-        binary = sp.csr_matrix(total, copy=True)
+        for k, name in enumerate(FIELDS):
+            sel = which == k
+            tf[name] = sp.csr_matrix((tfs[sel], (rows[sel], ids[sel])), shape=(n, v))
+            lengths[name] = all_lengths[:, k].copy()
+        binary = sp.csr_matrix((np.ones(len(ids), dtype=np.float32), (rows, ids)), shape=(n, v))
+        binary.sum_duplicates()
         binary.data = np.ones_like(binary.data)
         df = np.asarray(binary.sum(axis=0)).ravel().astype(np.float64)
         name_words = _csr(
