@@ -6,9 +6,9 @@ Usage::
     .venv/bin/python tests/benchmarks/run_all.py --only retrieval --out /tmp/r.md
 
 Sections are modules in this folder with a ``run() -> str`` function returning Markdown. The
-runner calls, in order, every module named in :data:`SECTIONS` that exists; others can add a
-section (token savings, cache stability, UI responsiveness ...) by dropping in a module and
-adding its name here — a missing module is listed as "not present" and skipped. Needs
+runner calls the modules named in :data:`SECTIONS` first, in that order (a missing one is listed
+as "not present"), then any other module here that defines ``def run(`` (alphabetically), so a
+new section (token savings, cache stability, UI responsiveness ...) needs no edit of this file. Needs
 ``../shared/bench-data`` (the sections that read it are skipped with a note when it is absent).
 Not collected by pytest (``--ignore=tests/benchmarks``).
 """
@@ -34,6 +34,16 @@ SECTIONS: tuple[str, ...] = ("retrieval", "scale", "token_savings", "cache_stabi
 NEEDS_BENCH = {"retrieval", "scale"}
 
 
+def discovered() -> list[str]:
+    """Section modules in this folder that are not in :data:`SECTIONS`."""
+    skip = {*SECTIONS, "common", "run_all"}
+    out = []
+    for path in sorted(HERE.glob("*.py")):
+        if path.stem not in skip and "\ndef run(" in path.read_text(encoding="utf-8"):
+            out.append(path.stem)
+    return out
+
+
 def header() -> str:
     info = machine_info()
     rows = "\n".join(f"| {k} | {v} |" for k, v in info.items())
@@ -49,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=HERE / "REPORT.md", help="Markdown file to write")
     ap.add_argument("--only", default="", help="comma-separated section names (default: all present)")
     args = ap.parse_args(argv)
-    wanted = [s for s in args.only.split(",") if s] or list(SECTIONS)
+    wanted = [s for s in args.only.split(",") if s] or [*SECTIONS, *discovered()]
     parts = [header()]
     for name in wanted:
         if importlib.util.find_spec(name) is None:
