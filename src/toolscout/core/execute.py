@@ -28,7 +28,7 @@ from .catalog import ToolCatalog
 from .mcp.pool import ServerPool
 from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from .names import lookup_key, split_mcp_name
-from .permissions import Asker, Decision, PermissionPolicy, denied_message
+from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
 from .validation import Invalid, SchemaProblem, schema_text, validate_params
 
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
@@ -108,14 +108,31 @@ class ToolExecutor:
                 through ExecuteTool; enables the self-healing gate.
             loaded: the caller's set of loaded names for the gate (mutated: the refused tool is
                 added). None uses :attr:`loaded`.
+
+        The result's ``duration_ms`` is the call's own time: the wait for a permission answer
+        is left out.
         """
+        asked_s = 0.0
+        timed_asker: Asker | None = None
+        if asker is not None:
+            ask = asker
+
+            async def timed_asker(tool: ToolSpec, args: dict[str, Any]) -> AskAnswer:
+                nonlocal asked_s
+                t = time.perf_counter()
+                try:
+                    return await ask(tool, args)
+                finally:
+                    asked_s += time.perf_counter() - t
+
         started = time.perf_counter()
         try:
-            result = await self._execute(name, params, asker, direct, self.loaded if loaded is None else loaded)
+            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded)
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
                                       f"{type(exc).__name__}: {exc}")
-        return replace(result, duration_ms=(time.perf_counter() - started) * 1000.0)
+        # The call's own time: a person reading the permission prompt is not the tool being slow.
+        return replace(result, duration_ms=(time.perf_counter() - started - asked_s) * 1000.0)
 
     async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
                        loaded: set[str]) -> ToolResult:

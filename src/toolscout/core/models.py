@@ -130,7 +130,8 @@ class ToolResult:
         structured: ``structuredContent`` when the tool returned it.
         is_error: True for tool errors (``isError``) and every proxy error.
         error_kind: set when the proxy or the engine refused or failed the call.
-        duration_ms: wall time of the call in milliseconds.
+        duration_ms: wall time of the call in milliseconds, not counting the wait for a
+            permission answer.
     """
 
     tool_name: str
