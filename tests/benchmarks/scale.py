@@ -165,7 +165,15 @@ def run(profiles: tuple[str, ...] = ("bm25f", "default", "hybrid"), sizes: tuple
                 f"{add_ms:.1f} | {first_ms:.1f} | {peak:.1f} | {rss:.1f} |"
             )
             print(lines[-1], file=sys.stderr, flush=True)
-    lines += ["", _dense_load_note(), ""]
+    lines += [
+        "",
+        "The machine is shared with other sessions (tests, a TUI) while this runs: latencies are "
+        "noisy, compare rows of one run only. RSS growth is often ~0 because the heap reuses memory "
+        "freed by the earlier rows; the tracemalloc peak is the number to read.",
+        "",
+        _dense_load_note(),
+        "",
+    ]
     return "\n".join(lines)
 
 
