@@ -18,10 +18,19 @@ _PROVIDER_VARS = (
 )
 
 
+@pytest.fixture(scope="session")
+def embedding_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vector cache for the whole run: hermetic, and each tool text is encoded once."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point config/data dirs at fresh temp dirs and drop provider keys and overrides."""
+def hermetic_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, embedding_cache_dir: Path
+) -> Path:
+    """Point config/data/cache dirs at temp dirs and drop provider keys and overrides."""
     home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("TOOLSCOUT_CACHE_DIR", str(embedding_cache_dir))
     monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("TOOLSCOUT_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("TOOLSCOUT_MANAGED_SETTINGS", str(home / "managed-settings.json"))

