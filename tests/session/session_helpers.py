@@ -87,8 +87,9 @@ class SlowTool:
 
 
 def make_settings(**overrides: Any) -> Settings:
-    """Default settings plus dotted-key overrides (no files read)."""
-    return Settings().with_overrides(overrides) if overrides else Settings()
+    """Default settings with tool search always on (these test catalogs are far below the auto
+    threshold), plus dotted-key overrides (no files read)."""
+    return Settings().with_overrides({"toolSearch.enabled": "true", **overrides})
 
 
 def make_engine(tmp_path: Path, *, extra: list[Any] | None = None, **settings: Any) -> Any:

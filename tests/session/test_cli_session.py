@@ -19,7 +19,25 @@ def catalog(tmp_path):
     return str(path)
 
 
-def test_request_prints_first_turn_body(catalog, capsys) -> None:
+def test_request_auto_mode_below_threshold_sends_everything_inline(catalog, capsys) -> None:
+    assert run(["request", "--catalog", catalog, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    weather = [t for t in body["tools"] if t["name"] == "mcp__weather__get_forecast"]
+    assert weather and weather[0]["input_schema"]["properties"] == {"city": {"type": "string"}}
+    assert "ToolSearch" not in body["system"]
+    texts = [b.get("text", "") for b in body["messages"][0]["content"]]
+    assert not any("deferred" in t for t in texts[:-1])
+
+
+def test_request_auto_threshold_zero_defers(catalog, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "auto:0")
+    assert run(["request", "--catalog", catalog, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert "mcp__weather__get_forecast" not in [t["name"] for t in body["tools"]]
+
+
+def test_request_prints_first_turn_body(catalog, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "true")
     assert run(["request", "--catalog", catalog, "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert [t["name"] for t in body["tools"]][-2:] == ["ToolSearch", "Write"]

@@ -68,7 +68,8 @@ async def test_enter_offline_opens_the_argument_form_for_that_tool() -> None:
 async def test_enter_with_a_model_loads_the_tool_for_the_next_message() -> None:
     provider = sc.ScriptedProvider("Here is the forecast.")
     app = sc.make_app(session="model", provider=provider,
-                      settings=sc.make_settings(**{"recommendations.onFirstMessage": True}))
+                      settings=sc.make_settings(**{"recommendations.onFirstMessage": True,
+                                                   "toolSearch.enabled": "true"}))
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         await _ask(pilot, "weather forecast for Paris")

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..context import build_context_report
 from ..events import Event
 from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..tokens import ModeDecision
 from .events import (
     AnnouncementSent,
     AssistantMessageDone,
@@ -37,7 +39,7 @@ from .events import (
     UserMessageAdded,
 )
 from .prefetch import Prefetcher, query_text
-from .projection import EXECUTE_TOOL, Projection, check_request, normalize_tool_use
+from .projection import EXECUTE_TOOL, INLINE, Projection, check_request, normalize_tool_use
 from .providers import ModelRequest, Provider, ProviderError, create_provider
 from .providers.base import DEFAULT_MAX_TOKENS
 from .reminders import (
@@ -108,6 +110,7 @@ class Session:
         self.max_tokens = max_tokens
         self.messages: list[dict[str, Any]] = []
         self.projection: Projection | None = None
+        self.mode_decision: ModeDecision | None = None
         self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
         self._listeners: list[Listener] = []
         self._loaded: set[str] = set()
@@ -373,8 +376,11 @@ class Session:
         """
         catalog = self.engine.catalog
         if self.projection is None:
-            self.projection = Projection.build(catalog, self.strategy)
-            self._record({"type": "projection", **self.projection.to_json()})
+            self.mode_decision = self._decide_mode()
+            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer)
+            self._record({"type": "projection", **self.projection.to_json(),
+                          "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
+                                   "reason": self.mode_decision.reason}})
         else:
             catalog.freeze()
             appended = self.projection.sync(catalog)
@@ -391,6 +397,14 @@ class Session:
         """The exact wire body the provider would send for :meth:`build_request`."""
         return self.provider.body(self.build_request(extra_user_text))
 
+    def _decide_mode(self) -> ModeDecision:
+        """Defer or not, decided once at the first request (``toolSearch.enabled``; auto compares
+        the deferred schemas' tokens with ``thresholdRatio`` of the model's context window)."""
+        model = getattr(self.provider, "model", None) or self.settings.get("provider.model")
+        report = build_context_report(self.engine.catalog, self.settings, model=model or None,
+                                      strategy=self.strategy)
+        return report.decision
+
     def _history_state(self) -> HistoryState:
         initial = self.projection.initial_deferred if self.projection and self.strategy == "stub" else None
         return rebuild_state(self.messages, initial)
@@ -405,6 +419,8 @@ class Session:
         if self.projection is None:
             self.build_request()
         assert self.projection is not None
+        if self.projection.strategy == INLINE:
+            return []  # nothing is deferred: no announcements, no discovery reminders
         state = self._history_state()
         current = self.projection.deferred(self.engine.catalog)
         texts: list[str] = []
