@@ -56,17 +56,22 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
 
 def run(argv: list[str]) -> int:
     """Parse ``argv`` and run; returns the exit code (2 for usage errors)."""
+    from .common import UsageError
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command:
-        return int(args.func(args) or 0)
-    if args.prompt is not None:
-        from .headless import run_headless
+    try:
+        if args.command:
+            return int(args.func(args) or 0)
+        if args.prompt is not None:
+            from .headless import run_headless
 
-        return run_headless(args)
-    from ..tui.factory import run_app
+            return run_headless(args)
+        from ..tui.factory import run_app
 
-    return run_app(args)
+        return run_app(args)
+    except UsageError as exc:
+        return fail(str(exc), 2)
 
 
 def fail(message: str, code: int = 1) -> int:

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.engine import Engine
@@ -30,14 +31,26 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings.with_overrides(overrides) if overrides else settings
 
 
+class UsageError(Exception):
+    """A command-line argument that cannot be used (the message says which and why); exit 2."""
+
+
 def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None) -> Engine:
     """Build the engine the CLI uses: settings, built-ins, catalogs and (unless only catalogs
-    were given) the configured MCP servers."""
+    were given) the configured MCP servers.
+
+    Raises:
+        UsageError: a ``--catalog`` or ``--mcp-config`` path does not exist.
+    """
     from ..core.factory import create_engine
 
-    settings = settings_from_args(args)
     catalogs = list(getattr(args, "catalog", []) or [])
     mcp_configs = list(getattr(args, "mcp_config", []) or [])
+    for flag, paths in (("--catalog", catalogs), ("--mcp-config", mcp_configs)):
+        for path in paths:
+            if not Path(path).exists():
+                raise UsageError(f"{flag} {path}: no such file or directory")
+    settings = settings_from_args(args)
     if with_servers is None:
         with_servers = not catalogs or bool(mcp_configs)
     return create_engine(

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..core.engine import Engine
+from . import fail
 from .common import make_engine, print_warnings, run_with_engine
 
 
@@ -24,8 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     if args.limit is not None and not 1 <= args.limit <= 50:
-        print("toolscout: --limit must be between 1 and 50")
-        return 2
+        return fail("--limit must be between 1 and 50", 2)
+    if not args.query.strip():
+        return fail("empty query: give keywords, discover:<task> or select:<names>", 2)
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:

@@ -135,7 +135,8 @@ def load_catalog(path: str | Path) -> LoadedCatalog:
     path = Path(path)
     out = LoadedCatalog()
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
+        # Regular files only: a FIFO or device named *.json would block the read forever.
+        files = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and p.is_file())
         for file in files:
             try:
                 _load_file(file, out)
@@ -146,6 +147,8 @@ def load_catalog(path: str | Path) -> LoadedCatalog:
         return out
     if not path.exists():
         raise CatalogFileError(f"{path}: no such file or directory")
+    if not path.is_file():
+        raise CatalogFileError(f"{path}: not a regular file")
     _load_file(path, out)
     return out
 

@@ -1,0 +1,67 @@
+"""CLI behaviour that needs no server: usage errors, search and context on catalog files."""
+
+import json
+import os
+
+import pytest
+
+from toolscout.cli import run
+
+CATALOG = {"server": "weather", "instructions": "Prefer metric units.", "tools": [
+    {"name": "get_forecast", "description": "Get the weather forecast for a city.",
+     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+    {"name": "post_alert", "description": "Post a severe weather alert.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+]}
+
+
+@pytest.fixture
+def catalog(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLSCOUT_DENSE", "0")
+    path = tmp_path / "weather.json"
+    path.write_text(json.dumps(CATALOG), encoding="utf-8")
+    return str(path)
+
+
+def test_missing_catalog_or_config_is_a_usage_error(tmp_path, capsys):
+    assert run(["search", "x", "--catalog", str(tmp_path / "nope.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert run(["search", "x", "--mcp-config", str(tmp_path / "nope.json")]) == 2
+
+
+@pytest.mark.parametrize("argv", [["search", "  "], ["search", "x", "--limit", "0"], ["search", "x", "--limit", "51"]])
+def test_bad_search_arguments_exit_2_on_stderr(catalog, capsys, argv):
+    assert run([*argv, "--catalog", catalog]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("toolscout: ")
+
+
+def test_search_json_contract(catalog, capsys):
+    assert run(["search", "weather forecast", "--catalog", catalog, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"query", "mode", "results", "missing", "already_loaded", "no_good_match"}
+    assert data["mode"] == "keyword"
+    top = data["results"][0]
+    assert top["name"] == "mcp__weather__get_forecast" and top["server"] == "weather"
+    assert {"score", "keyword_score", "tfidf_score", "matched"} <= set(top)
+    assert run(["search", "select:get_forecast,nope", "--catalog", catalog, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "select" and data["missing"] == ["nope"]
+
+
+def test_search_explain_and_context_text(catalog, capsys):
+    assert run(["search", "severe alert", "--catalog", catalog, "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "mcp__weather__post_alert" in out and "matched" in out
+    assert run(["context", "--catalog", catalog, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["servers"][-1]["server"] == "weather"
+    assert report["mode"]["mode"] == "tst-auto" and report["mode"]["defer"] is False
+
+
+def test_catalog_directory_skips_fifos(tmp_path, catalog, capsys):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(tmp_path / "pipe.json")
+    assert run(["search", "forecast", "--catalog", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
