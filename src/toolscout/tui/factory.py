@@ -59,8 +59,17 @@ def run_app(args: argparse.Namespace) -> int:
     settings = engine.settings
     try:
         session = make_session(settings, engine, args)
-    except (ProviderError, SessionNotFound) as exc:
+    except SessionNotFound as exc:
         return fail(str(exc))
+    except ProviderError as exc:
+        if getattr(args, "provider", None):
+            return fail(str(exc))  # asked for on the command line: say so and stop
+        # From a settings file or the environment: start offline instead of refusing to start,
+        # so a provider picked in the settings screen without its key can be changed back.
+        engine.warn(f"{exc}; starting an offline session instead", "provider")
+        settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
+        engine.settings = settings
+        session = make_session(settings, engine, args)
     app = make_app(settings, engine, session)
     code = app.run()
     return int(code or 0)
