@@ -15,7 +15,7 @@ async def test_command_palette_lists_every_action() -> None:
         await sc.settle(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for wanted in ("Catalog", "Live scoring", "Token usage", "Toggle side panel", "Settings", "Help",
-                       "Context report", "Servers", "Clear conversation", "Interrupt", "Focus prompt", "Quit"):
+                       "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit"):
             assert wanted in titles
         bound = {b.action for b in ToolscoutApp.BINDINGS}  # every key binding has a palette entry
         assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound

@@ -72,8 +72,44 @@ async def test_slash_commands() -> None:
         assert "unknown command /nope" in text
         await sc.type_text(pilot, "/clear")
         await pilot.press("enter")
-        await pilot.pause()
-        assert not list(app.screen.chat.children)
+        await sc.settle(pilot)
+        entries = list(app.screen.chat.children)
+        assert [type(e) for e in entries] == [NoticeEntry]  # only the notice that says what happened
+        assert "new conversation" in sc.screen_text(app)
+
+
+async def test_clear_starts_a_new_session_and_keeps_the_old_transcript() -> None:
+    from toolscout.core.session.providers import OfflineProvider
+    from toolscout.core.session.session import Session
+    from toolscout.tui.factory import make_app
+
+    settings = sc.make_settings()
+    engine = sc.make_engine(settings)
+    first = Session(engine, settings=settings, provider=OfflineProvider())  # persisted (hermetic data dir)
+    app = make_app(settings, engine, first)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "weather forecast")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert first.messages and first.store is not None and first.store.path.exists()
+        assert app.screen.loaded_names
+        before = len(first.messages)
+        await sc.type_text(pilot, "/clear")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        second = app.session
+        assert second is not first and app.screen.session is second
+        assert second.messages == [] and second.engine is engine and second.provider is first.provider
+        assert first.store.path.exists()  # the old conversation stays on disk
+        assert not app.screen.loaded_names and not app.screen.usage_counts
+        text = sc.screen_text(app)
+        assert "new conversation" in text and f"--resume {first.id}" in text
+        await sc.type_text(pilot, "weather forecast")  # the new session is wired to the chat
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert second.messages and len(first.messages) == before  # the old session got nothing more
+        assert any(isinstance(e, SearchEntry) for e in app.screen.chat.children)
 
 
 async def test_prompt_history_walks_with_up_and_down() -> None:

@@ -28,6 +28,7 @@ from .screens.argument_form import ArgumentFormScreen
 from .screens.main import HELP, MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
 from .screens.settings import SettingsScreen
+from .text import tildify
 from .widgets.chat import NoticeEntry
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ class ToolscoutApp(App[int]):
         self.start_engine = start_engine
         self.main_screen = MainScreen(engine, session)
         self.bridge = Bridge(self.main_screen, engine, session)
+        #: ``session.strategy`` as changed in the settings screen (applies to the next conversation).
+        self._strategy_setting: str | None = None
 
     # -- lifetime ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -151,7 +154,7 @@ class ToolscoutApp(App[int]):
         self.interrupt_turn()
 
     def action_clear_chat(self) -> None:
-        """Clear the conversation view."""
+        """Start a new conversation (``/clear``)."""
         self.main_screen.run_command("/clear")
 
     def action_show_context(self) -> None:
@@ -175,7 +178,8 @@ class ToolscoutApp(App[int]):
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
         yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
         yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
-        yield SystemCommand("Clear conversation", "Clear the chat (/clear)", self.action_clear_chat)
+        yield SystemCommand("New conversation", "Start over; the current one stays saved (/clear)",
+                            self.action_clear_chat)
         yield SystemCommand("Interrupt", "Stop the running turn (Esc)", self.action_interrupt_turn)
         yield SystemCommand("Focus prompt", "Put the cursor in the prompt (ctrl+l)",
                             self.main_screen.action_focus_prompt)
@@ -188,6 +192,8 @@ class ToolscoutApp(App[int]):
             ValueError: invalid value or managed key. OSError: the file cannot be written.
         """
         self.settings = save_user_setting(self.settings, key, value)
+        if key == "session.strategy":
+            self._strategy_setting = str(self.settings[key])
         for problem in apply_live(self.settings, self.engine, self.session):
             self.notify(problem, title="setting saved, not applied", severity="warning", markup=False)
         self.main_screen.post_message(m.SettingsApplied({key: self.settings[key]}))
@@ -214,11 +220,47 @@ class ToolscoutApp(App[int]):
             if callable(cancel):
                 cancel()
 
-    def clear_conversation(self) -> None:
-        """Start over when the session supports it (``/clear``)."""
-        reset = getattr(self.session, "clear", None) if self.session is not None else None
-        if callable(reset):
-            reset()
+    def new_conversation(self) -> None:
+        """``/clear``: start a fresh conversation over the same engine and say so in the chat.
+
+        A new :class:`~toolscout.core.session.session.Session` replaces the current one (same
+        provider, strategy and transcript setting); the old one is closed, and its transcript
+        stays on disk so ``toolscout --resume ID`` can continue it. Tools loaded, usage counts,
+        cache figures and recommendations start from zero. Refused while a turn runs.
+        """
+        screen = self.main_screen
+        if screen.busy:
+            self.notify("A turn is running: wait for it, or press Esc to interrupt it, then /clear.",
+                        severity="warning", markup=False)
+            return
+        old = self.session
+        if old is None:
+            screen.start_over(None, "Chat cleared (there is no session to restart).")
+            return
+        from ..core.session.session import Session
+
+        new = Session(self.engine, settings=self.settings, provider=old.provider,
+                      strategy=self._strategy_setting or old.strategy, persist=old.store is not None,
+                      max_tokens=old.max_tokens)
+        self.bridge.disconnect()
+        self.session = new
+        self.bridge = Bridge(screen, self.engine, new)
+        self.bridge.connect()
+        new.router.asker = self.ask_permission
+        self._close_session(old)
+        saved = old.store.path if old.store is not None and old.store.path.exists() else None
+        text = f"Started a new conversation (session {new.id}); the earlier messages are not part of it."
+        if saved is not None:
+            text += (f"\nThe previous one is saved in {tildify(str(saved))}; continue it with "
+                     f"toolscout --resume {old.id}")
+        screen.start_over(new, text)
+
+    @work(group="close-session", exit_on_error=False)
+    async def _close_session(self, session: Any) -> None:
+        try:
+            await asyncio.wait_for(session.close(), STOP_TIMEOUT_S)
+        except (TimeoutError, Exception):
+            log.warning("previous session did not close cleanly", exc_info=True)
 
     def use_recommendation(self, rec: Recommendation) -> None:
         """The person picked a recommended tool.

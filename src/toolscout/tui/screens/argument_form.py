@@ -4,6 +4,11 @@ Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.tui.schema_for
 strings, numeric inputs for numbers, a switch for booleans, a select for enums and a JSON editor
 for arrays, objects and anything else. The arguments are validated with jsonschema before the
 screen dismisses with them.
+
+Every field is a bordered box (a terminal shows no other cue of where to type), the focused
+field's box and label take the accent colour, descriptions wrap in full, and everything between
+the title and the buttons scrolls, so a long form still fits an 80×24 terminal.
+Enter moves to the next field and runs the tool from the last one; Ctrl+S runs from anywhere.
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch, TextAr
 
 from ...core.models import ToolSpec
 from ..schema_form import FieldSpec, FormError, fields_of, parse_value, validate_arguments
-from ..text import clean, first_line
+from ..text import clean
+
+#: Longest tool description shown above the fields (characters; it wraps and scrolls).
+DESCRIPTION_LIMIT = 2_000
+#: Longest parameter description shown under a field label (characters; it wraps).
+FIELD_HELP_LIMIT = 600
 
 
 class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
@@ -49,16 +59,18 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             title = Text("Run ", style="bold")
             title.append(clean(self.tool.name, single_line=True), style="bold cyan")
             yield Label(title, id="form-title")
-            desc = first_line(self.tool.description, 300)
-            if desc:
-                yield Static(Text(desc, style="dim"), id="form-description")
             with VerticalScroll(id="form-fields"):
+                desc = clean(self.tool.description, limit=DESCRIPTION_LIMIT).strip()
+                if desc:
+                    yield Static(Text(desc, style="dim"), id="form-description")
                 if not self.fields:
                     yield Static(Text("This tool takes no arguments.", style="dim italic"))
                 for spec in self.fields:
-                    yield from self._field(spec)
+                    with Vertical(classes="field-row"):
+                        yield from self._field(spec)
             yield Static(id="form-errors")
             with Horizontal(classes="buttons"):
+                yield Static(Text("* required · Enter: next field", style="dim"), id="form-hint")
                 yield Button("Run (ctrl+s)", id="run", variant="primary", compact=True)
                 yield Button("Cancel (esc)", id="cancel", compact=True)
 
@@ -69,7 +81,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         label.append(f"  {clean(spec.type_label, single_line=True)}", style="dim")
         yield Label(label, classes="field-label")
         if spec.description:
-            yield Static(Text(clean(spec.description, single_line=True, limit=240), style="dim"),
+            yield Static(Text(clean(spec.description, limit=FIELD_HELP_LIMIT).strip(), style="dim"),
                          classes="field-help")
         yield self._editor(spec)
 
@@ -83,18 +95,18 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             options = [(Content(clean(c if isinstance(c, str) else json.dumps(c, ensure_ascii=False),
                                       single_line=True, limit=60)), c) for c in spec.choices]
             select: Select[Any] = Select(options, allow_blank=True, id=wid, classes="field",
-                                         prompt="(not set)", compact=True)
+                                         prompt="(not set)")
             if spec.has_default and default in spec.choices:
                 select.value = default
             return select
         if spec.kind in ("string", "integer", "number"):
             kind = {"string": "text", "integer": "integer", "number": "number"}[spec.kind]
             value = "" if default is None else str(default)
-            return Input(value=value, type=kind, id=wid, classes="field", compact=True,
+            return Input(value=value, type=kind, id=wid, classes="field",
                          placeholder="required" if spec.required else "(optional)")
         text = "" if default is None else json.dumps(default, indent=2, ensure_ascii=False)
         area = TextArea(text, id=wid, classes="field json-field", language=None, soft_wrap=True,
-                        show_line_numbers=False, tab_behavior="focus", compact=True)
+                        show_line_numbers=False, tab_behavior="focus")
         area.border_subtitle = "JSON"
         return area
 
@@ -144,7 +156,9 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             if name:
                 out.append(clean(name, single_line=True) + ": ", style="bold")
             out.append(clean(message, single_line=True, limit=300))
-        self.query_one("#form-errors", Static).update(out)
+        errors = self.query_one("#form-errors", Static)
+        errors.update(out)
+        errors.set_class(bool(problems), "-shown")  # hidden when empty: rows are scarce at 80×24
 
     def action_run_tool(self) -> None:
         """Validate; on success dismiss with the arguments, else show what is wrong."""
@@ -166,8 +180,14 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             self.action_cancel()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: on to the next field; from the last one, run."""
         event.stop()
-        self.action_run_tool()
+        fields = list(self.query(".field"))
+        index = fields.index(event.input) if event.input in fields else len(fields) - 1
+        if index + 1 < len(fields):
+            fields[index + 1].focus()
+        else:
+            self.action_run_tool()
 
     def on_mount(self) -> None:
         fields = self.query(".field")

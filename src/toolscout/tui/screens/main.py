@@ -55,7 +55,7 @@ Type a message and press Enter. Slash commands:
   /mcp              server connection states
   /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
   /settings         open the settings
-  /clear            clear the conversation view
+  /clear            start a new conversation (the current one stays saved)
   /help             this help
 Keys: Tab enters the recommendation bar (Enter uses a tool, Esc returns) · Up/Down prompt history
 F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
@@ -267,14 +267,15 @@ class MainScreen(Screen[None]):
 
     def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
         self.usage_counts[message.tool_name] = self.usage_counts.get(message.tool_name, 0) + 1
-        self.chat.add(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
+        self.chat.add_tool_call(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
 
     def on_tool_call_finished(self, message: m.ToolCallFinished) -> None:
         entry = self.chat.tool_call(message.call_id)
         if entry is None:
-            entry = ToolCallEntry(message.call_id, message.result.tool_name, {})
-            self.chat.add(entry)
+            entry = self.chat.add_tool_call(ToolCallEntry(message.call_id, message.result.tool_name, {}))
+        follow = self.chat.is_vertical_scroll_end or self.chat.max_scroll_y == 0
         entry.finish(message.result)
+        self.chat.reveal(entry, follow=follow)
 
     def on_tool_search_ran(self, message: m.ToolSearchRan) -> None:
         if message.loaded:
@@ -347,6 +348,21 @@ class MainScreen(Screen[None]):
         instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
         self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
 
+    def start_over(self, session: Any, notice: str) -> None:
+        """Show a fresh conversation with ``session``: empty chat, no loaded tools, usage and
+        cache figures from zero, no recommendations; then ``notice``."""
+        self.session = session
+        self.loaded_names.clear()
+        self.usage_counts.clear()
+        self.cache = CacheStats()
+        self.chat.clear()
+        self.query_one(RecommendationBar).show_hits([])
+        self.query_one(CatalogPanel).set_loaded(self.loaded_names)
+        self.query_one(UsagePanel).set_cache(self.cache)
+        self.refresh_report()
+        self.chat.add(NoticeEntry(notice, title="/clear"))
+        self.action_focus_prompt()
+
     # -- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
         """Start a turn with ``text`` (shows an error when there is no session)."""
@@ -373,8 +389,7 @@ class MainScreen(Screen[None]):
         if name == "help":
             self.chat.add(NoticeEntry(HELP, title="help"))
         elif name == "clear":
-            self.chat.clear()
-            self.tapp.clear_conversation()
+            self.tapp.new_conversation()
         elif name == "settings":
             self.tapp.action_open_settings()
         elif name == "context":

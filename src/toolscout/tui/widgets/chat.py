@@ -85,16 +85,17 @@ def _tool_title(symbol: str, name: str, suffix: str = "", preview: str = "") -> 
 class ToolCallEntry(Collapsible):
     """One tool call: the real tool's name, its arguments and (when done) its result.
 
-    Collapsed by default; Enter or a click on the title expands it.
+    The chat shows the newest call expanded and folds the older ones
+    (:meth:`ChatView.add_tool_call`); Enter or a click on a title toggles it.
     """
 
-    def __init__(self, call_id: str, tool_name: str, arguments: dict[str, Any]) -> None:
+    def __init__(self, call_id: str, tool_name: str, arguments: dict[str, Any], *, collapsed: bool = True) -> None:
         self.call_id = call_id
         self.tool_name = tool_name
         self._args = Static(plain(pretty_json(arguments)), classes="tool-args")
         self._result = Static(Text("running…", style="italic"), classes="tool-result")
         super().__init__(self._args, self._result, title=_tool_title("⚙", tool_name, "  running…"),  # type: ignore[arg-type]
-                         collapsed=True, classes="entry tool-call")
+                         collapsed=collapsed, classes="entry tool-call")
 
     def finish(self, result: ToolResult) -> None:
         """Show ``result`` and mark the call done (or failed)."""
@@ -104,7 +105,7 @@ class ToolCallEntry(Collapsible):
         self._result.update(Text(text or "(empty result)", style="red" if result.is_error else ""))
         status = f"failed ({result.error_kind.value})" if result.error_kind else ("error" if result.is_error else "done")
         took = format_duration(result.duration_ms)
-        preview = first_line(text, 60)
+        preview = clean(text, single_line=True, limit=60)  # JSON results start with a lone "{"
         self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}", preview)  # type: ignore[assignment]
         self.set_class(result.is_error, "-error")
 
@@ -161,6 +162,27 @@ class ChatView(VerticalScroll, can_focus=True):
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
         return entry
+
+    def add_tool_call(self, entry: ToolCallEntry) -> ToolCallEntry:
+        """Append ``entry`` expanded and fold every earlier tool call, so the newest result is in
+        view without a key press and the history stays short."""
+        for older in self.tool_call_entries():
+            older.collapsed = True
+        entry.collapsed = False
+        self.add(entry)
+        return entry
+
+    def reveal(self, entry: Widget, *, follow: bool) -> None:
+        """After ``entry`` grew (a tool result arrived), bring it into view when ``follow`` (the
+        person had not scrolled up): its top when it is taller than the view, else the end."""
+        if follow:
+            self.call_after_refresh(self._reveal, entry)
+
+    def _reveal(self, entry: Widget) -> None:
+        if entry.outer_size.height > self.scrollable_content_region.height:
+            self.scroll_to_widget(entry, top=True, animate=False)
+        else:
+            self.scroll_end(animate=False)
 
     def assistant(self, key: str) -> AssistantEntry | None:
         """The assistant entry for stream ``key``, if one is shown."""

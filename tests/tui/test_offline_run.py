@@ -1,0 +1,89 @@
+"""The offline flow end to end: pick a tool, fill its form, answer the permission prompt, read
+the result. The form's fields are boxed and Enter walks them; the newest tool call is expanded;
+the duration shown is the tool's own time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import tui_scenarios as sc
+from textual.widgets import Input
+
+from toolscout.tui.screens.argument_form import ArgumentFormScreen
+from toolscout.tui.screens.permission import PermissionScreen
+from toolscout.tui.widgets.chat import ToolCallEntry
+
+SIZE = (120, 36)
+
+
+async def _until(pilot, screen_type: type) -> None:
+    for _ in range(250):
+        if isinstance(pilot.app.screen, screen_type):
+            await pilot.pause()
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{screen_type.__name__} did not open (now {type(pilot.app.screen).__name__})")
+
+
+async def _pick_forecast(pilot) -> None:
+    await sc.type_text(pilot, "weather forecast")
+    await pilot.press("enter")
+    await sc.settle(pilot)
+    await pilot.press("tab", "enter")  # the first recommendation: get_forecast
+    await _until(pilot, ArgumentFormScreen)
+
+
+async def test_form_fields_are_boxed_and_enter_walks_them() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await _pick_forecast(pilot)
+        form = app.screen
+        city = form.query_one("#arg-0", Input)
+        assert app.focused is city
+        assert city.styles.border_top[0] != "" and city.styles.border_bottom[0] != ""  # a visible box
+        await sc.type_text(pilot, "Paris")
+        await pilot.press("enter")  # not the last field: on to the next one
+        assert isinstance(app.screen, ArgumentFormScreen)
+        assert app.focused is form.query_one("#arg-1")
+        focused_row = form.query_one("#arg-1").parent
+        assert focused_row.has_class("field-row") and focused_row.has_focus_within
+
+
+async def test_form_scrolls_and_keeps_its_buttons_at_80x24() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await sc.settle(pilot)
+        tool = app.engine.tool("mcp__weather__post_alert")
+        app.push_screen(ArgumentFormScreen(tool))
+        await pilot.pause()
+        form = app.screen
+        screen_region = form.region
+        for wid in ("#run", "#cancel", "#form-title"):
+            assert screen_region.contains_region(form.query_one(wid).region), wid
+        fields = form.query_one("#form-fields")
+        assert fields.max_scroll_y > 0  # the fields scroll instead of pushing the buttons off screen
+        await pilot.press("ctrl+s")  # missing values: errors shown, buttons still on screen
+        await pilot.pause()
+        assert "required property" in sc.screen_text(app)
+        assert screen_region.contains_region(form.query_one("#run").region)
+
+
+async def test_run_shows_the_newest_call_expanded_with_the_tools_own_time() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        for city in ("Paris", "Oslo"):
+            await _pick_forecast(pilot)
+            await sc.type_text(pilot, city)
+            await pilot.press("ctrl+s")
+            await _until(pilot, PermissionScreen)
+            await asyncio.sleep(0.6)  # the person reads the prompt
+            await pilot.press("y")
+            await sc.settle(pilot)
+        calls = [e for e in app.screen.chat.children if isinstance(e, ToolCallEntry)]
+        assert [c.collapsed for c in calls] == [True, False]  # the newest is open, older ones fold
+        text = sc.screen_text(app)
+        assert "Oslo: sunny" in text
+        took = int(str(calls[-1].title).split("done · ")[1].split(" ms")[0].replace(",", ""))
+        assert took < 500  # the tool's own time, not the 600 ms spent on the prompt
