@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..core.engine import Engine
 from . import fail
@@ -31,6 +32,11 @@ def _run(args: argparse.Namespace) -> int:
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
+        engine.search.warm()
+        pending = engine.search.index.dense_pending
+        if pending:
+            print(f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
+                  file=sys.stderr, flush=True)
         engine.search.wait_ready(timeout=600)  # a one-shot search should rank with the full profile
         result = engine.search_tools(args.query, args.limit)
         if args.json:
