@@ -17,7 +17,7 @@ CATALOG = {"server": "weather", "instructions": "Prefer metric units.", "tools":
 
 @pytest.fixture
 def catalog(tmp_path, monkeypatch):
-    monkeypatch.setenv("TOOLSCOUT_DENSE", "0")
+    monkeypatch.setenv("TOOLSCOUT_RANKER", "bm25f")  # lexical: fast, and no model to load
     path = tmp_path / "weather.json"
     path.write_text(json.dumps(CATALOG), encoding="utf-8")
     return str(path)

@@ -67,13 +67,20 @@ def test_headless_json_transcript(catalog, capsys, monkeypatch, tmp_path) -> Non
     assert len(data["usage"]) == 3 and data["cache"]["prefix_hits"] == 2
 
 
+def _empty_dir(tmp_path):
+    """An empty catalog directory: no default servers, no tools beyond the built-ins."""
+    path = tmp_path / "empty-catalog"
+    path.mkdir(exist_ok=True)
+    return path
+
+
 def test_headless_allowed_tools_and_text_output(capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     script = [Reply(tool_calls=[ToolCall("Bash", {"command": "echo from-bash"})]), Reply(text="Bash said hi.")]
     with FakeModelServer(script) as server:
         code = run(["-p", "run echo", "--provider", "openai", "--base-url", server.url + "/v1",
-                    "--allowed-tools", "Bash", "--no-default-servers", "--catalog", str(tmp_path / "none")])
+                    "--allowed-tools", "Bash", "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))])
         tool_result = server.bodies[1]["messages"][-1]
     out, _ = capsys.readouterr()
     assert code == 0 and out.strip() == "Bash said hi."
@@ -88,8 +95,8 @@ def test_headless_errors_are_messages_not_tracebacks(capsys, monkeypatch, tmp_pa
     assert "needs a model" in capsys.readouterr().err
     monkeypatch.setenv("ANTHROPIC_API_KEY", "bad")
     with FakeModelServer([Reply(status=401, error="invalid x-api-key")]) as server:
-        code = run(["-p", "hi", "--base-url", server.url, "--no-default-servers", "--catalog", str(tmp_path / "x")])
+        code = run(["-p", "hi", "--base-url", server.url, "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))])
     err = capsys.readouterr().err
     assert code == 1 and "rejected the API key" in err and "Traceback" not in err
-    assert run(["-p", "hi", "--resume", "nope", "--no-default-servers", "--catalog", str(tmp_path / "x")]) == 1
+    assert run(["-p", "hi", "--resume", "nope", "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))]) == 1
     assert "no saved session" in capsys.readouterr().err

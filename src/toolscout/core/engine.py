@@ -11,14 +11,14 @@ Engine methods must be called on one asyncio event loop (the CLI's ``asyncio.run
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .builtins.base import ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .context import ContextReport, build_context_report
-from .events import CatalogChanged, EngineWarning, Event, ServerStateChanged
+from .events import CatalogChanged, EngineWarning, EventSource, ServerStateChanged
 from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
 from .mcp.config import ServerConfig
@@ -29,10 +29,9 @@ from .settings import Settings
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[Event], None]
 
 
-class Engine:
+class Engine(EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
@@ -70,7 +69,7 @@ class Engine:
         self.builtins: dict[str, Any] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         self._file_servers: dict[str, ServerStatus] = {}
-        self._listeners: list[Listener] = []
+        self._listeners = []
         self.warnings: list[str] = [str(w) for w in settings.warnings]
         for tool in builtins:
             self.builtins[tool.spec.name] = tool
@@ -90,19 +89,6 @@ class Engine:
             file_servers=lambda: set(self._file_servers),
         )
 
-    # -- events ---------------------------------------------------------------------------
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def emit(self, event: Event) -> None:
-        """Deliver ``event`` to every subscriber; a failing subscriber is logged, not raised."""
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # one broken listener must not stop the others
-                log.exception("event listener failed on %r", event)
 
     def warn(self, message: str, source: str = "") -> None:
         """Record a warning and emit it."""

@@ -6,16 +6,47 @@ to every subscriber on the engine's event loop. Subscribers must not block.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import CatalogDelta
 from .models import ServerStatus
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Event:
     """Base class of every engine and session event."""
+
+
+Listener = Callable[[Event], None]
+
+
+class EventSource:
+    """Mixin: ``subscribe`` listeners and ``emit`` events to them, synchronously, in order.
+
+    A failing listener is logged and skipped, never raised into the emitter.
+    """
+
+    _listeners: list[Listener]
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
+        if not hasattr(self, "_listeners"):
+            self._listeners = []
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber; a failing subscriber is logged, not raised."""
+        for listener in list(getattr(self, "_listeners", ())):
+            try:
+                listener(event)
+            except Exception:  # one broken listener must not stop the others
+                log.exception("event listener failed on %r", event)
 
 
 @dataclass(frozen=True)

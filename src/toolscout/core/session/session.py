@@ -18,12 +18,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..context import build_context_report
-from ..events import Event
+from ..events import EventSource
 from ..models import ToolErrorKind, ToolResult, ToolSpec
 from ..tokens import ModeDecision
 from .events import (
@@ -61,7 +60,6 @@ from .transcript import (
 )
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Event], None]
 
 CANCELLED_TEXT = "Cancelled: the user interrupted this tool call before it finished."
 CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
@@ -84,7 +82,7 @@ class TurnOutcome:
     stop_reason: str | None = None
 
 
-class Session:
+class Session(EventSource):
     """One conversation with a model (or with the person, offline) over an engine's tools.
 
     Args:
@@ -112,7 +110,7 @@ class Session:
         self.projection: Projection | None = None
         self.mode_decision: ModeDecision | None = None
         self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
-        self._listeners: list[Listener] = []
+        self._listeners = []
         self._loaded: set[str] = set()
         self.router = ToolRouter(engine, self.emit, asker, self._loaded,
                                  int(self.settings.get("toolSearch.maxResults", 5)))
@@ -124,19 +122,6 @@ class Session:
         self._task: asyncio.Task[Any] | None = None
         self._meta_written = False
 
-    # -- events ---------------------------------------------------------------------------
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(event)`` for every session event; returns an unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def emit(self, event: Event) -> None:
-        """Deliver ``event`` to every subscriber (a failing one is logged, not raised)."""
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("session listener failed on %r", event)
 
     # -- public state ---------------------------------------------------------------------
     @property
