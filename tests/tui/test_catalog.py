@@ -68,3 +68,28 @@ async def test_f2_again_hides_the_panel_on_a_narrow_screen() -> None:
         await pilot.pause()
         assert not app.screen.sidebar_visible
         assert app.focused.id == "prompt"
+
+
+async def test_enter_on_a_failed_server_shows_the_full_reason() -> None:
+    from toolscout.tui.screens.tool_detail import ServerDetailScreen
+
+    app = sc.make_app(broken=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f2")
+        await sc.type_text(pilot, "jira")
+        await sc.settle(pilot)
+        await pilot.press("enter")  # into the tree
+        tree = app.screen.query_one("#catalog-tree")
+        reason = next(n for n in tree.root.children[0].children if n.data == "jira:error")
+        tree.move_cursor(reason)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ServerDetailScreen)
+        full = app.engine.catalog and app.screen.status.error
+        assert full and full.startswith("cannot start '/nonexistent/jira-mcp'")
+        text = " ".join(sc.screen_text(app).split())
+        assert " ".join(full.split())[-30:] in text  # the end of the reason is on screen, wrapped
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ServerDetailScreen)

@@ -66,10 +66,13 @@ async def test_slash_commands() -> None:
             await sc.type_text(pilot, command)
             await pilot.press("enter")
             await pilot.pause()
-        entries = list(app.screen.chat.children)[1:]  # after the welcome
+        entries = [e for e in app.screen.chat.children if not e.has_class("-warning")][1:]  # after the welcome
         assert [type(e) for e in entries] == [NoticeEntry, NoticeEntry, NoticeEntry, SearchEntry, ErrorEntry]
         text = sc.screen_text(app)
         assert "unknown command /nope" in text
+        mcp = str(entries[2].render())  # the failure reason in full, not cut at a column edge
+        jira = next(s for s in app.engine.server_statuses() if s.name == "jira")
+        assert jira.error and jira.error in mcp
         await sc.type_text(pilot, "/clear")
         await pilot.press("enter")
         await sc.settle(pilot)

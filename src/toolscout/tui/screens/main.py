@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -122,6 +121,15 @@ class MainScreen(Screen[None]):
         else:
             welcome = WELCOME_OFFLINE if self.tapp.offline else WELCOME_MODEL
         self.chat.add(NoticeEntry(f"{welcome}\n/help lists the commands and keys.", title="welcome"))
+        self.show_startup_warnings()
+
+    def show_startup_warnings(self) -> None:
+        """Show the warnings recorded before the app started (settings files, MCP config, a
+        provider without its key) once, as one notice; later ones arrive as ``WarningRaised``."""
+        warnings = list(dict.fromkeys(str(w) for w in getattr(self.engine, "warnings", ())))
+        if warnings:
+            self.chat.add(NoticeEntry("\n".join(f"! {clean(w, single_line=True)}" for w in warnings),
+                                      title="warnings", variant="warning"))
 
     # -- layout ------------------------------------------------------------------------------
     def watch_sidebar(self, value: bool | None) -> None:
@@ -207,7 +215,7 @@ class MainScreen(Screen[None]):
         self.refresh_report()
 
     def on_warning_raised(self, message: m.WarningRaised) -> None:
-        self.notify(clean(message.text, single_line=True, limit=300), severity="warning", markup=False)
+        self.chat.add(NoticeEntry(f"! {clean(message.text, single_line=True)}", title="warning", variant="warning"))
 
     def refresh_report(self) -> None:
         """Recompute the token report in a thread (tiktoken over every schema takes a while).
@@ -348,6 +356,11 @@ class MainScreen(Screen[None]):
         instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
         self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
 
+    def on_catalog_panel_server_chosen(self, message: CatalogPanel.ServerChosen) -> None:
+        from .tool_detail import ServerDetailScreen
+
+        self.app.push_screen(ServerDetailScreen(message.status))
+
     def start_over(self, session: Any, notice: str) -> None:
         """Show a fresh conversation with ``session``: empty chat, no loaded tools, usage and
         cache figures from zero, no recommendations; then ``notice``."""
@@ -407,18 +420,22 @@ class MainScreen(Screen[None]):
         else:
             self.chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
 
-    def server_table(self) -> Table | Text:
-        """Every server with its state, tool count and transport (``/mcp``)."""
+    def server_table(self) -> Text:
+        """Every server with its state, tool count and transport (``/mcp``); under each, the full
+        reason it failed (or its instructions, cut to a line), so nothing hides behind a column edge."""
         statuses: list[ServerStatus] = list(self.query_one(CatalogPanel).statuses.values())
         if not statuses:
             return Text("no MCP servers configured", style="dim")
-        table = Table(box=None, padding=(0, 2), show_header=True, header_style="bold")
-        for column in ("server", "state", "tools", "transport", "detail"):
-            table.add_column(column)
+        out = Text()
         for status in statuses:
             colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
-            detail = status.error if status.state is ServerState.FAILED else (status.instructions or "")
-            table.add_row(Text(clean(status.name, single_line=True)), Text(status.state.value, style=colour),
-                          str(status.tool_count), status.transport,
-                          Text(clean(detail or "", single_line=True, limit=60), style="dim"))
-        return table
+            out.append(clean(status.name, single_line=True), style="bold")
+            out.append(f"  {status.state.value}", style=colour)
+            out.append(f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n",
+                       style="dim")
+            if status.state is ServerState.FAILED:
+                out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style="red")
+            elif status.instructions:
+                out.append(f"  {clean(status.instructions, single_line=True, limit=100)}\n", style="dim")
+        out.rstrip()
+        return out

@@ -1,4 +1,5 @@
-"""Tool details: description, the server's instructions and the full input schema."""
+"""Details dialogs: a tool (description, server instructions, input schema) and a failed server
+(the full reason it failed, which the catalog tree cannot wrap)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from ...core.models import ToolSpec
+from ...core.models import ServerStatus, ToolSpec
 from ..text import clean
 
 
@@ -62,3 +63,24 @@ class ToolDetailScreen(ModalScreen[None]):
     def _schema(schema: Any) -> Syntax:
         code = clean(json.dumps(schema, indent=2, ensure_ascii=False, default=str))
         return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
+
+
+class ServerDetailScreen(ModalScreen[None]):
+    """One server's state, transport and the full reason it failed, wrapped. Esc or q closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close", id="detail.close")]
+
+    def __init__(self, status: ServerStatus) -> None:
+        super().__init__()
+        self.status = status
+
+    def compose(self) -> ComposeResult:
+        status = self.status
+        with Vertical(id="detail-dialog", classes="dialog"):
+            yield Label(Text(clean(status.name, single_line=True), style="bold cyan"), id="detail-title")
+            meta = Text(f"{status.state.value} · {status.transport} · {status.tool_count} tools", style="dim")
+            yield Static(meta, id="detail-meta")
+            with VerticalScroll(id="detail-body"):
+                yield Label(Text("Reason", style="bold"), classes="section")
+                yield Static(Text(clean(status.error or "no reason given"), style="red"),
+                             id="server-reason", classes="section-body")

@@ -3,7 +3,9 @@
 A tool's state is ``core`` (a built-in sent every turn), ``always-load`` (never deferred),
 ``loaded`` (deferred, but a search or a pick loaded it this session) or ``deferred``. Servers
 show their connection state, and the reason when they failed. Typing in the filter narrows the
-tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details).
+tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details), and
+Enter on a failed server or its reason line posts :class:`CatalogPanel.ServerChosen` (a tree line
+cannot wrap, so the screen shows the full reason in a dialog).
 """
 
 from __future__ import annotations
@@ -119,6 +121,12 @@ class CatalogPanel(Vertical):
 
         tool: ToolSpec
 
+    @dataclass
+    class ServerChosen(Message):
+        """Enter was pressed on a failed server or its reason line (the screen shows the reason)."""
+
+        status: ServerStatus
+
     def __init__(self, engine: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._engine = engine
@@ -181,6 +189,10 @@ class CatalogPanel(Vertical):
         data = event.node.data
         if isinstance(data, ToolSpec):
             self.post_message(self.ToolChosen(data))
+        elif isinstance(data, str):
+            status = self.statuses.get(data.removesuffix(":error"))
+            if status is not None and status.state is ServerState.FAILED:
+                self.post_message(self.ServerChosen(status))
 
     # -- drawing -----------------------------------------------------------------------------
     def _matches(self, tool: ToolSpec) -> bool:
@@ -242,7 +254,7 @@ class CatalogPanel(Vertical):
         if connecting:
             summary.append(f" · {len(connecting)} connecting", style="yellow")
         if failed:
-            summary.append(f" · {len(failed)} failed", style="red")
+            summary.append(f" · {len(failed)} failed (Enter on it: why)", style="red")
         self.query_one("#catalog-summary", Static).update(summary)
 
 
