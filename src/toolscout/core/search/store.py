@@ -11,6 +11,7 @@ document frequency drops to 0), so stored arrays never need renumbering.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -139,7 +140,7 @@ class TermStore:
         fields: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         lengths: dict[str, float] = {}
         for name in FIELDS:
-            counts = Counter(self._term_id(t.term) for t in analyze(texts[name]))
+            counts = Counter(self._term_id(t) for t in _field_terms(texts[name]))
             ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
             tfs = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
             fields[name] = (ids, tfs)
@@ -207,3 +208,10 @@ def _csr(ids: list[np.ndarray], vals: list[np.ndarray], width: int) -> sp.csr_ma
     indices = np.concatenate(ids) if n else np.zeros(0, dtype=np.int32)
     data = np.concatenate(vals) if n else np.zeros(0, dtype=np.float32)
     return sp.csr_matrix((data, indices, indptr), shape=(n, width))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _field_terms(text: str) -> tuple[str, ...]:
+    """Index terms of one field text, memoised: server descriptions repeat for every tool of a
+    server and parameter descriptions ("The repository owner") across tools and servers."""
+    return tuple(t.term for t in analyze(text))

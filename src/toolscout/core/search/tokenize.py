@@ -133,7 +133,10 @@ def _raw_words(text: str) -> list[tuple[str, bool]]:
             out.append((cjk, True))
             continue
         word = match.group("word")
-        parts = _CAMEL.split(word) if len(word) > 1 else [word]
+        if word.islower() or len(word) == 1:  # fast path: most prose has no camelCase to split
+            out.append((word, False))
+            continue
+        parts = _CAMEL.split(word)
         out.extend((part, False) for part in parts if part)
         if len(parts) > 1:
             out.append((word, False))
