@@ -256,7 +256,10 @@ def _parse_ks(value: Any) -> tuple[int, ...]:
         parts = [p for p in value.replace(" ", "").split(",") if p]
     else:
         parts = list(value)
-    ks = tuple(int(p) for p in parts)
+    try:
+        ks = tuple(int(p) for p in parts)
+    except (TypeError, ValueError):
+        raise ValueError(f"--k takes comma-separated positive integers, e.g. 1,3,5,10 (got {value!r})") from None
     if not ks or any(k <= 0 for k in ks):
         raise ValueError("k values must be positive integers, e.g. 1,3,5,10")
     return ks
@@ -280,7 +283,10 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         ks = _parse_ks(getattr(args, "k", None))
         tools, descriptions, warnings = load_tools(args.tools)
         queries, qwarn = load_queries(args.queries)
-    except (CatalogFileError, OSError, ValueError) as exc:
+    except OSError as exc:
+        print(f"toolscout eval: {exc.filename or ''}: {exc.strerror or exc}", file=err)
+        return 2
+    except (CatalogFileError, ValueError) as exc:
         print(f"toolscout eval: {exc}", file=err)
         return 2
     for w in [*warnings, *qwarn]:

@@ -35,9 +35,13 @@ class SettingsWarning:
     reason: str
 
     def __str__(self) -> str:
+        if self.key == "(file)":
+            return f"{self.source}: {self.reason}; its settings are ignored"
         shown = json.dumps(self.value, ensure_ascii=False, default=str)
         if len(shown) > 80:
             shown = shown[:77] + "..."
+        if self.reason == "unknown key":
+            return f"{self.source}: unknown setting {self.key!r} (= {shown}) is ignored"
         return f"{self.source}: {self.key} = {shown}: {self.reason}; using the default"
 
 
