@@ -12,7 +12,7 @@ SIZE = (140, 44)
 
 
 async def test_groups_states_and_a_failed_server() -> None:
-    app = sc.make_app(broken=True)
+    app = sc.make_app(broken=True, settings=sc.make_settings(**{"toolSearch.enabled": "true"}))
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         panel = app.screen.query_one(CatalogPanel)
@@ -28,7 +28,7 @@ async def test_groups_states_and_a_failed_server() -> None:
 
 
 async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
-    app = sc.make_app()
+    app = sc.make_app(settings=sc.make_settings(**{"toolSearch.enabled": "true"}))
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         await pilot.press("f2")
@@ -93,3 +93,21 @@ async def test_enter_on_a_failed_server_shows_the_full_reason() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ServerDetailScreen)
+
+
+async def test_tools_are_labelled_inline_when_tool_search_is_off() -> None:
+    settings = sc.make_settings(**{"toolSearch.enabled": "false"})
+    app = sc.make_app(settings=settings, session="model")
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f2")
+        await sc.settle(pilot)
+        text = sc.screen_text(app)
+        assert "NotebookEdit  inline" in text and "NotebookEdit  deferred" not in text
+        assert "deferral off" in text
+        await pilot.press("ctrl+l")
+        await sc.type_text(pilot, "hello")  # the session's own decision, once it has one
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert app.session.mode_decision is not None and not app.session.mode_decision.defer
+        assert "NotebookEdit  inline" in sc.screen_text(app)

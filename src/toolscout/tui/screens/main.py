@@ -244,8 +244,18 @@ class MainScreen(Screen[None]):
         per_tool: dict[str, int] = {}
         for row in message.report.rows:
             per_tool.update(row.per_tool)
-        self.query_one(CatalogPanel).set_tokens(per_tool)
+        catalog = self.query_one(CatalogPanel)
+        catalog.set_tokens(per_tool)
+        catalog.set_defer(self.defer_decision(message.report))
         self.query_one(UsagePanel).show_report(message.report)
+
+    def defer_decision(self, report: Any = None) -> bool:
+        """Whether deferred tools are deferred: the session's decision once its first request is
+        built, else the report's (the same verdict F4 shows as "deferral on/off")."""
+        decision = getattr(self.session, "mode_decision", None)
+        if decision is None and report is not None:
+            decision = report.decision
+        return bool(getattr(decision, "defer", True))
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -270,7 +280,7 @@ class MainScreen(Screen[None]):
             self.chat.add(AssistantEntry(message.key, message.text))
         else:
             entry.set_text(message.text)
-            if self.chat.is_vertical_scroll_end:
+            if self.chat.following:
                 self.chat.scroll_end(animate=False)
 
     def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
@@ -281,7 +291,7 @@ class MainScreen(Screen[None]):
         entry = self.chat.tool_call(message.call_id)
         if entry is None:
             entry = self.chat.add_tool_call(ToolCallEntry(message.call_id, message.result.tool_name, {}))
-        follow = self.chat.is_vertical_scroll_end or self.chat.max_scroll_y == 0
+        follow = self.chat.following
         entry.finish(message.result)
         self.chat.reveal(entry, follow=follow)
 
@@ -320,6 +330,8 @@ class MainScreen(Screen[None]):
         prompt = self.query_one(PromptInput)
         if not text.strip():
             return
+        if not self.busy or text.lstrip().startswith("/"):
+            self.chat.stick()  # what the person just sent, and what answers it, is shown
         if text.lstrip().startswith("/"):
             prompt.remember(text)
             prompt.value = ""
@@ -352,7 +364,7 @@ class MainScreen(Screen[None]):
         if report is not None:
             for row in report.rows:
                 tokens = row.per_tool.get(tool.name, tokens)
-        state = tool_state(self.engine.catalog, tool, self.loaded_names)
+        state = tool_state(self.engine.catalog, tool, self.loaded_names, defer=self.query_one(CatalogPanel).defer)
         instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
         self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
 

@@ -1,7 +1,8 @@
 """The deferred-tool catalog: every tool grouped by server, with state and token cost.
 
 A tool's state is ``core`` (a built-in sent every turn), ``always-load`` (never deferred),
-``loaded`` (deferred, but a search or a pick loaded it this session) or ``deferred``. Servers
+``loaded`` (deferred, but a search or a pick loaded it this session), ``deferred``, or ``inline``
+when the session's mode decision is not to defer (tool search off, or auto below its threshold). Servers
 show their connection state, and the reason when they failed. Typing in the filter narrows the
 tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details), and
 Enter on a failed server or its reason line posts :class:`CatalogPanel.ServerChosen` (a tree line
@@ -32,18 +33,25 @@ STATE_STYLE = {
     ServerState.FAILED: ("✗", "red"),
     ServerState.DISCONNECTED: ("○", "dim"),
 }
-TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim"}
+TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim",
+                    "inline": "yellow"}
 
 
-def tool_state(catalog: Any, tool: ToolSpec, loaded_names: set[str]) -> str:
-    """``core``, ``always-load``, ``loaded`` or ``deferred`` for ``tool`` in ``catalog``."""
+def tool_state(catalog: Any, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> str:
+    """``core``, ``always-load``, ``loaded``, ``deferred`` or ``inline`` for ``tool`` in ``catalog``.
+
+    ``defer`` is the session's mode decision (tool search on, or auto above its threshold); when
+    it is False every tool is sent inline, so a tool the catalog would defer is ``inline``.
+    """
     if catalog.is_core(tool) or tool.name in ("ToolSearch", "ExecuteTool"):
         return "core"
     if catalog.is_always_load(tool):
         return "always-load"
     if tool.name in loaded_names:
         return "loaded"
-    return "deferred" if catalog.is_deferred(tool) else "core"
+    if catalog.is_deferred(tool):
+        return "deferred" if defer else "inline"
+    return "core"
 
 
 def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None) -> Text:
@@ -133,6 +141,8 @@ class CatalogPanel(Vertical):
         self.statuses: dict[str, ServerStatus] = {s.name: s for s in engine.server_statuses()}
         self.tokens: dict[str, int] = {}
         self.loaded_names: set[str] = set()
+        #: The mode decision: False when tool search is off and every tool is sent inline.
+        self.defer = True
         self._filter = ""
         self._refresh_pending = False
 
@@ -162,6 +172,12 @@ class CatalogPanel(Vertical):
         """Deferred tools the session has loaded."""
         self.loaded_names = set(names)
         self.schedule_refresh()
+
+    def set_defer(self, defer: bool) -> None:
+        """The session's mode decision (``ModeDecision.defer``): False labels deferrable tools inline."""
+        if defer != self.defer:
+            self.defer = defer
+            self.schedule_refresh()
 
     def schedule_refresh(self) -> None:
         """Rebuild the tree once after the current burst of updates (servers connect in bursts)."""
@@ -237,7 +253,7 @@ class CatalogPanel(Vertical):
                 node.add_leaf(reason, data=f"{group}:error")
                 node.expand()
             for tool in matching:
-                state = tool_state(catalog, tool, self.loaded_names)
+                state = tool_state(catalog, tool, self.loaded_names, defer=self.defer)
                 node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
             shown += len(matching)
             if matching and (expand_all or group in expanded or (first_build and group == BUILTIN_GROUP)):
@@ -253,8 +269,10 @@ class CatalogPanel(Vertical):
         failed = [s for s in self.statuses.values() if s.state is ServerState.FAILED]
         if connecting:
             summary.append(f" · {len(connecting)} connecting", style="yellow")
+        if not self.defer:
+            summary.append(" · deferral off", style="yellow")
         if failed:
-            summary.append(f" · {len(failed)} failed (Enter on it: why)", style="red")
+            summary.append(f" · {len(failed)} failed (Enter: why)", style="red")
         self.query_one("#catalog-summary", Static).update(summary)
 
 

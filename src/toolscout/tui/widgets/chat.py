@@ -153,11 +153,49 @@ class SearchEntry(Collapsible):
 
 
 class ChatView(VerticalScroll, can_focus=True):
-    """The scrolling conversation. Follows new entries unless the person scrolled up."""
+    """The scrolling conversation. Follows new entries unless the person scrolled up.
+
+    Sending a message or a slash command calls :meth:`stick`: whatever the scroll position was
+    (an expanded tool call or a resize can leave the view above the end without the person
+    scrolling), what follows is shown, until the person scrolls up again.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stick = False
+
+    @property
+    def following(self) -> bool:
+        """True when new entries should be scrolled into view."""
+        return self._stick or self.is_vertical_scroll_end or self.max_scroll_y == 0
+
+    def stick(self) -> None:
+        """Follow new entries from now on, and scroll to the end now."""
+        self._stick = True
+        self.call_after_refresh(self.scroll_end, animate=False)
+
+    def unstick(self) -> None:
+        """The person scrolled up: stop following until they send something or scroll back down."""
+        self._stick = False
+
+    def on_mouse_scroll_up(self) -> None:
+        self.unstick()
+
+    def action_scroll_up(self) -> None:
+        self.unstick()
+        super().action_scroll_up()
+
+    def action_page_up(self) -> None:
+        self.unstick()
+        super().action_page_up()
+
+    def action_scroll_home(self) -> None:
+        self.unstick()
+        super().action_scroll_home()
 
     def add(self, entry: Widget) -> Widget:
         """Append ``entry`` and keep the newest entry in view."""
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        follow = self.following
         self.mount(entry)
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
