@@ -65,3 +65,16 @@ def test_catalog_directory_skips_fifos(tmp_path, catalog, capsys):
     os.mkfifo(tmp_path / "pipe.json")
     assert run(["search", "forecast", "--catalog", str(tmp_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["results"]
+
+
+def test_call_starts_only_the_server_it_needs():
+    from types import SimpleNamespace
+
+    from toolscout.cli.call_cmd import servers_for
+
+    servers = [SimpleNamespace(name="time"), SimpleNamespace(name="my.git")]
+    assert [s.name for s in servers_for("mcp__time__get_current_time", servers)] == ["time"]
+    assert [s.name for s in servers_for("mcp__my_git__git_log", servers)] == ["my.git"]
+    assert servers_for("Read", servers) == []
+    assert servers_for("get_current_time", servers) == servers  # bare names are looked up everywhere
+    assert servers_for("mcp__nope__x", servers) == servers  # unknown: keep all, for suggestions

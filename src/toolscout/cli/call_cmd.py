@@ -33,6 +33,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
+def servers_for(tool: str, servers: list[Any]) -> list[Any]:
+    """Only the servers a call to ``tool`` can need: the one named in ``mcp__<server>__...``, none
+    for a built-in, all of them otherwise (a bare name is looked up across servers)."""
+    from ..core.builtins.registry import builtin_tools
+    from ..core.names import sanitize, split_mcp_name
+
+    parts = split_mcp_name(tool)
+    if parts is not None:
+        named = [s for s in servers if sanitize(s.name) == parts[0]]
+        return named or servers
+    if tool in {b.spec.name for b in builtin_tools()}:
+        return []
+    return servers
+
+
 def result_json(result: ToolResult) -> dict[str, Any]:
     """The result as JSON (content blocks, structured content, error kind, duration in ms)."""
     return {
@@ -55,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
         print("toolscout: --params must be a JSON object", file=sys.stderr)
         return 2
     args.catalog = []
-    engine = make_engine(args, with_servers=True)
+    engine = make_engine(args, with_servers=True, server_filter=lambda servers: servers_for(args.tool, servers))
 
     async def body(engine: Engine) -> ToolResult:
         return await engine.call_tool(args.tool, params)

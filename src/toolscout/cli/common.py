@@ -35,7 +35,8 @@ class UsageError(Exception):
     """A command-line argument that cannot be used (the message says which and why); exit 2."""
 
 
-def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None) -> Engine:
+def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
+                server_filter: Callable[[list[Any]], list[Any]] | None = None) -> Engine:
     """Build the engine the CLI uses: settings, built-ins, catalogs and (unless only catalogs
     were given) the configured MCP servers.
 
@@ -59,6 +60,7 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None) -
         mcp_config_paths=mcp_configs,
         connect_servers=with_servers,
         default_servers=not getattr(args, "no_default_servers", False),
+        server_filter=server_filter,
     )
 
 

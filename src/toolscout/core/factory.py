@@ -11,7 +11,7 @@ shows a real deferred catalog.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .engine import Engine
@@ -28,6 +28,7 @@ def create_engine(
     connect_servers: bool = True,
     default_servers: bool = True,
     project_dir: str | Path | None = None,
+    server_filter: Callable[[list[ServerConfig]], list[ServerConfig]] | None = None,
 ) -> Engine:
     """Build an engine with the built-in tools, catalog files and MCP configuration.
 
@@ -38,6 +39,8 @@ def create_engine(
         default_servers: start the embedded default servers when no MCP configuration file
             exists (user ``mcp.json``, project ``.mcp.json``) and no ``--mcp-config`` is given.
         project_dir: where ``.mcp.json`` is looked for (default: the current directory).
+        server_filter: narrows the configured servers before any starts (``toolscout call``
+            starts only the server of the tool it runs).
     """
     builtins, core_names = _builtins()
     project = Path(project_dir or Path.cwd())
@@ -50,6 +53,8 @@ def create_engine(
         warnings = config.warnings
         if default_servers and not config.files and not extra:
             servers = embedded_default_servers(project)
+        if server_filter is not None:
+            servers = server_filter(servers)
     return Engine(
         settings,
         catalog_paths=catalog_paths,
