@@ -26,6 +26,9 @@ async def test_typing_updates_the_ranking() -> None:
         await sc.settle(pilot)
         assert ranked(app)[0] == "mcp__github__create_issue"
         assert app.screen.query_one(ScoringPanel).result.query == "create issue"
+        status = str(app.screen.query_one("#scoring-status").render())
+        hits = len(app.screen.query_one(ScoringPanel).result.hits)
+        assert status.startswith(f"mode keyword · ranker {app.engine.search.status} · {hits} hits")
         for _ in "create issue":
             await pilot.press("backspace")
         await sc.type_text(pilot, "send slack message")

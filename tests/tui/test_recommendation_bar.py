@@ -66,18 +66,29 @@ async def test_enter_offline_opens_the_argument_form_for_that_tool() -> None:
 
 
 async def test_enter_with_a_model_loads_the_tool_for_the_next_message() -> None:
+    from toolscout.tui import messages as m
+
     provider = sc.ScriptedProvider("Here is the forecast.")
     app = sc.make_app(session="model", provider=provider,
                       settings=sc.make_settings(**{"recommendations.onFirstMessage": True,
                                                    "toolSearch.enabled": "true"}))
-    async with app.run_test(size=SIZE) as pilot:
+    msgs = sc.Messages()
+    async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
         await sc.settle(pilot)
-        await _ask(pilot, "weather forecast for Paris")
+        await sc.type_text(pilot, "weather forecast for Paris")
+        await pilot.press("enter")
+        # Wait for the facts, not for time: the turn ended and the recommendations arrived.
+        await msgs.wait_for(pilot, lambda e: isinstance(e, m.TurnEnded))
+        await msgs.wait_for(pilot, lambda e: isinstance(e, m.RecommendationsChanged) and bool(e.tools))
+        await sc.settle(pilot)
         bar = app.screen.query_one(RecommendationBar)
         assert bar.display, "prefetch recommendations should be shown"
         first = bar.visible_hits[0].name
+        mark = len(msgs.seen)
         await pilot.press("tab", "enter")
+        ran = await msgs.wait_for(pilot, lambda e: isinstance(e, m.ToolSearchRan), start=mark)
         await sc.settle(pilot)
+        assert first in ran.loaded
         assert first in app.session.loaded_tools
         assert any(isinstance(e, SearchEntry) for e in app.screen.chat.children)
         assert isinstance(app.focused, PromptInput)

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
 from ...core.models import ToolSpec
 from ..schema_form import FieldSpec, FormError, fields_of, parse_value, validate_arguments
@@ -55,6 +55,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         self._touched: set[str] = set()
 
     def compose(self) -> ComposeResult:
+        yield Footer()  # this dialog's keys, not the main screen's under it
         with Vertical(id="form-dialog", classes="dialog"):
             title = Text("Run ", style="bold")
             title.append(clean(self.tool.name, single_line=True), style="bold cyan")

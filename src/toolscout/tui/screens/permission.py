@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from ...core.models import ToolSpec
 from ..text import clean, first_line
@@ -51,6 +51,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         self.tool = tool
 
     def compose(self) -> ComposeResult:
+        yield Footer()  # this dialog's keys, not the main screen's under it
         with Vertical(id="permission-dialog", classes="dialog"):
             title = Text("Allow ", style="bold")
             title.append(clean(self.tool_name, single_line=True), style="bold yellow")

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Footer, Label, Static
 
 from ...core.models import ServerStatus, ToolSpec
 from ..text import clean
@@ -38,6 +38,7 @@ class ToolDetailScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         tool = self.tool
+        yield Footer()  # this dialog's keys, not the main screen's under it
         with Vertical(id="detail-dialog", classes="dialog"):
             title = Text(clean(tool.name, single_line=True), style="bold cyan")
             yield Label(title, id="detail-title")
@@ -76,6 +77,7 @@ class ServerDetailScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         status = self.status
+        yield Footer()  # this dialog's keys, not the main screen's under it
         with Vertical(id="detail-dialog", classes="dialog"):
             yield Label(Text(clean(status.name, single_line=True), style="bold cyan"), id="detail-title")
             meta = Text(f"{status.state.value} · {status.transport} · {status.tool_count} tools", style="dim")

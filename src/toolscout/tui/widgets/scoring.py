@@ -41,10 +41,19 @@ FIELD_TITLES = {
 }
 
 
-def result_status(result: SearchResult) -> Text:
-    """One or two lines about the whole result: mode, hit count and every warning."""
+def result_status(result: SearchResult, ranker: str = "") -> Text:
+    """One or two lines about the whole result: query mode, ranker, hit count and every warning.
+
+    Args:
+        ranker: ``ToolSearch.status`` (``default``, ``bm25f (encoding 120 tools for default)``);
+            labelled, so the query mode (``keyword``, ``select``) does not read as the ranker.
+    """
     out = Text()
+    out.append("mode ", style="dim")
     out.append(f"{result.mode}", style="bold")
+    if ranker:
+        out.append(" · ranker ", style="dim")
+        out.append(clean(ranker, single_line=True), style="bold")
     out.append(f" · {len(result.hits)} hit{'s' if len(result.hits) != 1 else ''}", style="dim")
     if result.no_good_match:
         out.append(" · no good match", style="bold yellow")
@@ -226,7 +235,7 @@ class ScoringPanel(Vertical):
         if not result.query.strip():
             self._set_status(Text("type to rank the deferred tools", style="dim"))
         else:
-            self._set_status(result_status(result))
+            self._set_status(result_status(result, self._ranker_status()))
         self._explained = None
         self.call_after_refresh(self._after_render, result)
 
@@ -235,6 +244,11 @@ class ScoringPanel(Vertical):
             return  # a newer result is on its way to the screen
         self.post_message(self.Rendered(result.query, len(result.hits)))
         self._explain(self.query_one(RankingTable).cursor_row)
+
+    def _ranker_status(self) -> str:
+        search = getattr(self._engine, "search", None)
+        status = getattr(search, "status", "")
+        return str(status() if callable(status) else status or "")
 
     def _set_status(self, text: Text) -> None:
         """Show ``text`` in the status line; lay out again only when its height changes."""
