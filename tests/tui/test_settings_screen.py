@@ -95,3 +95,29 @@ async def test_invalid_settings_file_shows_its_warnings() -> None:
         assert "recommendations.minScore" in text
         assert "[bold]lots[/bold]" in text  # shown literally
         assert "toolSearch.enabled" in text
+
+
+async def test_a_value_overridden_by_the_project_file_says_so_after_saving(tmp_path: Path) -> None:
+    from toolscout.core.settings import SettingsPaths, load_settings
+
+    project = tmp_path / ".toolscout" / "settings.json"
+    project.parent.mkdir()
+    project.write_text(json.dumps({"session": {"strategy": "stub"}}))
+    settings = load_settings(SettingsPaths(user_file(), project, None, None), env={})
+    settings = settings.with_overrides({"toolSearch.ranker": "hybrid"})
+    app = sc.make_app(settings=settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        note = screen.query_one(f"#{widget_id('session.strategy')}-note")
+        assert f"from {project}" in str(note.render()).replace("\n", "")  # every field says its source
+        assert screen.change("session.strategy", "execute-proxy")
+        await pilot.pause()
+        assert json.loads(user_file().read_text()) == {"session": {"strategy": "execute-proxy"}}
+        shown = str(note.render()).replace("\n", "")
+        assert "overridden by" in shown and str(project) in shown
+        assert app.settings["session.strategy"] == "stub"  # what a restart would give
+        assert app.settings.sources["session.strategy"] == str(project)

@@ -27,7 +27,7 @@ from .resources import stylesheet_paths
 from .screens.argument_form import ArgumentFormScreen
 from .screens.main import HELP, MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
-from .screens.settings import SettingsScreen
+from .screens.settings import SettingsScreen, overriding_layer
 from .text import tildify
 from .widgets.chat import NoticeEntry
 
@@ -191,7 +191,13 @@ class ToolscoutApp(App[int]):
         Raises:
             ValueError: invalid value or managed key. OSError: the file cannot be written.
         """
+        before, source = self.settings[key], self.settings.sources.get(key, "default")
         self.settings = save_user_setting(self.settings, key, value)
+        if overriding_layer(self.settings, source):
+            # A higher layer (project, local, env) still wins after a restart: keep its value now
+            # too, so what runs is what will run; the settings screen says which layer it is.
+            self.settings = self.settings.with_overrides({key: before}, source=source)
+            return self.settings
         if key == "session.strategy":
             self._strategy_setting = str(self.settings[key])
         for problem in apply_live(self.settings, self.engine, self.session):

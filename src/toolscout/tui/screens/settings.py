@@ -2,7 +2,9 @@
 
 Every change is validated and saved to the *user* settings file at once
 (:func:`toolscout.core.settings.save_user_setting`) and applied to the running app through the
-``apply`` callback. Keys fixed by managed settings are shown read-only. Warnings from invalid
+``apply`` callback. Each field says where its value comes from; a value saved to the user file
+but overridden by a higher layer (project, local, env) says so, and the higher value stays in
+effect (as it will after a restart). Keys fixed by managed settings are shown read-only. Warnings from invalid
 settings files are listed at the bottom.
 """
 
@@ -34,6 +36,15 @@ FIELDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 Apply = Callable[[str, Any], Settings]
+
+
+def overriding_layer(settings: Settings, source: str) -> bool:
+    """True when ``source`` (a ``Settings.sources`` value) is a layer above the user file: the
+    project or local file, the environment or managed settings (order from
+    :func:`toolscout.core.settings.load_settings`), so a value saved to the user file loses to it."""
+    paths = settings.paths
+    files = {str(p) for p in (paths.project, paths.project_local) if p is not None} if paths else set()
+    return source in files or source.startswith(("env:", "managed:"))
 
 
 def widget_id(key: str) -> str:
@@ -132,6 +143,11 @@ class SettingsScreen(Screen[None]):
         except (ValueError, OSError) as exc:
             note.update(Text(f"✗ {clean(str(exc), single_line=True)}", style="bold red"))
             return False
+        source = self.settings.sources.get(key, "default")
+        if overriding_layer(self.settings, source):
+            note.update(Text(f"saved to the user file, but overridden by {tildify(clean(source, single_line=True))}"
+                             f" (in effect: {self.settings[key]})", style="bold yellow"))
+            return True
         note.update(Text("✓ saved", style="green"))
         return True
 
