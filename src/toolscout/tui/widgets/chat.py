@@ -109,6 +109,25 @@ class ToolCallEntry(Collapsible):
         self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}", preview)  # type: ignore[assignment]
         self.set_class(result.is_error, "-error")
 
+    def finish_saved(self, text: str, *, is_error: bool) -> None:
+        """Show a result read back from a saved transcript (no timing, no error kind)."""
+        text = clean(text)
+        if len(text) > MAX_RESULT_CHARS:
+            text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"
+        self._result.update(Text(text or "(empty result)", style="red" if is_error else ""))
+        preview = clean(text, single_line=True, limit=60)
+        self.title = _tool_title("⚙", self.tool_name, "  error" if is_error else "  done", preview)  # type: ignore[assignment]
+        self.set_class(is_error, "-error")
+
+
+def saved_result_text(content: Any) -> str:
+    """The text of a saved ``tool_result`` block's content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+    return pretty_json(content)
+
 
 def search_result_renderable(result: SearchResult, limit: int = 10) -> Text:
     """A ToolSearch result as lines: rank, score, tool, one-line description; then the notes."""
