@@ -66,7 +66,7 @@ def run_app(args: argparse.Namespace) -> int:
             return fail(str(exc))  # asked for on the command line: say so and stop
         # From a settings file or the environment: start offline instead of refusing to start,
         # so a provider picked in the settings screen without its key can be changed back.
-        engine.warn(f"{exc}; starting an offline session instead", "provider")
+        engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
         settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
         engine.settings = settings
         session = make_session(settings, engine, args)
