@@ -14,6 +14,7 @@ from .tokens import (
     context_window,
     decide_mode,
     default_counter,
+    tool_tokens,
     usage_by_server,
 )
 
@@ -111,7 +112,7 @@ def build_context_report(
     strategy = strategy or settings["session.strategy"]
     tools = catalog.tools()
     deferrable = [t for t in tools if catalog.is_deferred(t)]
-    deferred_tokens = sum(counter.count(_full(t)) for t in deferrable)
+    deferred_tokens = sum(tool_tokens(t, counter) for t in deferrable)
     window = context_window(model, settings.get("provider.contextWindow"))
     decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"])
     rows = usage_by_server(
@@ -121,12 +122,6 @@ def build_context_report(
     suggestions = _suggest(rows, usage_counts or {}, catalog)
     return ContextReport(rows, decision, strategy, counter.name, model, suggestions,
                          [str(w) for w in settings.warnings])
-
-
-def _full(tool: Any) -> str:
-    from .serialize import dumps, tool_definition
-
-    return dumps(tool_definition(tool))
 
 
 def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalog) -> list[str]:
