@@ -118,6 +118,36 @@ def test_incremental_equals_rebuild():
     assert _snapshot(inc) == _snapshot(ToolIndex(keep, "bm25f", server_descriptions=desc))
 
 
+def _full_snapshot(idx, digits=9):
+    """Rankings with every component, so a wrong statistic anywhere shows."""
+    return {
+        q: [(h.tool.name, round(h.score, digits), {k: round(v, digits) for k, v in h.components.items()}, h.matched)
+            for h in idx.rank(q, 10)]
+        for q in [*QUERIES, "slack", "read_file", "issue +github"]
+    }
+
+
+@pytest.mark.parametrize("profile", ["bm25f", "hybrid"])
+def test_segments_merge_and_match_a_fresh_build(profile):
+    """One tool per segment, replacements, removals before and after a flush, and a rewrite
+    into one segment: every score equals that of an index built once from the final tools."""
+    from toolscout.core.search.store import MAX_SEGMENTS
+
+    tools, desc = fixture_tools()
+    inc = ToolIndex([], profile, server_descriptions=desc)
+    for tool in tools:
+        inc.add([tool])
+        inc.rank("slack", 1)  # flush: one segment per tool until the store rewrites them
+        assert len(inc.store.segments) <= MAX_SEGMENTS
+    assert inc.store.generation >= 1
+    changed = replace(tools[0], description="Reads a weather forecast for a city")
+    inc.add([changed, ToolSpec("pending_then_gone", "slack theme weather")])
+    inc.remove(["pending_then_gone", tools[1].name])  # removed before any query saw it
+    final = [changed, *tools[2:]]
+    assert _full_snapshot(inc) == _full_snapshot(ToolIndex(final, profile, server_descriptions=desc))
+    assert len(inc) == len(final) and tools[1].name not in inc
+
+
 def test_add_does_not_retokenize_unchanged():
     tools, desc = fixture_tools()
     idx = ToolIndex(tools, "bm25f", server_descriptions=desc)
@@ -222,6 +252,19 @@ class TestDense:
         idx.add([ToolSpec("mcp__x__brand_new_tool", "Translate text between languages.", server="x")])
         assert calls == [1]
         assert names(idx.rank("translate this sentence into French", 1)) == ["mcp__x__brand_new_tool"]
+
+    def test_rewritten_rows_keep_their_vectors(self, dense):
+        """Dense rows follow the tools through per-tool segments and the rewrite into one."""
+        tools, desc = fixture_tools()
+        inc = ToolIndex([], "default", server_descriptions=desc)
+        for tool in tools:
+            inc.add([tool])
+            inc.rank("weather", 1)
+        inc.remove([tools[0].name])
+        fresh = ToolIndex(tools[1:], "default", server_descriptions=desc)
+        assert inc.store.generation >= 1
+        # 5 digits: a tool encoded alone and in a padded batch differ by ~1e-8 in ONNX
+        assert _full_snapshot(inc, 5) == _full_snapshot(fresh, 5)
 
     def test_disk_cache(self, tmp_path):
         tools, desc = fixture_tools()

@@ -11,6 +11,7 @@ neither loop nor raise.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from ..models import ToolSpec
@@ -29,6 +30,8 @@ FIELDS: tuple[str, ...] = (
 #: Schema walk limits: nesting depth and number of schema nodes visited per tool.
 MAX_SCHEMA_DEPTH = 8
 MAX_SCHEMA_NODES = 2_000
+#: Keys under which a schema node can hold further schema nodes.
+_NESTING = frozenset(("properties", "items", "anyOf", "oneOf", "allOf", "additionalProperties"))
 #: Characters of a field's text that are indexed (a 1 MB description is not a better match).
 MAX_FIELD_CHARS = 20_000
 
@@ -46,10 +49,10 @@ def schema_params(schema: Any) -> tuple[list[str], list[str]]:
     seen_names: set[str] = set()
     descriptions: list[str] = []
     seen_nodes: set[int] = set()
-    stack: list[tuple[Any, int]] = [(schema, 0)]
+    queue: deque[tuple[Any, int]] = deque([(schema, 0)])
     visited = 0
-    while stack and visited < MAX_SCHEMA_NODES:
-        node, depth = stack.pop(0)
+    while queue and visited < MAX_SCHEMA_NODES:
+        node, depth = queue.popleft()
         if not isinstance(node, dict) or id(node) in seen_nodes or depth > MAX_SCHEMA_DEPTH:
             continue
         seen_nodes.add(id(node))
@@ -64,19 +67,20 @@ def schema_params(schema: Any) -> tuple[list[str], list[str]]:
                     desc = sub.get("description")
                     if isinstance(desc, str) and desc:
                         descriptions.append(desc)
-                    stack.append((sub, depth + 1))
+                    if not _NESTING.isdisjoint(sub):  # leaf schemas (most parameters) end here
+                        queue.append((sub, depth + 1))
         items = node.get("items")
         if isinstance(items, dict):
-            stack.append((items, depth + 1))
+            queue.append((items, depth + 1))
         elif isinstance(items, list):
-            stack.extend((it, depth + 1) for it in items[:50])
+            queue.extend((it, depth + 1) for it in items[:50])
         for combo in ("anyOf", "oneOf", "allOf"):
             alts = node.get(combo)
             if isinstance(alts, list):
-                stack.extend((alt, depth + 1) for alt in alts[:50])
+                queue.extend((alt, depth + 1) for alt in alts[:50])
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
-            stack.append((extra, depth + 1))
+            queue.append((extra, depth + 1))
     return names, descriptions
 
 

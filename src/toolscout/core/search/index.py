@@ -35,7 +35,7 @@ from .lexical import (
 from .multiquery import split_subqueries
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
 from .results import ScoredTool
-from .store import Matrices, TermStore
+from .store import FIELD_INDEX, Matrices, TermStore
 from .tokenize import MIN_CJK_MATCHES, analyze
 
 log = logging.getLogger(__name__)
@@ -114,10 +114,12 @@ class ToolIndex:
         self._kw = KeywordScorer()
         self._vec_cache = dense_mod.VectorCache(dense_cache)
         self._vectors: dict[str, np.ndarray] = {}
-        self._dense_matrix: tuple[Matrices, np.ndarray] | None = None
-        self._exact: tuple[Matrices, dict[str, list[int]]] | None = None
-        #: full/bare name keys (lower-case) → number of indexed tools with that key
-        self._name_keys: dict[str, int] = {}
+        #: tool vectors by store row (float32[capacity, DIM]); rebuilt when rows are renumbered
+        self._dense_rs: np.ndarray | None = None
+        self._dense_gen = -1
+        self._dense_dirty: set[str] = set()
+        #: full/bare name keys (lower-case) → names of the indexed tools with that key
+        self._name_keys: dict[str, set[str]] = {}
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -197,8 +199,8 @@ class ToolIndex:
                     for (name, text), vec in zip(batch.items(), vecs, strict=True):
                         if self._pending.get(name) == text:
                             self._vectors[name] = vec
+                            self._dense_dirty.add(name)
                             del self._pending[name]
-                    self._dense_matrix = None
         except Exception as exc:
             log.exception("background encoding failed")
             with self._dense_cond:
@@ -231,21 +233,22 @@ class ToolIndex:
         self._forget_keys([t for t in previous if t.name in replaced])
         for name in changed:
             for key in self._exact_keys(self.store.docs[name].tool):
-                self._name_keys[key] = self._name_keys.get(key, 0) + 1
+                self._name_keys.setdefault(key, set()).add(name)
         if changed and self._worker is not None and "dense" in self.profile.signals:
             docs = self.store.docs
             with self._dense_cond:
                 for n in changed:
                     self._pending[n] = dense_text(docs[n].tool, docs[n].server_description)
                     self._vectors.pop(n, None)
-                self._dense_matrix = None
                 self._schedule_locked()
         elif changed and self._encoder is not None:
             docs = self.store.docs
             texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
             vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache)
-            for name, vec in zip(changed, vecs, strict=True):
-                self._vectors[name] = vec
+            with self._dense_cond:
+                for name, vec in zip(changed, vecs, strict=True):
+                    self._vectors[name] = vec
+                    self._dense_dirty.add(name)
         return changed
 
     def remove(self, names: Iterable[str]) -> list[str]:
@@ -257,18 +260,17 @@ class ToolIndex:
             for name in gone:
                 self._vectors.pop(name, None)
                 self._pending.pop(name, None)
-            self._dense_matrix = None
             self._dense_cond.notify_all()
         return gone
 
     def _forget_keys(self, tools: list[ToolSpec]) -> None:
         for tool in tools:
             for key in self._exact_keys(tool):
-                left = self._name_keys.get(key, 0) - 1
-                if left > 0:
-                    self._name_keys[key] = left
-                else:
-                    self._name_keys.pop(key, None)
+                names = self._name_keys.get(key)
+                if names is not None:
+                    names.discard(tool.name)
+                    if not names:
+                        del self._name_keys[key]
 
     def set_server_descriptions(self, descriptions: dict[str, str]) -> list[str]:
         """Replace the server descriptions; re-indexes only the tools of servers whose changed."""
@@ -280,19 +282,33 @@ class ToolIndex:
         return self.add([e.tool for e in self.store.docs.values() if (e.tool.server or "") in changed])
 
     # -- scoring ----------------------------------------------------------------------------
-    def _dense_rows(self, m: Matrices) -> np.ndarray:
+    def _dense_scores(self, m: Matrices, qvec: np.ndarray) -> np.ndarray:
+        """float64[N] cosine of every live tool's vector with ``qvec`` (0 for tools without one)."""
         with self._dense_cond:
-            return self._dense_rows_locked(m)
+            rows = self._dense_rowspace(m.n_rows)
+            return m.live(rows[: m.n_rows] @ qvec).astype(np.float64)
 
-    def _dense_rows_locked(self, m: Matrices) -> np.ndarray:
-        if self._dense_matrix is None or self._dense_matrix[0] is not m:
-            rows = np.zeros((m.n_docs, dense_mod.DIM), dtype=np.float32)
-            for i, name in enumerate(m.names):
-                vec = self._vectors.get(name)
-                if vec is not None:
-                    rows[i] = vec
-            self._dense_matrix = (m, rows)
-        return self._dense_matrix[1]
+    def _dense_rowspace(self, n_rows: int) -> np.ndarray:
+        """Tool vectors by store row, updated in place for newly encoded tools (lock held)."""
+        store = self.store
+        if self._dense_rs is None or self._dense_gen != store.generation:
+            rs = np.zeros((max(64, n_rows), dense_mod.DIM), dtype=np.float32)
+            for name, vec in self._vectors.items():
+                entry = store.docs.get(name)
+                if entry is not None:
+                    rs[entry.row] = vec
+            self._dense_rs, self._dense_gen = rs, store.generation
+            self._dense_dirty.clear()
+        if len(self._dense_rs) < n_rows:
+            grown = np.zeros((max(n_rows, 2 * len(self._dense_rs)), dense_mod.DIM), dtype=np.float32)
+            grown[: len(self._dense_rs)] = self._dense_rs
+            self._dense_rs = grown
+        for name in self._dense_dirty:
+            entry, vec = store.docs.get(name), self._vectors.get(name)
+            if entry is not None and vec is not None and entry.row < len(self._dense_rs):
+                self._dense_rs[entry.row] = vec
+        self._dense_dirty.clear()
+        return self._dense_rs
 
     def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
         """Raw signals for several texts at once (dense queries are encoded in one batch).
@@ -323,7 +339,7 @@ class ToolIndex:
                 raw["keyword"] = self._kw.score(m, q, self.store) * gate
             if "dense" in wanted:
                 if qvecs is not None and m.n_docs:
-                    raw["dense"] = (self._dense_rows(m) @ qvecs[i]).astype(np.float64)
+                    raw["dense"] = self._dense_scores(m, qvecs[i])
                 else:
                     raw["dense"] = np.zeros(m.n_docs)
             out.append(Signals(q, raw))
@@ -372,17 +388,12 @@ class ToolIndex:
         return keys
 
     def _exact_rows(self, m: Matrices, text: str) -> list[int]:
-        """Rows of tools whose full or bare name is ``text`` (case-insensitive)."""
+        """Live positions of tools whose full or bare name is ``text`` (case-insensitive)."""
         key = text.strip().lower()
         if not key or len(key) > 300:
             return []
-        if self._exact is None or self._exact[0] is not m:
-            table: dict[str, list[int]] = {}
-            for i, name in enumerate(m.names):
-                for k in self._exact_keys(self.store.docs[name].tool):
-                    table.setdefault(k, []).append(i)
-            self._exact = (m, table)
-        return self._exact[1].get(key, [])
+        positions = (m.position(name) for name in self._name_keys.get(key, ()))
+        return sorted(p for p in positions if p is not None)
 
     def _maybe_name(self, text: str) -> bool:
         key = text.strip().lower()
@@ -392,14 +403,16 @@ class ToolIndex:
         terms = [t.term for r in required for t in analyze(r)]
         if not terms:
             return None
-        mask = np.ones(m.n_docs, dtype=bool)
-        name_tf = m.tf["name"]
+        mask = np.ones(m.n_rows, dtype=bool)
         for term in dict.fromkeys(terms):
             tid = self.store.vocab.get(term)
             if tid is None:
                 return np.zeros(m.n_docs, dtype=bool)
-            mask &= np.asarray(name_tf[:, tid].todense()).ravel() > 0
-        return mask
+            p = m.postings(np.asarray([tid]))
+            in_name = np.zeros(m.n_rows, dtype=bool)
+            in_name[p.rows[p.field == FIELD_INDEX["name"]]] = True
+            mask &= in_name
+        return m.live(mask)
 
     def rank(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> list[ScoredTool]:
         """Top tools for ``text``, best first; tools scoring 0 are left out.
@@ -439,7 +452,12 @@ class ToolIndex:
             kth = np.partition(-boosted, limit - 1)[limit - 1]
             sel = boosted >= -kth - 1e-12
             cand, boosted = cand[sel], boosted[sel]
-        order = np.lexsort((m.name_rank[cand], -np.round(boosted, 12)))[:limit]
+        rounded = -np.round(boosted, 12)
+        if len(cand) > 1_000:  # mass ties: sort by the view's name ranks
+            order = np.lexsort((m.name_rank[cand], rounded))[:limit]
+        else:
+            names = m.names
+            order = sorted(range(len(cand)), key=lambda j: (rounded[j], names[cand[j]]))[:limit]
         out: list[ScoredTool] = []
         for j in order:
             i = int(cand[j])

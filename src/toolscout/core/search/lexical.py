@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .store import Matrices, TermStore
+from .store import FIELD_INDEX, Matrices, Postings, Segment, TermStore, field_weights
 from .tokenize import analyze
 
 BM25F_WEIGHTS: dict[str, float] = {
@@ -63,6 +63,7 @@ class Query:
     qtf: np.ndarray
     cjk: np.ndarray
     unknown: list[str] = field(default_factory=list)
+    _postings: tuple[Matrices, Postings] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def parse(cls, text: str, store: TermStore) -> Query:
@@ -86,22 +87,27 @@ class Query:
         return not self.terms
 
 
-def _columns(matrix: sp.csc_matrix, ids: np.ndarray) -> sp.csc_matrix:
-    return matrix[:, ids]
+def _postings(m: Matrices, q: Query) -> Postings:
+    """The postings of ``q``'s known terms in view ``m`` (fetched once per query and view)."""
+    if q._postings is None or q._postings[0] is not m:
+        q._postings = (m, m.postings(q.ids))
+    return q._postings[1]
 
 
 def cjk_gate(m: Matrices, q: Query, min_cjk: int = 2) -> np.ndarray:
     """1.0 per document unless it matches the query only through fewer than ``min_cjk`` CJK terms."""
     if not len(q.ids) or not q.cjk.any():
         return np.ones(m.n_docs)
-    cols = m.binary[:, q.ids]
-    latin = np.asarray(cols[:, ~q.cjk].sum(axis=1)).ravel() if (~q.cjk).any() else np.zeros(m.n_docs)
-    han = np.asarray(cols[:, q.cjk].sum(axis=1)).ravel()
-    return ((latin > 0) | (han >= min_cjk)).astype(np.float64)
+    p = _postings(m, q)
+    starts = p.pairs()
+    rows, cjk = p.rows[starts], q.cjk[p.qpos[starts]]
+    latin = np.bincount(rows[~cjk], minlength=m.n_rows)
+    han = np.bincount(rows[cjk], minlength=m.n_rows)
+    return m.live(((latin > 0) | (han >= min_cjk)).astype(np.float64))
 
 
-class _Cached:
-    """Holds one derived matrix per :class:`Matrices` object."""
+class _PerView:
+    """Holds one derived value per :class:`Matrices` view."""
 
     def __init__(self) -> None:
         self._source: Matrices | None = None
@@ -114,43 +120,57 @@ class _Cached:
         return self._value
 
 
+def _pair_sums(p: Postings, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, query positions, Σ_f weight_f · tf)`` per (query term, row) pair of ``p``."""
+    starts = p.pairs()
+    if not len(starts):
+        e = np.zeros(0, np.int64)
+        return e, e, np.zeros(0)
+    sums = np.add.reduceat(weights * p.tf, starts)
+    return p.rows[starts], p.qpos[starts], sums
+
+
 class BM25F:
     """BM25F with per-field length normalisation (see the module docstring for constants).
 
     ``score(d, q) = Σ_t qtf_t · idf_t · tf̃ (k1 + 1) / (tf̃ + k1)`` where
     ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)``.
+
+    Computed at query time from the postings of the query's terms and the running collection
+    statistics, so adding tools never rebuilds anything.
     """
 
     def __init__(self, weights: dict[str, float] | None = None, k1: float = 1.5, b: float = 0.3) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self.k1, self.b = k1, b
-        self._cache = _Cached()
+        self._w = field_weights(self.weights)
+        self._cache = _PerView()
 
-    def _build(self, m: Matrices) -> tuple[sp.csc_matrix, np.ndarray]:
-        n, v = m.n_docs, len(m.df)
-        acc = sp.csr_matrix((n, v), dtype=np.float64)
-        for name, w in self.weights.items():
-            if not w or name not in m.tf:
-                continue
-            lens = m.lengths[name]
-            avg = float(lens.mean()) if n else 0.0
-            norm = 1.0 - self.b + self.b * (lens / avg) if avg > 0 else np.ones(n)
-            acc = acc + sp.diags(w / norm) @ m.tf[name].astype(np.float64)
-        acc = sp.csr_matrix(acc)
-        acc.data = acc.data * (self.k1 + 1.0) / (acc.data + self.k1)
-        idf = np.log1p((n - m.df + 0.5) / (m.df + 0.5))
-        return sp.csc_matrix(acc @ sp.diags(idf)), idf
+    def _row_weights(self, m: Matrices) -> np.ndarray:
+        """float64[n_rows, len(FIELDS)]: ``w_f / (1 − b + b · len_{f,d} / avglen_f)``."""
+        avg = m.avg_lengths
+        safe = np.where(avg > 0, avg, 1.0)
+        norm = np.where(avg > 0, 1.0 - self.b + self.b * (m.lengths / safe), 1.0)
+        return self._w / norm
 
-    def idf(self, m: Matrices) -> np.ndarray:
-        """Lucene idf per vocabulary id (float64[V])."""
-        return self._cache.get(m, self._build)[1]  # type: ignore[index]
+    def idf(self, m: Matrices, ids: np.ndarray) -> np.ndarray:
+        """Lucene idf of vocabulary ids ``ids`` (float64)."""
+        df = m.df[ids]
+        return np.log1p((m.n_docs - df + 0.5) / (df + 0.5))
 
     def score(self, m: Matrices, q: Query) -> np.ndarray:
         """float64[N] BM25F scores (0 for documents matching no term)."""
         if not len(q.ids) or not m.n_docs:
             return np.zeros(m.n_docs)
-        matrix, _ = self._cache.get(m, self._build)  # type: ignore[misc]
-        return np.asarray(_columns(matrix, q.ids) @ q.qtf).ravel()
+        p = _postings(m, q)
+        if not len(p.rows):
+            return np.zeros(m.n_docs)
+        row_w = self._cache.get(m, self._row_weights)
+        starts = p.pairs()
+        tft = np.add.reduceat(row_w[p.rows, p.field] * p.tf, starts)  # type: ignore[index]
+        qp = p.qpos[starts]
+        contrib = tft * (self.k1 + 1.0) / (tft + self.k1) * (self.idf(m, q.ids) * q.qtf)[qp]
+        return m.live(np.bincount(p.rows[starts], weights=contrib, minlength=m.n_rows))
 
     def coverage(self, m: Matrices, q: Query, doc: int) -> float:
         """Share of the query's idf mass whose terms occur in document ``doc`` (0..1).
@@ -159,16 +179,20 @@ class BM25F:
         """
         if q.empty or not m.n_docs:
             return 0.0
-        idf = self.idf(m)
         top = math.log1p((m.n_docs + 0.5) / 0.5)
         total = top * len(q.unknown)
         hit = 0.0
         if len(q.ids):
-            present = np.asarray(m.binary[doc, q.ids].todense()).ravel() > 0
-            weights = idf[q.ids]
+            entry = m.store.docs.get(m.names[doc])
+            present = np.isin(q.ids, entry.term_ids()) if entry is not None else np.zeros(len(q.ids), bool)
+            weights = self.idf(m, q.ids)
             total += float(weights.sum())
             hit = float(weights[present].sum())
         return hit / total if total > 0 else 0.0
+
+
+def _sublinear(x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 1.0, 1.0 + np.log(np.maximum(x, 1.0)), x)
 
 
 class FieldTfidf:
@@ -176,60 +200,84 @@ class FieldTfidf:
     fields, sublinear, stemmed"; 43.8 mean nDCG@10 alone, +0.8 fused with BM25F).
 
     Sublinear tf is ``1 + ln(x)`` for weighted counts ``x ≥ 1`` and ``x`` below 1 (a fractional
-    field weight must not produce a negative weight); idf is scikit-learn's smooth idf.
+    field weight must not produce a negative weight); idf is scikit-learn's smooth idf
+    ``ln((1 + n) / (1 + df)) + 1``. Document norms depend on every idf, so they are recomputed
+    (vectorised over the cached per-segment (row, term) pairs) once per view.
     """
 
     def __init__(self, weights: dict[str, float] | None = None) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
-        self._cache = _Cached()
+        self._w = field_weights(self.weights)
+        self._cache = _PerView()
+        self._segments: dict[int, tuple[Segment, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
     @staticmethod
     def _sublinear(x: np.ndarray) -> np.ndarray:
-        return np.where(x >= 1.0, 1.0 + np.log(np.maximum(x, 1.0)), x)
+        return _sublinear(x)
 
-    def _build(self, m: Matrices) -> tuple[sp.csc_matrix, np.ndarray]:
-        n, v = m.n_docs, len(m.df)
-        acc = sp.csr_matrix((n, v), dtype=np.float64)
-        for name, w in self.weights.items():
-            if w and name in m.tf:
-                acc = acc + m.tf[name].astype(np.float64) * w
-        acc = sp.csr_matrix(acc)
-        acc.data = self._sublinear(acc.data)
-        idf = np.log((1.0 + n) / (1.0 + m.df)) + 1.0
-        acc = sp.csr_matrix(acc @ sp.diags(idf))
-        norms = np.sqrt(np.asarray(acc.multiply(acc).sum(axis=1)).ravel())
+    def _segment_pairs(self, m: Matrices, seg: Segment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, terms, sublinear weighted counts)`` of one segment, cached while it lives."""
+        hit = self._segments.get(id(seg))
+        if hit is None or hit[0] is not seg:
+            rows, terms, counts = m.store.segment_pairs(seg, self._w)
+            live = {id(s) for s in m.segments}
+            self._segments = {k: v for k, v in self._segments.items() if k in live}
+            hit = self._segments[id(seg)] = (seg, (rows, terms, _sublinear(counts)))
+        return hit[1]
+
+    @staticmethod
+    def _idf(m: Matrices) -> np.ndarray:
+        return np.log((1.0 + m.n_docs) / (1.0 + m.df)) + 1.0
+
+    def _row_norms(self, m: Matrices) -> tuple[np.ndarray, np.ndarray]:
+        idf = self._idf(m)
+        sq = np.zeros(m.n_rows)
+        for seg in m.segments:  # dead rows get norms too; they are dropped from every score
+            rows, terms, sub = self._segment_pairs(m, seg)
+            sq += np.bincount(rows, weights=(sub * idf[terms]) ** 2, minlength=m.n_rows)
+        norms = np.sqrt(sq)
         norms[norms == 0] = 1.0
-        return sp.csc_matrix(sp.diags(1.0 / norms) @ acc), idf
+        return norms, idf
 
     def score(self, m: Matrices, q: Query) -> np.ndarray:
         """float64[N] cosine similarities in [0, 1]."""
         if not len(q.ids) or not m.n_docs:
             return np.zeros(m.n_docs)
-        matrix, idf = self._cache.get(m, self._build)  # type: ignore[misc]
-        qv = self._sublinear(q.qtf) * idf[q.ids]
-        norm = float(np.sqrt((qv**2).sum()))
-        if norm == 0:
+        norms, idf = self._cache.get(m, self._row_norms)  # type: ignore[misc]
+        qv = _sublinear(q.qtf) * idf[q.ids]
+        qnorm = float(np.sqrt((qv**2).sum()))
+        if qnorm == 0:
             return np.zeros(m.n_docs)
-        return np.asarray(_columns(matrix, q.ids) @ (qv / norm)).ravel()
+        p = _postings(m, q)
+        rows, qp, x = _pair_sums(p, self._w[p.field])
+        contrib = _sublinear(x) * (idf[q.ids] * qv / qnorm)[qp]
+        return m.live(np.bincount(rows, weights=contrib, minlength=m.n_rows) / norms)
 
 
 class SklearnTfidf:
     """The hybrid profile's TF-IDF: scikit-learn ``TfidfTransformer`` (smooth idf, L2 rows) over
-    field-weighted counts (name 3.0, search hint 2.5, description 1.0); cosine in [0, 1]."""
+    field-weighted counts (name 3.0, search hint 2.5, description 1.0); cosine in [0, 1].
+
+    The transformer is refitted once per view (the seed design; it is the comparison profile,
+    not the default).
+    """
 
     def __init__(self, weights: dict[str, float] | None = None) -> None:
         self.weights = dict(HYBRID_TFIDF_WEIGHTS if weights is None else weights)
-        self._cache = _Cached()
+        self._w = field_weights(self.weights)
+        self._cache = _PerView()
 
     def _build(self, m: Matrices) -> tuple[object, sp.csc_matrix]:
         from sklearn.feature_extraction.text import TfidfTransformer
 
-        acc = sp.csr_matrix((m.n_docs, len(m.df)), dtype=np.float64)
-        for name, w in self.weights.items():
-            if w and name in m.tf:
-                acc = acc + m.tf[name].astype(np.float64) * w
+        rows, terms, counts = m.field_pairs(self._w)
+        if m.live_rows is not None:
+            to_live = np.full(m.n_rows, -1, dtype=np.int64)
+            to_live[m.live_rows] = np.arange(m.n_docs)
+            rows = to_live[rows]
+        acc = sp.csr_matrix((counts, (rows, terms)), shape=(m.n_docs, len(m.df)))
         transformer = TfidfTransformer(norm="l2", smooth_idf=True)
-        matrix = transformer.fit_transform(sp.csr_matrix(acc))
+        matrix = transformer.fit_transform(acc)
         return transformer, sp.csc_matrix(matrix)
 
     def score(self, m: Matrices, q: Query) -> np.ndarray:
@@ -243,7 +291,7 @@ class SklearnTfidf:
         norm = float(np.sqrt((qv**2).sum()))
         if norm == 0:
             return np.zeros(m.n_docs)
-        return np.asarray(_columns(matrix, q.ids) @ (qv / norm)).ravel()
+        return np.asarray(matrix[:, q.ids] @ (qv / norm)).ravel()
 
 
 class KeywordScorer:
@@ -256,33 +304,30 @@ class KeywordScorer:
 
     def __init__(self, points: dict[str, float] | None = None) -> None:
         self.points = dict(KEYWORD_POINTS if points is None else points)
-        self._cache = _Cached()
-
-    @staticmethod
-    def _build(m: Matrices) -> tuple[sp.csc_matrix, ...]:
-        return tuple(sp.csc_matrix(x) for x in (m.tf["name"], m.tf["hint"], m.tf["description"], m.name_words))
 
     def score(self, m: Matrices, q: Query, store: TermStore) -> np.ndarray:
         """float64[N] keyword points."""
-        out = np.zeros(m.n_docs)
         if not m.n_docs or not len(q.ids):
-            return out
-        name_tf, hint_tf, desc_tf, name_words = self._cache.get(m, self._build)  # type: ignore[misc]
+            return np.zeros(m.n_docs)
         pts = self.points
-
-        def present(matrix: sp.csc_matrix, cols: np.ndarray) -> np.ndarray:
-            return np.asarray((matrix[:, cols] > 0).todense(), dtype=bool)
-
-        stem = present(name_tf, q.ids)
-        surf = np.asarray([store.surface_vocab.get(q.surfaces[store.terms[int(i)]], -1) for i in q.ids])
-        exact = np.zeros_like(stem)
-        ok = (surf >= 0) & (surf < name_words.shape[1])
-        if ok.any():
-            exact[:, ok] = present(name_words, surf[ok])
-        out += (pts["name_exact"] * exact + pts["name_partial"] * (stem & ~exact)).sum(axis=1)
-        out += pts["hint"] * present(hint_tf, q.ids).sum(axis=1)
-        out += pts["description"] * present(desc_tf, q.ids).sum(axis=1)
-        return out
+        p = _postings(m, q)
+        k = len(q.ids)
+        out = np.zeros(m.n_rows)
+        stem = p.field == FIELD_INDEX["name"]
+        stem_keys = p.rows[stem] * k + p.qpos[stem]
+        exact_keys = []
+        for i, tid in enumerate(q.ids.tolist()):
+            sid = store.surface_vocab.get(q.surfaces[store.terms[tid]], -1)
+            if sid >= 0:
+                exact_keys.append(m.name_word_rows(sid) * k + i)
+        exact = np.concatenate(exact_keys) if exact_keys else np.zeros(0, np.int64)
+        out += pts["name_exact"] * np.bincount(exact // k, minlength=m.n_rows)
+        partial = stem_keys[~np.isin(stem_keys, exact)]
+        out += pts["name_partial"] * np.bincount(partial // k, minlength=m.n_rows)
+        for field_name, key in (("hint", "hint"), ("description", "description")):
+            sel = p.field == FIELD_INDEX[field_name]
+            out += pts[key] * np.bincount(p.rows[sel], minlength=m.n_rows)
+        return m.live(out)
 
 
 def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) -> dict[str, list[str]]:
@@ -291,13 +336,12 @@ def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) 
     if entry is None or not len(q.ids):
         return {}
     wanted = {int(i): q.surfaces[store.terms[int(i)]] for i in q.ids}
+    order = {s: k for k, s in enumerate(wanted.values())}
     out: dict[str, list[str]] = {}
     for f in fields:
-        ids = entry.fields[f][0]
-        hits = [wanted[int(i)] for i in ids if int(i) in wanted]
-        if hits:
-            order = {s: k for k, s in enumerate(wanted.values())}
-            out[f] = sorted(set(hits), key=order.__getitem__)
+        common = wanted.keys() & set(entry.fields[f][0])
+        if common:
+            out[f] = sorted({wanted[i] for i in common}, key=order.__getitem__)
     return out
 
 

@@ -1,12 +1,18 @@
-"""Incremental term store: each tool is tokenized once; sparse matrices are rebuilt lazily.
+"""Incremental term store: tokenized tools in immutable postings segments, Lucene style.
 
-:class:`TermStore` keeps, per tool and per field, the term ids and counts produced by the
-tokenizer. Adding or removing tools touches only those tools; the scipy sparse matrices the
-scorers need (documents × vocabulary, one per field) are concatenated from the stored arrays on
-the next query, which costs a few milliseconds at 10,000 tools and no re-tokenisation.
+Each tool is tokenized once into per-field ``(term id, count)`` pairs and given a *row* (a
+position in a grow-only row space). Rows are written into immutable **segments**: postings
+sorted by term, then row, then field. Adding tools writes one small new segment on the next
+query; removing a tool only marks its row dead. Collection statistics that scores depend on
+(document frequency, average field length, live document count) are kept as running totals,
+so nothing is rebuilt when a 50-tool server connects to a 10,000-tool index. When dead rows
+or segments pile up, everything is rewritten into one segment (amortised, like a merge).
 
 The vocabulary only grows (ids of terms whose tools were removed stay allocated; their
-document frequency drops to 0), so stored arrays never need renumbering.
+document frequency drops to 0), so stored ids never need renumbering.
+
+Scorers (:mod:`.lexical`) read a :class:`Matrices` view: the live rows at one moment, plus
+:meth:`Matrices.postings` to fetch the postings of a query's terms.
 """
 
 from __future__ import annotations
@@ -14,14 +20,25 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..models import ToolSpec
 from .fields import FIELDS, tool_fields
 from .tokenize import analyze, is_cjk_term, words
+
+#: Field index of each field name (the ``field`` column of the postings).
+FIELD_INDEX: dict[str, int] = {name: k for k, name in enumerate(FIELDS)}
+N_FIELDS = len(FIELDS)
+#: Rewrite everything into one segment beyond this many segments ...
+MAX_SEGMENTS = 12
+#: ... or when this share of the rows is dead (and there are at least MIN_DEAD_TO_MERGE).
+MAX_DEAD_SHARE = 0.5
+MIN_DEAD_TO_MERGE = 64
+#: Distinct field texts whose term ids are remembered (server and parameter descriptions repeat).
+FIELD_MEMO = 65_536
 
 
 @dataclass
@@ -30,51 +47,229 @@ class DocEntry:
 
     Attributes:
         tool: the tool. server_description: the description it was indexed with.
-        fields: field → ``(term ids int32[n], counts float32[n])``, unique ids.
+        row: its row in the store's row space.
+        fields: field → ``(term ids int32[n], counts float32[n])``, unique ids per field (shared
+            between tools with the same field text: never modify them).
         name_words: ids (in :attr:`TermStore.surface_vocab`) of the name's lower-cased words.
-        lengths: field → number of terms (for BM25 length normalisation).
+        lengths: float64[len(FIELDS)] number of terms per field (BM25 length normalisation).
     """
 
     tool: ToolSpec
     server_description: str | None
+    row: int
     fields: dict[str, tuple[np.ndarray, np.ndarray]]
-    name_words: np.ndarray
-    lengths: dict[str, float] = field(default_factory=dict)
-    #: All fields packed for fast matrix builds: ids int32[n], counts float32[n], field int8[n],
-    #: and float64[len(FIELDS)] lengths.
-    packed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    name_words: tuple[int, ...]
+    lengths: np.ndarray
+
+    def term_ids(self) -> np.ndarray:
+        """Unique term ids over all fields (int64, sorted)."""
+        return np.unique(np.concatenate([f[0] for f in self.fields.values()])).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Immutable postings of some rows, sorted by (term, row, field).
+
+    Attributes:
+        indptr: int64[V_s + 1]: postings of term ``t`` are ``[indptr[t], indptr[t+1])`` (terms
+            ≥ V_s, added to the vocabulary after the segment was written, have none).
+        rows: int64[nnz] rows. field: int8[nnz] field index. tf: float32[nnz] counts.
+        name_ptr / name_rows: the same layout for tool-name surface words (no field, no count).
+        row_ids: int64[n] rows written into this segment.
+        df: float64[V_s] in how many of this segment's rows each term occurs (any field).
+    """
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    field: np.ndarray
+    tf: np.ndarray
+    name_ptr: np.ndarray
+    name_rows: np.ndarray
+    row_ids: np.ndarray
+    df: np.ndarray
+
+    @classmethod
+    def build(cls, entries: list[DocEntry], n_terms: int, n_surfaces: int) -> Segment:
+        """Write ``entries`` (any order) into one segment over a vocabulary of ``n_terms``."""
+        n = len(entries)
+        row_ids = np.fromiter((e.row for e in entries), dtype=np.int64, count=n)
+        per_field = [e.fields[name] for e in entries for name in FIELDS]  # doc-major, field-minor
+        sizes = np.fromiter((len(f[0]) for f in per_field), dtype=np.int64, count=len(per_field))
+        total = int(sizes.sum())
+        ids = np.concatenate([f[0] for f in per_field]) if n else np.zeros(0, np.int32)
+        tfs = np.concatenate([f[1] for f in per_field]) if n else np.zeros(0, np.float32)
+        which = np.repeat(np.tile(np.arange(N_FIELDS, dtype=np.int8), n), sizes)
+        rows = np.repeat(row_ids, sizes.reshape(n, N_FIELDS).sum(axis=1)) if n else np.zeros(0, np.int64)
+        order = np.argsort(ids, kind="stable")  # stable: keeps (row, field) order within a term
+        indptr = _indptr(ids, n_terms)
+        name_sizes = np.fromiter((len(e.name_words) for e in entries), dtype=np.int64, count=n)
+        name_ids = np.fromiter(chain.from_iterable(e.name_words for e in entries), dtype=np.int64,
+                               count=int(name_sizes.sum()))
+        name_rows = np.repeat(row_ids, name_sizes)
+        name_order = np.argsort(name_ids, kind="stable")
+        rows, sorted_ids = rows[order], ids[order]
+        first = np.ones(len(rows), dtype=bool)  # first posting of each (term, row)
+        first[1:] = (rows[1:] != rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
+        df = np.bincount(sorted_ids[first], minlength=n_terms).astype(np.float64)
+        return cls(
+            indptr, rows, which[order], tfs[order],
+            _indptr(name_ids, n_surfaces), name_rows[name_order], row_ids, df,
+        )
+
+
+def _indptr(ids: np.ndarray, width: int) -> np.ndarray:
+    indptr = np.zeros(width + 1, dtype=np.int64)
+    if len(ids):
+        np.cumsum(np.bincount(ids, minlength=width), out=indptr[1:])
+    return indptr
+
+
+def gather(indptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the postings of ``ids`` in one segment, and which query term each is.
+
+    Returns:
+        ``(positions int64[m], query_pos int64[m])``, grouped by query term in ``ids`` order.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    qpos = np.flatnonzero(ids < len(indptr) - 1)
+    if not len(qpos):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    starts = indptr[ids[qpos]]
+    lens = indptr[ids[qpos] + 1] - starts
+    total = int(lens.sum())
+    if not total:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    return np.arange(total, dtype=np.int64) + offsets, np.repeat(qpos, lens)
 
 
 @dataclass
-class Matrices:
-    """Sparse views of the live documents, in :attr:`names` order.
+class Postings:
+    """Postings of some query terms over all segments (row space).
+
+    Entries of one (query term, row) pair are adjacent, one per field the term occurs in.
 
     Attributes:
-        names: tool names, row order of every matrix.
-        tf: field → CSR float32 (N × V) term counts.
-        lengths: field → float64[N] field lengths.
-        binary: CSR (N × V) 1 where the term occurs in any field.
-        name_words: CSR (N × S) 1 where the surface word occurs in the tool name.
-        df: float64[V] document frequency over all fields.
-        name_rank: int64[N] position of each name in sorted order (tie-break).
+        rows: int64[m]. field: int8[m]. tf: float32[m]. qpos: int64[m] index into the query ids.
     """
 
-    names: list[str]
-    tf: dict[str, sp.csr_matrix]
-    lengths: dict[str, np.ndarray]
-    binary: sp.csr_matrix
-    name_words: sp.csr_matrix
-    df: np.ndarray
-    name_rank: np.ndarray
+    rows: np.ndarray
+    field: np.ndarray
+    tf: np.ndarray
+    qpos: np.ndarray
+
+    def pairs(self) -> np.ndarray:
+        """Start index of each (query term, row) group (int64)."""
+        if not len(self.rows):
+            return np.zeros(0, np.int64)
+        change = np.empty(len(self.rows), dtype=bool)
+        change[0] = True
+        change[1:] = (self.rows[1:] != self.rows[:-1]) | (self.qpos[1:] != self.qpos[:-1])
+        return np.flatnonzero(change)
+
+
+class Matrices:
+    """A read-only view of the live tools at one moment (a new view after any change).
+
+    Score vectors are computed over the row space (:attr:`n_rows`) and turned into live order
+    (:attr:`names` order, length :attr:`n_docs`) with :meth:`live`.
+
+    Attributes:
+        names: live tool names in row order. df: float64[V] document frequency (any field).
+        lengths: float64[n_rows, len(FIELDS)] field lengths per row (dead rows included).
+        avg_lengths: float64[len(FIELDS)] average field length over live rows.
+        live_rows: int64[n_docs] rows of the live tools, or None when every row is live.
+        version: store version this view was taken at (for caches).
+    """
+
+    def __init__(self, store: TermStore) -> None:
+        self.store = store
+        self.version = store.version
+        self.segments = tuple(store.segments)
+        self.n_rows = store.n_rows
+        alive = store.alive[: self.n_rows]
+        self.live_rows: np.ndarray | None = None if alive.all() else np.flatnonzero(alive)
+        row_names = store.row_names
+        if self.live_rows is None:
+            self.names: list[str] = list(row_names[: self.n_rows])  # type: ignore[arg-type]
+        else:
+            self.names = [row_names[r] for r in self.live_rows.tolist()]  # type: ignore[misc]
+        n = len(self.names)
+        self.df = store.df[: len(store.terms)]
+        self.lengths = store.lengths[: self.n_rows]
+        self.avg_lengths = store.length_sums / n if n else np.zeros(N_FIELDS)
+        self._name_rank: np.ndarray | None = None
+        self._positions: dict[str, int] | None = None
 
     @property
     def n_docs(self) -> int:
         """Number of live documents."""
         return len(self.names)
 
+    def live(self, row_scores: np.ndarray) -> np.ndarray:
+        """A row-space vector (or row-major matrix) in live order."""
+        return row_scores if self.live_rows is None else row_scores[self.live_rows]
+
+    @property
+    def name_rank(self) -> np.ndarray:
+        """int64[n_docs] position of each live name in sorted order (tie-break)."""
+        if self._name_rank is None:
+            order = sorted(range(self.n_docs), key=self.names.__getitem__)
+            rank = np.empty(self.n_docs, dtype=np.int64)
+            rank[order] = np.arange(self.n_docs)
+            self._name_rank = rank
+        return self._name_rank
+
+    def position(self, name: str) -> int | None:
+        """Live index of tool ``name`` (None when not live)."""
+        if self._positions is None:
+            self._positions = {n: i for i, n in enumerate(self.names)}
+        return self._positions.get(name)
+
+    def postings(self, ids: np.ndarray) -> Postings:
+        """Postings of vocabulary ids ``ids`` (int array; query position = index in ``ids``)."""
+        parts = []
+        for seg in self.segments:
+            pos, qpos = gather(seg.indptr, ids)
+            if len(pos):
+                parts.append((seg.rows[pos], seg.field[pos], seg.tf[pos], qpos))
+        if not parts:
+            e = np.zeros(0, np.int64)
+            return Postings(e, np.zeros(0, np.int8), np.zeros(0, np.float32), e)
+        if len(parts) == 1:
+            return Postings(*parts[0])
+        return Postings(*(np.concatenate(col) for col in zip(*parts, strict=True)))
+
+    def name_word_rows(self, surface_id: int) -> np.ndarray:
+        """Rows whose tool name has the surface word ``surface_id`` (int64)."""
+        out = []
+        for seg in self.segments:
+            if 0 <= surface_id < len(seg.name_ptr) - 1:
+                out.append(seg.name_rows[seg.name_ptr[surface_id] : seg.name_ptr[surface_id + 1]])
+        return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+    def field_pairs(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (row, term) of the live rows with its field-weighted count ``Σ_f w_f · tf``.
+
+        Args:
+            weights: float64[len(FIELDS)] per-field weights.
+
+        Returns:
+            ``(rows int64, terms int64, counts float64)``; pairs with weighted count 0 are left out.
+            Per-segment parts are cached on the store, so only new segments cost anything.
+        """
+        parts = [self.store.segment_pairs(seg, weights) for seg in self.segments]
+        rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+        terms = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+        counts = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float64)
+        if self.live_rows is not None and len(rows):
+            keep = self.store.alive[rows]
+            rows, terms, counts = rows[keep], terms[keep], counts[keep]
+        return rows, terms, counts
+
 
 class TermStore:
-    """Tokenized tools keyed by ``tool.name``, with a grow-only vocabulary.
+    """Tokenized tools keyed by ``tool.name``, with a grow-only vocabulary and row space.
 
     Args:
         server_descriptions: server name → description, indexed in the ``server_description`` field.
@@ -87,13 +282,34 @@ class TermStore:
         self.surface_vocab: dict[str, int] = {}
         self.docs: dict[str, DocEntry] = {}
         self.server_descriptions = dict(server_descriptions or {})
-        self._matrices: Matrices | None = None
         #: How many tools were tokenized over the store's life (tests check incrementality).
         self.tokenized = 0
+        #: Bumped on every change; views and scorer caches compare it.
+        self.version = 0
+        self.segments: list[Segment] = []
+        self.row_names: list[str | None] = []
+        self.alive = np.zeros(0, dtype=bool)
+        self.lengths = np.zeros((0, N_FIELDS))
+        self.length_sums = np.zeros(N_FIELDS)
+        self.df = np.zeros(0)
+        #: Bumped on every rewrite: row numbers changed (holders of row-space data rebuild).
+        self.generation = 0
+        self._pending: list[DocEntry] = []
+        self._field_memo: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: id of a memo value → its length (the memo holds the value, so the id stays unique)
+        self._lengths: dict[int, float] = {}
+        self._pair_cache: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._view: Matrices | None = None
 
     def __len__(self) -> int:
         return len(self.docs)
 
+    @property
+    def n_rows(self) -> int:
+        """Rows allocated so far (live and dead)."""
+        return len(self.row_names)
+
+    # -- vocabulary ---------------------------------------------------------------------------
     def _term_id(self, term: str) -> int:
         tid = self.vocab.get(term)
         if tid is None:
@@ -108,106 +324,171 @@ class TermStore:
             sid = self.surface_vocab[word] = len(self.surface_vocab)
         return sid
 
+    def surface_ids(self, surfaces: Iterable[str]) -> list[int]:
+        """Ids of known name words among ``surfaces`` (-1 for unknown)."""
+        return [self.surface_vocab.get(s, -1) for s in surfaces]
+
+    # -- changes ------------------------------------------------------------------------------
     def add(self, tools: Iterable[ToolSpec]) -> list[str]:
         """Tokenize and store ``tools``; a tool whose name is present is replaced.
 
         Returns:
-            Names added or replaced, in the given order.
+            Names added or replaced, in the given order (unchanged tools are skipped).
         """
         done: list[str] = []
         for tool in tools:
             desc = self.server_descriptions.get(tool.server or "")
             old = self.docs.get(tool.name)
             if old is not None and old.tool == tool and old.server_description == desc:
-                continue  # unchanged: nothing to do
-            self.docs.pop(tool.name, None)
-            self.docs[tool.name] = self._entry(tool, desc)
+                continue
+            if old is not None:
+                self._kill(old)
+            entry = self._entry(tool, desc, self.n_rows)
+            self.row_names.append(tool.name)
+            self.docs[tool.name] = entry
+            self._pending.append(entry)
             self.tokenized += 1
             done.append(tool.name)
         if done:
-            self._matrices = None
+            self._grow_rows()
+            for name in done:
+                entry = self.docs[name]
+                self.alive[entry.row] = True
+                self.lengths[entry.row] = entry.lengths
+                self.length_sums += entry.lengths
+            self._changed()
         return done
 
     def remove(self, names: Iterable[str]) -> list[str]:
         """Drop tools by exact name; unknown names are ignored. Returns the names removed."""
-        gone = [n for n in names if self.docs.pop(n, None) is not None]
+        gone = []
+        for name in names:
+            entry = self.docs.pop(name, None)
+            if entry is not None:
+                self._kill(entry)
+                gone.append(name)
         if gone:
-            self._matrices = None
+            self._changed()
         return gone
 
-    def _entry(self, tool: ToolSpec, server_description: str | None) -> DocEntry:
-        texts = tool_fields(tool, server_description)
-        fields: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        lengths: dict[str, float] = {}
-        for name in FIELDS:
-            counts = Counter(self._term_id(t) for t in _field_terms(texts[name]))
-            ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
-            tfs = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-            fields[name] = (ids, tfs)
-            lengths[name] = float(tfs.sum())
-        name_ids = sorted({self._surface_id(w) for w in words(tool.name)})
-        packed = (
-            np.concatenate([fields[f][0] for f in FIELDS]),
-            np.concatenate([fields[f][1] for f in FIELDS]),
-            np.concatenate([np.full(len(fields[f][0]), k, dtype=np.int8) for k, f in enumerate(FIELDS)]),
-            np.asarray([lengths[f] for f in FIELDS], dtype=np.float64),
-        )
-        return DocEntry(tool, server_description, fields, np.asarray(name_ids, dtype=np.int32), lengths, packed)
-
-    def surface_ids(self, surfaces: Iterable[str]) -> list[int]:
-        """Ids of known name words among ``surfaces`` (-1 for unknown)."""
-        return [self.surface_vocab.get(s, -1) for s in surfaces]
-
-    def matrices(self) -> Matrices:
-        """The sparse matrices of the live documents (rebuilt after any change)."""
-        if self._matrices is None:
-            self._matrices = self._build()
-        return self._matrices
-
-    def _build(self) -> Matrices:
-        entries = list(self.docs.values())
-        n, v = len(entries), len(self.terms)
-        packs = [e.packed for e in entries]
-        sizes = np.fromiter((len(p[0]) for p in packs), dtype=np.int64, count=n)  # type: ignore[index]
-        if n:
-            ids = np.concatenate([p[0] for p in packs])  # type: ignore[index]
-            tfs = np.concatenate([p[1] for p in packs])  # type: ignore[index]
-            which = np.concatenate([p[2] for p in packs])  # type: ignore[index]
-            all_lengths = np.vstack([p[3] for p in packs])  # type: ignore[index]
+    def _kill(self, entry: DocEntry) -> None:
+        self.docs.pop(entry.tool.name, None)
+        if any(p is entry for p in self._pending):
+            self._pending = [p for p in self._pending if p is not entry]
         else:
-            ids, tfs = np.zeros(0, np.int32), np.zeros(0, np.float32)
-            which, all_lengths = np.zeros(0, np.int8), np.zeros((0, len(FIELDS)))
-        rows = np.repeat(np.arange(n, dtype=np.int64), sizes)
-        tf: dict[str, sp.csr_matrix] = {}
-        lengths: dict[str, np.ndarray] = {}
-        for k, name in enumerate(FIELDS):
-            sel = which == k
-            tf[name] = sp.csr_matrix((tfs[sel], (rows[sel], ids[sel])), shape=(n, v))
-            lengths[name] = all_lengths[:, k].copy()
-        binary = sp.csr_matrix((np.ones(len(ids), dtype=np.float32), (rows, ids)), shape=(n, v))
-        binary.sum_duplicates()
-        binary.data = np.ones_like(binary.data)
-        df = np.asarray(binary.sum(axis=0)).ravel().astype(np.float64)
-        name_words = _csr(
-            [e.name_words for e in entries],
-            [np.ones(len(e.name_words), dtype=np.float32) for e in entries],
-            len(self.surface_vocab),
+            self.df[entry.term_ids()] -= 1
+        self.alive[entry.row] = False
+        self.row_names[entry.row] = None
+        self.length_sums -= entry.lengths
+
+    def _changed(self) -> None:
+        self.version += 1
+        self._view = None
+
+    def _grow_rows(self) -> None:
+        n = self.n_rows
+        if len(self.alive) < n:
+            cap = max(n, 2 * len(self.alive), 64)
+            alive = np.zeros(cap, dtype=bool)
+            alive[: len(self.alive)] = self.alive
+            lengths = np.zeros((cap, N_FIELDS))
+            lengths[: len(self.lengths)] = self.lengths
+            self.alive, self.lengths = alive, lengths
+
+    def _entry(self, tool: ToolSpec, server_description: str | None, row: int) -> DocEntry:
+        texts = tool_fields(tool, server_description)
+        fields = {name: self._field_ids(texts[name]) for name in FIELDS}
+        lengths = np.asarray([self._lengths[id(fields[name])] for name in FIELDS], dtype=np.float64)
+        name_ids = tuple(sorted({self._surface_id(w) for w in words(tool.name)}))
+        return DocEntry(tool, server_description, row, fields, name_ids, lengths)
+
+    def _field_ids(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._field_memo.get(text)
+        if hit is not None:
+            return hit
+        counts = Counter(_field_terms(text))
+        out = (
+            np.fromiter((self._term_id(t) for t in counts), dtype=np.int32, count=len(counts)),
+            np.fromiter(counts.values(), dtype=np.float32, count=len(counts)),
         )
-        names = [e.tool.name for e in entries]
-        order = sorted(range(n), key=names.__getitem__)
-        name_rank = np.empty(n, dtype=np.int64)
-        name_rank[order] = np.arange(n)
-        return Matrices(names, tf, lengths, binary, name_words, df, name_rank)
+        if len(self._field_memo) >= FIELD_MEMO:
+            self._field_memo.clear()
+            self._lengths.clear()
+        self._field_memo[text] = out
+        self._lengths[id(out)] = float(out[1].sum())
+        return out
+
+    # -- views --------------------------------------------------------------------------------
+    def matrices(self) -> Matrices:
+        """The view of the live tools, writing pending tools into a new segment first."""
+        if self._view is None:
+            self._flush()
+            self._view = Matrices(self)
+        return self._view
+
+    def _flush(self) -> None:
+        dead = self.n_rows - len(self.docs)
+        if len(self.segments) >= MAX_SEGMENTS or (dead >= MIN_DEAD_TO_MERGE and dead > MAX_DEAD_SHARE * self.n_rows):
+            self._rewrite()
+            return
+        self._grow_df()
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        seg = Segment.build(pending, len(self.terms), len(self.surface_vocab))
+        self.df[: len(seg.df)] += seg.df
+        self.segments.append(seg)
+
+    def _rewrite(self) -> None:
+        """Renumber live tools to rows 0..n-1 and write them into one segment."""
+        entries = list(self.docs.values())
+        for row, entry in enumerate(entries):
+            entry.row = row
+        self.row_names = [e.tool.name for e in entries]
+        self.alive = np.ones(len(entries), dtype=bool)
+        self.lengths = np.vstack([e.lengths for e in entries]) if entries else np.zeros((0, N_FIELDS))
+        self.length_sums = self.lengths.sum(axis=0) if entries else np.zeros(N_FIELDS)
+        self._pending = []
+        self._pair_cache.clear()
+        self.segments = [Segment.build(entries, len(self.terms), len(self.surface_vocab))]
+        self.df = np.zeros(len(self.terms))
+        self.df[: len(self.segments[0].df)] += self.segments[0].df
+        self.generation += 1
+
+    def _grow_df(self) -> None:
+        if len(self.df) < len(self.terms):
+            df = np.zeros(max(len(self.terms), 2 * len(self.df)))
+            df[: len(self.df)] = self.df
+            self.df = df
+
+    def segment_pairs(self, seg: Segment, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, terms, Σ_f w_f · tf)`` of every (row, term) in ``seg`` (cached per segment)."""
+        key = (id(seg), np.asarray(weights, dtype=np.float64).tobytes())
+        hit = self._pair_cache.get(key)
+        if hit is not None:
+            return hit
+        terms = np.repeat(np.arange(len(seg.indptr) - 1, dtype=np.int64), np.diff(seg.indptr))
+        vals = weights[seg.field] * seg.tf
+        if len(vals):
+            change = np.empty(len(vals), dtype=bool)
+            change[0] = True
+            change[1:] = (seg.rows[1:] != seg.rows[:-1]) | (terms[1:] != terms[:-1])
+            starts = np.flatnonzero(change)
+            sums = np.add.reduceat(vals, starts)
+            keep = sums > 0
+            out = (seg.rows[starts][keep], terms[starts][keep], sums[keep])
+        else:
+            out = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        live_ids = {id(s) for s in self.segments}
+        for k in [k for k in self._pair_cache if k[0] not in live_ids]:
+            del self._pair_cache[k]
+        self._pair_cache[key] = out
+        return out
 
 
-def _csr(ids: list[np.ndarray], vals: list[np.ndarray], width: int) -> sp.csr_matrix:
-    n = len(ids)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    if n:
-        np.cumsum([len(a) for a in ids], out=indptr[1:])
-    indices = np.concatenate(ids) if n else np.zeros(0, dtype=np.int32)
-    data = np.concatenate(vals) if n else np.zeros(0, dtype=np.float32)
-    return sp.csr_matrix((data, indices, indptr), shape=(n, width))
+def field_weights(weights: dict[str, float]) -> np.ndarray:
+    """float64[len(FIELDS)] from a field-name → weight dict (missing fields weigh 0)."""
+    return np.asarray([float(weights.get(name, 0.0)) for name in FIELDS])
 
 
 @functools.lru_cache(maxsize=65_536)
