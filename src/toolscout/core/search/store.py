@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import chain
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -95,7 +95,6 @@ class Segment:
         row_ids = np.fromiter((e.row for e in entries), dtype=np.int64, count=n)
         per_field = [e.fields[name] for e in entries for name in FIELDS]  # doc-major, field-minor
         sizes = np.fromiter((len(f[0]) for f in per_field), dtype=np.int64, count=len(per_field))
-        total = int(sizes.sum())
         ids = np.concatenate([f[0] for f in per_field]) if n else np.zeros(0, np.int32)
         tfs = np.concatenate([f[1] for f in per_field]) if n else np.zeros(0, np.float32)
         which = np.repeat(np.tile(np.arange(N_FIELDS, dtype=np.int8), n), sizes)
