@@ -447,7 +447,9 @@ class ToolIndex:
         if not len(cand):
             return []
         exact_set = set(exact_idx)
-        boosted = np.asarray([3.0 if i in exact_set else total[i] for i in cand])  # exact: 1.0, tie by name
+        boosted = total[cand]
+        if exact_idx:  # exact names rank first (score 1.0, ties by name)
+            boosted = np.where(np.isin(cand, exact_idx), 3.0, boosted)
         if len(cand) > 4 * limit + 16:
             kth = np.partition(-boosted, limit - 1)[limit - 1]
             sel = boosted >= -kth - 1e-12

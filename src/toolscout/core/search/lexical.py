@@ -64,6 +64,7 @@ class Query:
     cjk: np.ndarray
     unknown: list[str] = field(default_factory=list)
     _postings: tuple[Matrices, Postings] | None = field(default=None, repr=False, compare=False)
+    _wanted: dict[int, str] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def parse(cls, text: str, store: TermStore) -> Query:
@@ -335,13 +336,15 @@ def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) 
     entry = store.docs.get(name)
     if entry is None or not len(q.ids):
         return {}
-    wanted = {int(i): q.surfaces[store.terms[int(i)]] for i in q.ids}
-    order = {s: k for k, s in enumerate(wanted.values())}
+    if q._wanted is None:
+        q._wanted = {i: q.surfaces[store.terms[i]] for i in q.ids.tolist()}
+    wanted = q._wanted
     out: dict[str, list[str]] = {}
     for f in fields:
-        common = wanted.keys() & set(entry.fields[f][0])
+        ids = entry.fields[f][0]
+        common = wanted.keys() & set(ids.tolist()) if len(ids) else None
         if common:
-            out[f] = sorted({wanted[i] for i in common}, key=order.__getitem__)
+            out[f] = [s for i, s in wanted.items() if i in common]
     return out
 
 
