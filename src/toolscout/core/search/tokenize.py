@@ -168,9 +168,12 @@ def words(text: str) -> list[str]:
     CJK runs are returned whole; camelCase runs only as their parts.
     ``"mcp__github__createIssue"`` → ``["github", "create", "issue"]``.
     """
-    text = _MCP_PREFIX.sub(" ", clean(text))
-    text = _CAMEL.sub(" ", text)
-    return [m.group(0).lower() for m in _TOKEN.finditer(text)]
+    text = clean(text)
+    if "__" in text:
+        text = _MCP_PREFIX.sub(" ", text)
+    if not text.islower():
+        text = _CAMEL.sub(" ", text)
+    return [run.lower() for run, _ in _runs(text)]
 
 
 def _cjk_terms(run: str) -> list[Term]:
