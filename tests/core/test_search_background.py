@@ -82,3 +82,37 @@ def test_add_and_remove_during_background_encoding(encoder):
         assert index.rank("translate this sentence into French", 1)[0].tool.name == extra.name
     finally:
         index.close()
+
+
+def test_searches_in_threads_while_tools_come_and_go():
+    """Searches from worker threads and adds/removes from another thread never see a torn index."""
+    tools, desc = fixture_tools()
+    idx = ToolIndex(tools, "bm25f", server_descriptions=desc)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def searcher() -> None:
+        try:
+            while not stop.is_set():
+                hits = idx.rank("post slack message", 5)
+                scores = [h.score for h in hits]
+                assert hits and scores == sorted(scores, reverse=True)
+                assert len({h.tool.name for h in hits}) == len(hits)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=searcher) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for k in range(300):
+            extra = [ToolSpec(f"mcp__x{k}__send_slack_message_{i}", "Post a slack message", server=f"x{k}")
+                     for i in range(3)]
+            idx.add(extra)
+            idx.remove([t.name for t in extra])
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not errors, errors[0]
+    assert len(idx) == len(tools)

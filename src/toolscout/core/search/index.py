@@ -11,6 +11,7 @@ field TF-IDF, keyword points, scikit-learn TF-IDF, dense cosine; only those the 
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Iterable, Sequence
@@ -41,6 +42,18 @@ from .tokenize import MIN_CJK_MATCHES, analyze
 log = logging.getLogger(__name__)
 
 
+def _locked(method):  # type: ignore[no-untyped-def]
+    """Run a :class:`ToolIndex` method under the index's re-entrant lock (searches may run in a
+    worker thread while the event loop adds a server's tools)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 @dataclass
 class Signals:
     """Raw per-document signal vectors of one query text (row order of ``matrices.names``)."""
@@ -50,7 +63,7 @@ class Signals:
 
 
 class ToolIndex:
-    """Incremental ranked index over tools.
+    """Incremental ranked index over tools. Thread-safe: public methods take one re-entrant lock.
 
     Args:
         tools: initial tools (identity = ``tool.name``; a later duplicate replaces an earlier one).
@@ -86,6 +99,7 @@ class ToolIndex:
         prof = make_profile(self.requested_profile, weights, multi_query=multi_query)
         self._encoder: dense_mod.DenseEncoder | None = None
         self._lexical_profile = make_profile("bm25f", None, multi_query=multi_query)
+        self._lock = threading.RLock()
         self._dense_cond = threading.Condition()
         self._pending: dict[str, str] = {}  # name -> text still waiting for its vector
         self._worker: ThreadPoolExecutor | None = None
@@ -218,10 +232,12 @@ class ToolIndex:
     def __contains__(self, name: object) -> bool:
         return name in self.store.docs
 
+    @_locked
     def tools(self) -> list[ToolSpec]:
         """Indexed tools in insertion order."""
         return [e.tool for e in self.store.docs.values()]
 
+    @_locked
     def add(self, tools: Iterable[ToolSpec]) -> list[str]:
         """Index new tools (or replace changed ones). Unchanged tools are not re-tokenized and,
         with the dense signal, only new texts are encoded. Returns the names (re)indexed."""
@@ -251,6 +267,7 @@ class ToolIndex:
                     self._dense_dirty.add(name)
         return changed
 
+    @_locked
     def remove(self, names: Iterable[str]) -> list[str]:
         """Remove tools by exact name (unknown names ignored). Returns the names removed."""
         tools = [self.store.docs[n].tool for n in dict.fromkeys(names) if n in self.store.docs]
@@ -272,6 +289,7 @@ class ToolIndex:
                     if not names:
                         del self._name_keys[key]
 
+    @_locked
     def set_server_descriptions(self, descriptions: dict[str, str]) -> list[str]:
         """Replace the server descriptions; re-indexes only the tools of servers whose changed."""
         old = self.store.server_descriptions
@@ -310,6 +328,7 @@ class ToolIndex:
         self._dense_dirty.clear()
         return self._dense_rs
 
+    @_locked
     def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
         """Raw signals for several texts at once (dense queries are encoded in one batch).
 
@@ -356,6 +375,7 @@ class ToolIndex:
             lexical = max(lexical, min(1.0, max(0.0, conf)))
         return float(lexical)
 
+    @_locked
     def score_all(self, text: str) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
         """Weighted components (gated; their sum is the final score) and raw signals per tool.
 
@@ -414,6 +434,7 @@ class ToolIndex:
             mask &= in_name
         return m.live(mask)
 
+    @_locked
     def rank(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> list[ScoredTool]:
         """Top tools for ``text``, best first; tools scoring 0 are left out.
 

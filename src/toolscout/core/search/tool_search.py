@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -71,6 +72,7 @@ class ToolSearch:
         self._index_args = (profile, weights, dense_cache, encoder)
         self._background_dense = background_dense
         self._index: ToolIndex | None = None
+        self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
         self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
         self.sync()
@@ -78,6 +80,10 @@ class ToolSearch:
     @property
     def index(self) -> ToolIndex:
         """The ranked index, built (tokenized, dense model loaded, vectors encoded) on first use."""
+        with self._lock:
+            return self._build_index()
+
+    def _build_index(self) -> ToolIndex:
         if self._index is None:
             profile, weights, dense_cache, encoder = self._index_args
             cache = dense_mod.default_cache_path() if dense_cache == "auto" else dense_cache
@@ -153,10 +159,11 @@ class ToolSearch:
                 index is first built this only notes what a sync would index now; the first
                 use indexes exactly that (the same contents as syncing eagerly).
         """
-        if self._index is None:
-            self._snapshot = (self.catalog.deferred_tools(), dict(self.catalog.server_descriptions))
-        else:
-            self._sync_index(delta)
+        with self._lock:
+            if self._index is None:
+                self._snapshot = (self.catalog.deferred_tools(), dict(self.catalog.server_descriptions))
+            else:
+                self._sync_index(delta)
 
     def _sync_index(self, delta: CatalogDelta | None) -> None:
         index = self._index
@@ -178,7 +185,8 @@ class ToolSearch:
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
         """Ranked deferred tools for free text (prefetch/recommendations); no floor applied."""
         try:
-            return self._visible(self.index.rank(text, _clamp(limit, 5) * 2 + 10))[: _clamp(limit, 5)]
+            with self._lock:
+                return self._visible(self.index.rank(text, _clamp(limit, 5) * 2 + 10))[: _clamp(limit, 5)]
         except Exception:
             log.exception("ToolSearch.rank failed")
             return []
@@ -200,10 +208,11 @@ class ToolSearch:
             return SearchResult(str(query)[:200], "keyword", errors=[f"could not parse query: {exc}"])
         result = SearchResult(query if isinstance(query, str) else str(query), parsed.mode, pending_servers=pending)
         try:
-            if parsed.mode == "select":
-                self._select(parsed, result, set(pending))
-            else:
-                self._ranked(parsed, result, _clamp(limit, self.limit))
+            with self._lock:
+                if parsed.mode == "select":
+                    self._select(parsed, result, set(pending))
+                else:
+                    self._ranked(parsed, result, _clamp(limit, self.limit))
         except Exception as exc:
             log.exception("ToolSearch.search failed")
             result.errors.append(f"internal search error: {type(exc).__name__}: {exc}")
