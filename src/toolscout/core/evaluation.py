@@ -303,7 +303,10 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         from .settings import load_settings
 
         profile = load_settings().get("toolSearch.ranker", "default")
-    report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions)
+    from .search.dense import default_cache_path
+
+    # tool vectors come from the user's vector cache, so only the first run pays for encoding
+    report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions, dense_cache=default_cache_path())
     n_fail = int(getattr(args, "explain_failures", 0) or 0)
     if getattr(args, "json", False):
         data = report.to_json()
