@@ -3,7 +3,11 @@ says when the table has been painted."""
 
 from __future__ import annotations
 
+import gc
+import time
+
 import tui_scenarios as sc
+from rich.text import Text
 
 from toolscout.tui.widgets.ranking_table import RankingTable
 from toolscout.tui.widgets.scoring import ScoringPanel
@@ -130,3 +134,144 @@ async def test_table_cursor_keys_and_click_explain_rows() -> None:
         await sc.settle(pilot)
         assert table.cursor_row == 2
         assert app.focused.id == "scoring-detail"  # a click selects: the explanation takes focus
+
+
+# -- keystroke -> ranked table latency (tests/benchmarks/ui_responsiveness.py) -----------------
+
+async def open_scoring(pilot) -> None:
+    """Settle the app, then focus the scoring input (F3)."""
+    await sc.settle(pilot)
+    await pilot.press("f3")
+    await sc.settle(pilot)
+
+
+def layout_requests(widget, monkeypatch) -> list[bool]:
+    """Record every ``widget.refresh(layout=True)`` (a whole-screen reflow) from now on."""
+    calls: list[bool] = []
+    real = widget.refresh
+
+    def refresh(*regions, **kwargs):
+        if kwargs.get("layout"):
+            calls.append(True)
+        return real(*regions, **kwargs)
+
+    monkeypatch.setattr(widget, "refresh", refresh)
+    return calls
+
+
+def painted_frames(app, monkeypatch) -> list[tuple[str, str]]:
+    """Record, for every screen update sent to the terminal, (query in the input, query the
+    table shows)."""
+    frames: list[tuple[str, str]] = []
+    panel = app.screen.query_one(ScoringPanel)
+    real = app._display
+
+    def display(screen, renderable):
+        if renderable is not None:
+            frames.append((panel.query_text, panel.result.query if panel.result else ""))
+        return real(screen, renderable)
+
+    monkeypatch.setattr(app, "_display", display)
+    return frames
+
+
+async def test_typing_a_query_does_not_lay_out_the_screen(monkeypatch) -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        typed = layout_requests(app.focused, monkeypatch)
+        await sc.type_text(pilot, "create issue")
+        await sc.settle(pilot)
+        assert app.focused.value == "create issue"
+        assert typed == []  # Input's virtual size grew with every character: a reflow per key
+
+
+async def test_the_typed_key_and_its_ranking_reach_the_screen_in_one_frame(monkeypatch) -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        frames = painted_frames(app, monkeypatch)
+        await sc.type_text(pilot, "create issue")
+        await sc.settle(pilot)
+        assert ("create issue", "create issue") in frames
+        stale = [f for f in frames if f[0] != f[1]]
+        assert stale == []  # no frame shows a query above the ranking of the one before
+
+
+async def test_a_slow_search_lets_the_echo_go_first(monkeypatch) -> None:
+    app = sc.make_app(session=None)
+    held: list[bool] = []
+    real = app.engine.search_tools
+
+    def slow_search(query, limit=None):
+        held.append(app._batch_count > 0)
+        time.sleep(0.05)  # a search slower than two frames (a cold or huge index)
+        return real(query, limit)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        monkeypatch.setattr(app.engine, "search_tools", slow_search)
+        for key in "ab":
+            await pilot.press(key)
+            await sc.settle(pilot)
+        assert held == [True, False]  # the first is held (searches were fast), the next is not
+        assert app._batch_count == 0
+        assert app.screen.query_one(ScoringPanel).result.query == "ab"
+
+
+async def test_superseded_queries_release_the_held_frame(monkeypatch) -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        panel = app.screen.query_one(ScoringPanel)
+        await pilot.press("f3")
+        for query in ("c", "cr", "cre", "crea"):  # each cancels the worker before it
+            panel.set_query(query)
+        await sc.settle(pilot)
+        assert panel.result.query == "crea"
+        frames = painted_frames(app, monkeypatch)
+        await pilot.press("end", "t")
+        await sc.settle(pilot)
+        assert ("creat", "creat") in frames  # the screen still updates
+
+
+async def test_the_status_keeps_its_height_while_typing(monkeypatch) -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f3")
+        panel = app.screen.query_one(ScoringPanel)
+        status = app.screen.query_one("#scoring-status")
+        panel._set_status(Text("one line"))
+        await sc.settle(pilot)
+        reflows = layout_requests(status, monkeypatch)
+        panel._set_status(Text("word " * 20))  # two lines: within the reserved height
+        await sc.settle(pilot)
+        assert reflows == []
+        panel._set_status(Text("word " * 40))  # taller: laid out again
+        await sc.settle(pilot)
+        assert reflows and status.size.height > 2
+
+
+async def test_the_startup_heap_is_frozen_while_the_app_runs() -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0  # handed back on exit
+
+
+async def test_a_query_longer_than_the_box_scrolls_to_the_cursor() -> None:
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_scoring(pilot)
+        box = app.focused
+        long = "list " * 14 + "zzend"
+        await sc.type_text(pilot, long)
+        await sc.settle(pilot)
+        assert box.value == long
+        assert box.scroll_x > 0
+        assert "zzend" in sc.screen_text(app)
+        await pilot.press("home")
+        await sc.settle(pilot)
+        assert box.scroll_x == 0

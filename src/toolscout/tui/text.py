@@ -9,6 +9,7 @@ from :func:`clean` output.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -74,6 +75,7 @@ _WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@functools.cache  # once: an import statement on every call was ~25% of filling the scoring table
 def _stemmer():  # the index's own stemmer, so "issues" in a query lights up "issue"
     try:
         from ..core.search.tokenize import stem

@@ -24,6 +24,7 @@ from textual.widgets.tree import TreeNode
 
 from ...core.models import ServerState, ServerStatus, ToolSpec
 from ..text import clean
+from .query_input import QueryInput
 
 BUILTIN_GROUP = "built-in"
 
@@ -147,7 +148,7 @@ class CatalogPanel(Vertical):
         self._refresh_pending = False
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter tools…", id="catalog-filter")
+        yield QueryInput(placeholder="filter tools…", id="catalog-filter")
         tree: CatalogTree = CatalogTree("tools", id="catalog-tree")
         tree.show_root = False
         tree.guide_depth = 2

@@ -5,11 +5,16 @@ Why not :class:`~textual.widgets.DataTable`: in Textual 8.2 every DataTable chan
 after each keystroke every visible cell is rendered again through Rich's padding pipeline —
 measured at 20–50 ms for the scoring panel at 120×36, most of the live-scoring latency budget.
 Here each row is rendered once into a :class:`~textual.strip.Strip` and kept while its cells stay
-the same (the same tool with the same numbers keeps its strip from one keystroke to the next);
-the cursor and zebra stripes are applied when a line is painted. A refill costs about 2 ms.
+the same (the same tool with the same numbers keeps its strip from one keystroke to the next),
+and each cell's segments are kept while its text and width stay the same (a re-ranked row
+mostly changes its numbers, not its tool name or matched terms); the cursor and zebra stripes
+are applied when a line is painted, with the CSS styles worked out once per paint rather than
+once per line (``rich_style`` walks every ancestor). At 120×36 a keystroke's frame (query box,
+table, status) paints in ~6 ms.
 
-Column widths only grow while the columns stay the same, and the row count is usually the
-result limit, so typing does not change the table's virtual size (no layout pass per keystroke).
+Column widths only grow while the columns stay the same, and a new row count changes the
+scrollable height without a layout pass unless a scrollbar has to appear or go, so typing does
+not reflow the screen.
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -29,8 +36,23 @@ from textual.strip import Strip
 
 #: Cells between columns (one space either side of every cell, as DataTable draws them).
 CELL_PADDING = 1
+#: Rendered cells kept (a full table is ~150 cells; cleared whole when full).
+CELL_CACHE_SIZE = 2_000
 
 _RowSignature = tuple[tuple[str, tuple[object, ...], str], ...]
+
+
+@dataclass(frozen=True)
+class _LineStyles:
+    """What painting a line needs from CSS, worked out once per paint."""
+
+    base: Style
+    header: Style
+    even: Style
+    odd: Style
+    even_cursor: Style
+    odd_cursor: Style
+    width: int
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,8 @@ class RankingTable(ScrollView, can_focus=True):
         self._signatures: list[_RowSignature] = []
         self._strips: dict[_RowSignature, Strip] = {}
         self._header: Strip | None = None
+        self._cell_segments: dict[tuple[object, ...], list[Segment]] = {}
+        self._paint_styles: _LineStyles | None = None
 
     # -- data ----------------------------------------------------------------------------------
     @property
@@ -170,23 +194,68 @@ class RankingTable(ScrollView, can_focus=True):
             self._strips = {sig: strip for sig, strip in self._strips.items() if sig in wanted}
         self.set_reactive(RankingTable.cursor_row, 0)
         width = sum(self._widths) + 2 * CELL_PADDING * len(self._widths)
-        self.virtual_size = Size(width, len(self._keys) + 1)  # unchanged size: no layout
+        self._set_virtual_size(Size(width, len(self._keys) + 1))
         if self.scroll_offset.y:  # scrolling repaints the scrollbars too: only when needed
             self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
+    def _set_virtual_size(self, size: Size) -> None:
+        """Set the scrollable size; lay the screen out again only when a scrollbar may change.
+
+        Why: ``virtual_size`` is a layout reactive and a layout reflows every widget on the
+        screen (5–10 ms with the catalog mounted), but the table's own box does not depend on its
+        rows. While the scrollable size stays on the same side of the visible size in both
+        directions (as Textual decides scrollbars: with and without the other one's gutter),
+        no scrollbar appears or goes, and only the thumbs have to follow the new size.
+        """
+        old = self.virtual_size
+        if size == old:
+            return
+        width, height = self.container_size
+        v_bar, h_bar = self.styles.scrollbar_size_vertical, self.styles.scrollbar_size_horizontal
+
+        def side(new: int, before: int, visible: int, gutter: int) -> bool:
+            return (new > visible) == (before > visible) and (new > visible - gutter) == (before > visible - gutter)
+
+        if not (
+            width > 0 and height > 0
+            and size.width >= old.width  # a narrower table could leave the view scrolled too far right
+            and side(size.width, old.width, width, v_bar)
+            and side(size.height, old.height, height, h_bar)
+        ):
+            self.virtual_size = size
+            return
+        self.set_reactive(RankingTable.virtual_size, size)
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.window_virtual_size = size.height
+        if self.show_horizontal_scrollbar:
+            self.horizontal_scrollbar.window_virtual_size = size.width
+
     # -- painting ------------------------------------------------------------------------------
-    def _render_cells(self, cells: Sequence[Text]) -> Strip:
-        line = Text(no_wrap=True, end="")
-        pad = " " * CELL_PADDING
-        for width, cell in zip(self._widths, cells, strict=False):
+    def _render_cell(self, cell: Text, width: int) -> list[Segment]:
+        """``cell`` cut or padded to ``width`` cells, as segments (cached: while typing, most
+        cells of a re-ranked row — tool name, matched terms, rank — are the same as before)."""
+        key = (width, cell.plain, tuple(cell.spans), str(cell.style))
+        segments = self._cell_segments.get(key)
+        if segments is None:
             shown = cell.copy()
             shown.truncate(width, overflow="ellipsis", pad=True)
-            line.append(pad)
+            line = Text(end="")  # appended, the cell's own style becomes a span that renders
             line.append_text(shown)
-            line.append(pad)
-        segments = list(line.render(self.app.console))
-        return Strip(segments, line.cell_len)
+            segments = list(line.render(self.app.console))
+            if len(self._cell_segments) >= CELL_CACHE_SIZE:
+                self._cell_segments.clear()
+            self._cell_segments[key] = segments
+        return segments
+
+    def _render_cells(self, cells: Sequence[Text]) -> Strip:
+        pad = Segment(" " * CELL_PADDING)
+        segments: list[Segment] = []
+        for width, cell in zip(self._widths, cells, strict=False):
+            segments.append(pad)
+            segments.extend(self._render_cell(cell, width))
+            segments.append(pad)
+        return Strip(segments)
 
     def _row_strip(self, index: int) -> Strip:
         signature = self._signatures[index]
@@ -195,23 +264,40 @@ class RankingTable(ScrollView, can_focus=True):
             strip = self._strips[signature] = self._render_cells(self._cells[index])
         return strip
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+    def _line_styles(self) -> _LineStyles:
         base = self.rich_style
+        odd = base + self.get_component_rich_style("ranking-table--odd-row")
+        cursor = self.get_component_rich_style("ranking-table--cursor", partial=True)
+        return _LineStyles(
+            base=base,
+            header=base + self.get_component_rich_style("ranking-table--header"),
+            even=base, odd=odd, even_cursor=base + cursor, odd_cursor=odd + cursor,
+            width=self.scrollable_content_region.width,
+        )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles walk every ancestor's CSS: worked out once per paint, not once per line.
+        self._paint_styles = self._line_styles()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_styles = None
+
+    def render_line(self, y: int) -> Strip:
+        styles = self._paint_styles or self._line_styles()
+        scroll_x, scroll_y = self.scroll_offset
+        width = styles.width
         if y == 0:
             if self._header is None:
                 self._header = self._render_cells([Text(c.title) for c in self._columns])
-            style = base + self.get_component_rich_style("ranking-table--header")
-            return self._header.apply_style(style).crop_extend(scroll_x, scroll_x + width, style)
+            return self._header.apply_style(styles.header).crop_extend(scroll_x, scroll_x + width, styles.header)
         index = scroll_y + y - 1
         if not 0 <= index < len(self._keys):
-            return Strip.blank(width, base)
-        style = base
-        if index % 2:
-            style += self.get_component_rich_style("ranking-table--odd-row")
+            return Strip.blank(width, styles.base)
         if index == self.cursor_row:
-            style += self.get_component_rich_style("ranking-table--cursor", partial=True)
+            style = styles.odd_cursor if index % 2 else styles.even_cursor
+        else:
+            style = styles.odd if index % 2 else styles.even
         return self._row_strip(index).apply_style(style).crop_extend(scroll_x, scroll_x + width, style)
 
     # -- cursor --------------------------------------------------------------------------------

@@ -5,35 +5,46 @@ The query goes through the same engine call the model's ToolSearch uses
 
 Latency (keystroke → re-ranked table, target < 50 ms; ``tests/benchmarks/ui_responsiveness.py``):
 each keystroke starts an exclusive worker that ranks at once (no debounce: the search takes
-~15 ms); a newer keystroke cancels a worker that has not started ranking, so the table never
-shows the answer to a stale query. The table is a :class:`~.ranking_table.RankingTable` (a
-refill costs ~2 ms, where DataTable re-rendered every cell), the status line is updated
-without a layout pass unless its height changes, and the explanation of the highlighted row is
-filled in the frame *after* the table, so the table is never waiting for it.
+2–15 ms); a newer keystroke cancels a worker that has not started ranking, so the table never
+shows the answer to a stale query. While searches are fast, the echo of the key is held back
+(:meth:`ScoringPanel._hold_frame`) so that it and the ranked table go out in one frame instead
+of two frames 17–33 ms apart. Typing does not lay out the screen (a whole-screen reflow,
+5–15 ms): the query box is a :class:`~.query_input.QueryInput`, the table a
+:class:`~.ranking_table.RankingTable` (its frame paints in ~6 ms, where DataTable re-rendered every
+cell), and the status line and the explanation are updated without a layout unless their height
+changes (or a scrollbar comes or goes). The explanation of the highlighted row is filled in
+*after* the table is painted, so the table is never waiting for it.
 :class:`ScoringPanel.Rendered` is posted once the table has been painted for a query.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.css.scalar import Unit
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from ...core.search.fields import schema_params
 from ...core.search.results import ScoredTool, SearchResult
 from ..text import clean, first_line, highlight_terms
+from .query_input import QueryInput
 from .ranking_table import Column, RankingTable
 
 #: Rows shown in the table.
 MAX_ROWS = 25
+#: The echo of a keystroke waits for its ranking only while the last search took less than
+#: this (s): two frames at Textual's 60 fps, what painting the echo on its own costs the table.
+HOLD_ECHO_S = 2 / 60
 #: Short column titles for field names the index reports.
 FIELD_TITLES = {
     "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
@@ -152,11 +163,14 @@ class ScoringPanel(Vertical):
         self._engine = engine
         self.result: SearchResult | None = None
         self._components: list[str] = []
-        self._status_lines = -1
+        #: Height (lines) each Static was last given by :meth:`_update_static`.
+        self._static_heights: dict[Static, int] = {}
         self._explained: tuple[int, str] | None = None
+        self._frame_hold: ExitStack | None = None
+        self._last_search_s = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="query, e.g. create issue · select:name · discover:topic · +term",
+        yield QueryInput(placeholder="query, e.g. create issue · select:name · discover:topic · +term",
                     id="scoring-query")
         yield Static(Text("type to rank the deferred tools", style="dim"), id="scoring-status")
         yield RankingTable(id="scoring-table")
@@ -183,6 +197,8 @@ class ScoringPanel(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "scoring-query":
             event.stop()
+            if self._last_search_s < HOLD_ECHO_S:
+                self._hold_frame()
             self._score(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -192,20 +208,55 @@ class ScoringPanel(Vertical):
 
     @work(exclusive=True, group="scoring")
     async def _score(self, query: str) -> None:
-        # One turn of the loop, no timer: keystrokes already queued (a held key, a fast typist)
-        # arrive first and cancel this worker, so only the newest query is ranked.
-        await asyncio.sleep(0)
-        if not query.strip():
-            self.post_message(self.Scored(query, SearchResult(query, "keyword")))
-            return
-        result = self._engine.search_tools(query, MAX_ROWS)
-        self.post_message(self.Scored(query, result))
+        try:
+            # One turn of the loop, no timer: keystrokes already queued (a held key, a fast typist)
+            # arrive first and cancel this worker, so only the newest query is ranked.
+            await asyncio.sleep(0)
+            if not query.strip():
+                self.post_message(self.Scored(query, SearchResult(query, "keyword")))
+                return
+            start = time.perf_counter()
+            result = self._engine.search_tools(query, MAX_ROWS)
+            self._last_search_s = time.perf_counter() - start
+            self.post_message(self.Scored(query, result))
+        except asyncio.CancelledError:
+            raise  # a newer keystroke's worker took over the held frame
+        except BaseException:
+            self._release_frame()
+            raise
 
     def on_scoring_panel_scored(self, event: Scored) -> None:
         event.stop()
         if event.query != self.query_text:
-            return  # a stale answer that slipped through
-        self.show_result(event.result)
+            return  # a stale answer that slipped through (the newest query's answer releases the frame)
+        try:
+            self.show_result(event.result)
+        finally:
+            self._release_frame()
+
+    def on_unmount(self) -> None:
+        self._release_frame()
+
+    def _hold_frame(self) -> None:
+        """Hold screen updates until the ranking of the query just typed is in the table.
+
+        Why: Textual paints at most once a frame, and after painting the echo of a keystroke on
+        its own its screen timer waits 1–2 frames (17–33 ms) before the next paint, so a table
+        ranked 10 ms later reached the screen 20–35 ms after the key. Held, the echo and the
+        ranked table are painted together in the first frame after the search. Only taken while
+        searches are fast (:data:`HOLD_ECHO_S`), so a slow search never delays the echo more
+        than painting it separately would delay the table.
+        """
+        if self._frame_hold is None:
+            hold = ExitStack()
+            hold.enter_context(self.app.batch_update())
+            self._frame_hold = hold
+
+    def _release_frame(self) -> None:
+        """End :meth:`_hold_frame` (no-op when not held)."""
+        hold, self._frame_hold = self._frame_hold, None
+        if hold is not None:
+            hold.close()
 
     def _set_columns(self, components: list[str]) -> None:
         columns = [Column("rank", "#", 2), Column("total", "total", 5)]
@@ -251,12 +302,29 @@ class ScoringPanel(Vertical):
         return str(status() if callable(status) else status or "")
 
     def _set_status(self, text: Text) -> None:
-        """Show ``text`` in the status line; lay out again only when its height changes."""
-        status = self.query_one("#scoring-status", Static)
-        width = status.content_region.width
-        lines = len(text.wrap(self.app.console, width)) if width > 0 else -1
-        status.update(text, layout=lines != self._status_lines or lines < 0)
-        self._status_lines = lines
+        """Show ``text`` in the status line."""
+        self._update_static(self.query_one("#scoring-status", Static), text)
+
+    def _update_static(self, static: Static, content: RenderableType) -> None:
+        """``static.update(content)``, laying the screen out again only when its height changes.
+
+        Why: a layout reflows every widget on the screen (5–15 ms with the catalog mounted);
+        while typing, the status and the explanation of the top hit mostly keep their height.
+        The height is the content's line count at the static's width, but never less than a
+        ``min-height`` in cells.
+        """
+        width = static.content_region.width
+        if width <= 0:
+            static.update(content)
+            self._static_heights.pop(static, None)
+            return
+        console = self.app.console
+        lines = len(console.render_lines(content, console.options.update_width(width), pad=False))
+        floor = static.styles.min_height
+        if floor is not None and floor.unit is Unit.CELLS:
+            lines = max(lines, int(floor.value))
+        static.update(content, layout=lines != self._static_heights.get(static))
+        self._static_heights[static] = lines
 
     def on_ranking_table_row_highlighted(self, event: RankingTable.RowHighlighted) -> None:
         event.stop()
@@ -271,7 +339,7 @@ class ScoringPanel(Vertical):
         explain = self.query_one("#scoring-explain", Static)
         if self.result is None or not (0 <= row < len(self.result.hits)):
             self._explained = None
-            explain.update("")
+            self._update_static(explain, "")
             return
         hit = self.result.hits[row]
         if self._explained == (row, hit.tool.name):
@@ -281,4 +349,4 @@ class ScoringPanel(Vertical):
             text = explain_hit(self._engine, hit)
         except Exception as exc:
             text = f"(no explanation: {exc})"
-        explain.update(hit_detail(hit, text))
+        self._update_static(explain, hit_detail(hit, text))
