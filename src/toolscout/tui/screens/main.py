@@ -234,7 +234,8 @@ class MainScreen(Screen[None]):
         status = self.query_one(StatusBar)
         status.provider = self.tapp.provider_name
         status.model = self.tapp.model_name
-        status.mode = f"tool search {settings['toolSearch.enabled']} · {settings['session.strategy']}"
+        search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
+        status.mode = f"tool search {search} · {settings['session.strategy']}"
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
         self.query_one(StatusBar).starting = False
