@@ -304,7 +304,7 @@ class ToolIndex:
         """float64[N] cosine of every live tool's vector with ``qvec`` (0 for tools without one)."""
         with self._dense_cond:
             rows = self._dense_rowspace(m.n_rows)
-            return m.live(rows[: m.n_rows] @ qvec).astype(np.float64)
+            return m.live(dense_mod.cosine_scores(rows[: m.n_rows], qvec))
 
     def _dense_rowspace(self, n_rows: int) -> np.ndarray:
         """Tool vectors by store row, updated in place for newly encoded tools (lock held)."""
