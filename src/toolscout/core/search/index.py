@@ -36,7 +36,7 @@ from .lexical import (
 from .multiquery import split_subqueries
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
 from .results import ScoredTool
-from .store import FIELD_INDEX, Matrices, TermStore
+from .store import FIELD_INDEX, Matrices, TermStore, no_gc
 from .tokenize import MIN_CJK_MATCHES, analyze
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,10 @@ class ToolIndex:
     def add(self, tools: Iterable[ToolSpec]) -> list[str]:
         """Index new tools (or replace changed ones). Unchanged tools are not re-tokenized and,
         with the dense signal, only new texts are encoded. Returns the names (re)indexed."""
-        tools = list(tools)
+        with no_gc():
+            return self._add(list(tools))
+
+    def _add(self, tools: list[ToolSpec]) -> list[str]:
         docs = self.store.docs
         previous = [docs[t.name].tool for t in tools if t.name in docs]
         changed = self.store.add(tools)

@@ -141,27 +141,6 @@ def _runs(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _raw_words(text: str) -> list[tuple[str, bool]]:
-    """``(word, is_cjk)`` runs after the ``mcp__`` and camelCase splits, not lower-cased.
-
-    A camelCase run yields its parts and then the whole run (``GitHub`` → ``Git``, ``Hub``,
-    ``GitHub``) so prose that writes ``GitHub`` and a query that writes ``github`` still meet.
-    """
-    text = clean(text)
-    if "__" in text:
-        text = _MCP_PREFIX.sub(" ", text)
-    out: list[tuple[str, bool]] = []
-    for word, cjk in _runs(text):
-        if cjk or word.islower() or len(word) == 1:  # most prose has no camelCase to split
-            out.append((word, cjk))
-            continue
-        parts = _CAMEL.split(word)
-        out.extend((part, False) for part in parts if part)
-        if len(parts) > 1:
-            out.append((word, False))
-    return out
-
-
 def words(text: str) -> list[str]:
     """Lower-cased word runs after name splitting, before stop words and stemming.
 
@@ -182,22 +161,33 @@ def _cjk_terms(run: str) -> list[Term]:
     return [Term(run[i : i + 2], run[i : i + 2], True) for i in range(len(run) - 1)]
 
 
-#: Word run as written → its ``Term`` (None for a stop word); bounded, cleared when full.
-_WORD_TERMS: dict[str, Term | None] = {}
-_WORD_TERMS_MAX = 262_144
+#: Word run as written (before camelCase splitting) → its terms; bounded, cleared when full.
+_RUN_TERMS: dict[str, tuple[Term, ...]] = {}
+_RUN_TERMS_MAX = 262_144
 
 
-def _word_term(raw: str) -> Term | None:
-    try:
-        return _WORD_TERMS[raw]
-    except KeyError:
-        pass
-    word = raw.lower()
-    term = None if word in STOP_WORDS else Term(stem(word[:MAX_TOKEN_CHARS]), word[:MAX_TOKEN_CHARS])
-    if len(_WORD_TERMS) >= _WORD_TERMS_MAX:
-        _WORD_TERMS.clear()
-    _WORD_TERMS[raw] = term
-    return term
+def _run_terms(run: str) -> tuple[Term, ...]:
+    """Terms of one non-CJK word run: camelCase parts then the whole run, stop words dropped."""
+    hit = _RUN_TERMS.get(run)
+    if hit is not None:
+        return hit
+    if run.islower() or len(run) == 1:
+        pieces = [run]
+    else:
+        pieces = [part for part in _CAMEL.split(run) if part]
+        if len(pieces) > 1:
+            pieces.append(run)
+    out = []
+    for piece in pieces:
+        word = piece.lower()
+        if word not in STOP_WORDS:
+            word = word[:MAX_TOKEN_CHARS]
+            out.append(Term(stem(word), word))
+    terms = tuple(out)
+    if len(_RUN_TERMS) >= _RUN_TERMS_MAX:
+        _RUN_TERMS.clear()
+    _RUN_TERMS[run] = terms
+    return terms
 
 
 def analyze(text: str) -> list[Term]:
@@ -206,14 +196,12 @@ def analyze(text: str) -> list[Term]:
     Returns:
         ``[Term]``; empty for text made only of stop words, punctuation or nothing.
     """
+    text = clean(text)
+    if "__" in text:
+        text = _MCP_PREFIX.sub(" ", text)
     out: list[Term] = []
-    for raw, is_cjk in _raw_words(text):
-        if is_cjk:
-            out.extend(_cjk_terms(raw))
-            continue
-        term = _word_term(raw)
-        if term is not None:
-            out.append(term)
+    for run, is_cjk in _runs(text):
+        out.extend(_cjk_terms(run) if is_cjk else _RUN_TERMS.get(run) or _run_terms(run))
     return out
 
 
