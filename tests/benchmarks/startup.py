@@ -234,11 +234,10 @@ FINDINGS = [
     "- **MCP SDK imported when a server launches** (`core/mcp/pool.py`, `core/execute.py`, `core/engine.py`): "
     "`mcp`/`mcp_types`/pydantic models (~0.6–1.3 s) are no longer imported with the engine; catalog-only "
     "runs never import them.",
-    "- Left: `call` starts *every* configured server (time, git, fetch: three Python processes on two cores) "
-    "and waits for all of them before calling one tool; starting only the tool's server would roughly halve "
-    "it (a CLI behaviour change: other servers' failures would no longer be reported). numpy/scipy still load "
-    "with the CLI parser through `core/search/__init__` (eager re-exports) — a lazy `__getattr__` there would "
-    "save ~0.3 s more; left to the search owner.",
+    "- **`call` starts only the tool's own server** (`cli/call_cmd.py`, a later change): the first row's "
+    "*after* includes it.",
+    "- Left: numpy/scipy still load with the CLI parser through `core/search/__init__` (eager re-exports); a "
+    "lazy `__getattr__` there would save ~0.3 s more.",
 ]
 
 

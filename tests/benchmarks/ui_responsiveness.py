@@ -222,8 +222,9 @@ def report(passes: list[Pass]) -> str:
         out.append(f"- {p.label}: p95 {_q(total, 0.95):.1f} ms {verdict} the {TARGET_MS:.0f} ms target"
                    f"{f'; {p.timeouts} keystroke(s) timed out' if p.timeouts else ''}.")
     out.append("- No debounce: each keystroke ranks at once in an exclusive worker (a keystroke already queued "
-               "cancels it first); the table is a Line API widget whose refill costs ~2 ms, and the explanation "
-               "of the highlighted row is filled in the frame after the table.")
+               "cancels it first). While searches take under two frames, the echo of the key is held so that it "
+               "and the new table go out in one frame; typing lays out nothing (query box, table and status line "
+               "keep their size); the explanation of the highlighted row is filled in after the table.")
     return "\n".join(out) + "\n"
 
 
