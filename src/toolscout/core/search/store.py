@@ -297,7 +297,8 @@ class TermStore:
         self.df = np.zeros(0)
         #: Bumped on every rewrite: row numbers changed (holders of row-space data rebuild).
         self.generation = 0
-        self._pending: list[DocEntry] = []
+        #: row → entry added since the last flush (not in any segment yet)
+        self._pending: dict[int, DocEntry] = {}
         self._field_memo: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         #: id of a memo value → its length (the memo holds the value, so the id stays unique)
         self._lengths: dict[int, float] = {}
@@ -362,7 +363,7 @@ class TermStore:
         entry = self._entry(tool, desc, self.n_rows)
         self.row_names.append(tool.name)
         self.docs[tool.name] = entry
-        self._pending.append(entry)
+        self._pending[entry.row] = entry
         self.tokenized += 1
         done.append(tool.name)
 
@@ -380,9 +381,7 @@ class TermStore:
 
     def _kill(self, entry: DocEntry) -> None:
         self.docs.pop(entry.tool.name, None)
-        if any(p is entry for p in self._pending):
-            self._pending = [p for p in self._pending if p is not entry]
-        else:
+        if self._pending.pop(entry.row, None) is None:  # already in a segment: counted in df
             self.df[entry.term_ids()] -= 1
         self.alive[entry.row] = False
         self.row_names[entry.row] = None
@@ -439,7 +438,7 @@ class TermStore:
         self._grow_df()
         if not self._pending:
             return
-        pending, self._pending = self._pending, []
+        pending, self._pending = list(self._pending.values()), {}
         seg = Segment.build(pending, len(self.terms), len(self.surface_vocab))
         self.df[: len(seg.df)] += seg.df
         self.segments.append(seg)
@@ -453,7 +452,7 @@ class TermStore:
         self.alive = np.ones(len(entries), dtype=bool)
         self.lengths = np.vstack([e.lengths for e in entries]) if entries else np.zeros((0, N_FIELDS))
         self.length_sums = self.lengths.sum(axis=0) if entries else np.zeros(N_FIELDS)
-        self._pending = []
+        self._pending = {}
         self._pair_cache.clear()
         self.segments = [Segment.build(entries, len(self.terms), len(self.surface_vocab))]
         self.df = np.zeros(len(self.terms))
