@@ -284,3 +284,41 @@ def test_multi_query_fusion_runs_and_sums():
     assert {"mcp__weather__get_forecast", "mcp__slack__post_message"} <= set(names(hits[:3]))
     for hit in hits:
         assert math.isclose(sum(hit.components.values()), hit.score, abs_tol=1e-9)
+
+
+def test_duplicate_names_in_one_batch_keep_the_later_tool():
+    """A name given twice in one add: the later tool wins and the statistics stay right."""
+    first = ToolSpec("dup", "short text")
+    later = ToolSpec("dup", "a much longer description about sending chat messages to a channel")
+    other = ToolSpec("other", "send a message")
+    idx = ToolIndex([first, later, other], "bm25f")
+    fresh = ToolIndex([later, other], "bm25f")
+    assert [t.description for t in idx.tools()] == [later.description, other.description]
+    assert _full_snapshot(idx) == _full_snapshot(fresh)
+    assert idx.add([other, replace(other, description="x"), other]) == ["other"]
+    assert _full_snapshot(idx) == _full_snapshot(fresh)
+
+
+@pytest.mark.parametrize("profile", ["bm25f", "hybrid"])
+def test_terms_only_removed_tools_had_score_as_in_a_fresh_index(profile):
+    tools, desc = fixture_tools()
+    zebra = ToolSpec("mcp__zoo__zebra_tool", "Feed the zebra", server="zoo")
+    idx = ToolIndex([*tools, zebra], profile, server_descriptions=desc)
+    idx.rank("zebra", 1)
+    idx.remove([zebra.name])
+    fresh = ToolIndex(tools, profile, server_descriptions=desc)
+    query = "post slack message zebra"
+    assert [(h.tool.name, round(h.score, 9)) for h in idx.rank(query, 5)] == \
+        [(h.tool.name, round(h.score, 9)) for h in fresh.rank(query, 5)]
+
+
+def test_field_memo_overflow_mid_tool(monkeypatch):
+    """The per-text memo filling up while a tool is being indexed loses nothing."""
+    from toolscout.core.search import store as store_mod
+
+    monkeypatch.setattr(store_mod, "FIELD_MEMO", 5)
+    tools = [ToolSpec(f"tool_{i}", f"description number {i}", {"type": "object", "properties": {
+        f"p{i}": {"type": "string", "description": f"parameter {i}"}}}) for i in range(40)]
+    idx = ToolIndex(tools, "bm25f")
+    assert _full_snapshot(idx) == _full_snapshot(ToolIndex(tools, "bm25f"))
+    assert len(idx) == 40 and idx.rank("description number 7", 1)[0].tool.name == "tool_7"

@@ -75,11 +75,14 @@ class Query:
             surfaces.setdefault(term.term, term.surface)
             counts[term.term] = counts.get(term.term, 0) + 1
         terms = list(counts)
-        known = [t for t in terms if t in store.vocab]
+        df = store.matrices().df  # terms left only by removed tools count as unknown, as in a fresh index
+        vocab = store.vocab
+        known = [t for t in terms if t in vocab and df[vocab[t]] > 0]
         ids = np.asarray([store.vocab[t] for t in known], dtype=np.int64)
         qtf = np.asarray([counts[t] for t in known], dtype=np.float64)
         cjk = np.asarray([store.cjk[store.vocab[t]] for t in known], dtype=bool)
-        unknown = [t for t in terms if t not in store.vocab]
+        known_set = set(known)
+        unknown = [t for t in terms if t not in known_set]
         return cls(text, terms, surfaces, counts, ids, qtf, cjk, unknown)
 
     @property

@@ -50,8 +50,8 @@ class DocEntry:
     Attributes:
         tool: the tool. server_description: the description it was indexed with.
         row: its row in the store's row space.
-        fields: field → ``(term ids int32[n], counts float32[n])``, unique ids per field (shared
-            between tools with the same field text: never modify them).
+        fields: field → ``(term ids int32[n], counts float32[n], length)``, unique ids per field
+            (shared between tools with the same field text: never modify them).
         name_words: ids (in :attr:`TermStore.surface_vocab`) of the name's lower-cased words.
         lengths: float64[len(FIELDS)] number of terms per field (BM25 length normalisation).
     """
@@ -59,7 +59,7 @@ class DocEntry:
     tool: ToolSpec
     server_description: str | None
     row: int
-    fields: dict[str, tuple[np.ndarray, np.ndarray]]
+    fields: dict[str, tuple[np.ndarray, np.ndarray, float]]
     name_words: tuple[int, ...]
     lengths: np.ndarray
 
@@ -299,9 +299,7 @@ class TermStore:
         self.generation = 0
         #: row → entry added since the last flush (not in any segment yet)
         self._pending: dict[int, DocEntry] = {}
-        self._field_memo: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        #: id of a memo value → its length (the memo holds the value, so the id stays unique)
-        self._lengths: dict[int, float] = {}
+        self._field_memo: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._pair_cache: dict[tuple[int, bytes], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._view: Matrices | None = None
 
@@ -344,14 +342,8 @@ class TermStore:
             for tool in tools:
                 self._add_one(tool, done)
         if done:
-            self._grow_rows()
-            for name in done:
-                entry = self.docs[name]
-                self.alive[entry.row] = True
-                self.lengths[entry.row] = entry.lengths
-                self.length_sums += entry.lengths
             self._changed()
-        return done
+        return list(dict.fromkeys(done))  # a name given twice in one batch: the later tool won
 
     def _add_one(self, tool: ToolSpec, done: list[str]) -> None:
         desc = self.server_descriptions.get(tool.server or "")
@@ -362,6 +354,10 @@ class TermStore:
             self._kill(old)
         entry = self._entry(tool, desc, self.n_rows)
         self.row_names.append(tool.name)
+        self._grow_rows()
+        self.alive[entry.row] = True
+        self.lengths[entry.row] = entry.lengths
+        self.length_sums += entry.lengths
         self.docs[tool.name] = entry
         self._pending[entry.row] = entry
         self.tokenized += 1
@@ -404,21 +400,19 @@ class TermStore:
     def _entry(self, tool: ToolSpec, server_description: str | None, row: int) -> DocEntry:
         texts = tool_fields(tool, server_description)
         fields = {name: self._field_ids(texts[name]) for name in FIELDS}
-        lengths = np.asarray([self._lengths[id(fields[name])] for name in FIELDS], dtype=np.float64)
+        lengths = np.asarray([fields[name][2] for name in FIELDS], dtype=np.float64)
         name_ids = tuple(sorted({self._surface_id(w) for w in words(tool.name)}))
         return DocEntry(tool, server_description, row, fields, name_ids, lengths)
 
-    def _field_ids(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+    def _field_ids(self, text: str) -> tuple[np.ndarray, np.ndarray, float]:
         hit = self._field_memo.get(text)
         if hit is not None:
             return hit
         terms, counts = _field_terms(text)
-        out = (np.fromiter(map(self._term_id, terms), dtype=np.int32, count=len(terms)), counts)
+        out = (np.fromiter(map(self._term_id, terms), dtype=np.int32, count=len(terms)), counts, float(counts.sum()))
         if len(self._field_memo) >= FIELD_MEMO:
             self._field_memo.clear()
-            self._lengths.clear()
         self._field_memo[text] = out
-        self._lengths[id(out)] = float(out[1].sum())
         return out
 
     # -- views --------------------------------------------------------------------------------
