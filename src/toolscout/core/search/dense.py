@@ -46,6 +46,8 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 #: Texts per ONNX call when encoding tools (sorted by length so padding stays small).
 BATCH = 32
+#: Padded word pieces per ONNX call at most (bounds the attention buffers; see :func:`_batches`).
+BATCH_PIECES = 1_024
 #: Characters of a text given to the word-piece tokenizer (256 pieces never need more).
 MAX_TEXT_CHARS = 4_000
 
@@ -70,6 +72,10 @@ class DenseEncoder:
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        # without ORT's arena the ~1 GB of attention buffers of a first-time catalog encode is
+        # returned afterwards (600 tools: RSS 1,051 → 351 MiB after the encode; with BATCH_PIECES
+        # the peak is 531 MiB), at the same speed
+        opts.enable_cpu_mem_arena = False
         self._session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         tok = Tokenizer.from_file(str(TOKENIZER_PATH))
@@ -91,8 +97,7 @@ class DenseEncoder:
         with self._lock:
             encodings = self._tokenizer.encode_batch(safe)
         order = sorted(range(len(safe)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), batch):
-            idx = order[start : start + batch]
+        for idx in _batches(order, [len(e.ids) for e in encodings], batch):
             width = max(len(encodings[i].ids) for i in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
@@ -147,6 +152,22 @@ def cosine_scores(matrix: np.ndarray, qvec: np.ndarray) -> np.ndarray:
 
 #: ``np.vecdot`` (numpy ≥ 2.0): one single-threaded sdot per row. Older numpy: ``einsum``.
 _vecdot = getattr(np, "vecdot", None)
+
+
+def _batches(order: list[int], lengths: list[int], most: int) -> list[list[int]]:
+    """Consecutive groups of ``order`` (sorted by length) with at most ``most`` texts and at most
+    :data:`BATCH_PIECES` padded pieces each: attention memory grows with batch × width², so 32
+    texts of 256 pieces would need ~1 GB."""
+    out: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        if current and (len(current) >= most or (len(current) + 1) * lengths[i] > BATCH_PIECES):
+            out.append(current)
+            current = []
+        current.append(i)
+    if current:
+        out.append(current)
+    return out
 
 
 def _safe(text: str) -> str:
