@@ -32,6 +32,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.css.scalar import Unit
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...core.search.fields import schema_params
@@ -45,6 +46,10 @@ MAX_ROWS = 25
 #: The echo of a keystroke waits for its ranking only while the last search took less than
 #: this (s): two frames at Textual's 60 fps, what painting the echo on its own costs the table.
 HOLD_ECHO_S = 2 / 60
+#: ``ToolSearch.status`` contains this while tool vectors are still being encoded.
+RANKER_PENDING = "encoding"
+#: How often (s) the panel checks whether encoding has finished, to rank the query again.
+RANKER_POLL_S = 1.0
 #: Short column titles for field names the index reports.
 FIELD_TITLES = {
     "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
@@ -167,6 +172,7 @@ class ScoringPanel(Vertical):
         self._static_heights: dict[Static, int] = {}
         self._explained: tuple[int, str] | None = None
         self._frame_hold: ExitStack | None = None
+        self._ranker_timer: Timer | None = None
         self._last_search_s = 0.0
 
     def compose(self) -> ComposeResult:
@@ -286,7 +292,9 @@ class ScoringPanel(Vertical):
         if not result.query.strip():
             self._set_status(Text("type to rank the deferred tools", style="dim"))
         else:
-            self._set_status(result_status(result, self._ranker_status()))
+            ranker = self._ranker_status()
+            self._set_status(result_status(result, ranker))
+            self._watch_ranker(ranker)
         self._explained = None
         self.call_after_refresh(self._after_render, result)
 
@@ -295,6 +303,20 @@ class ScoringPanel(Vertical):
             return  # a newer result is on its way to the screen
         self.post_message(self.Rendered(result.query, len(result.hits)))
         self._explain(self.query_one(RankingTable).cursor_row)
+
+    def _watch_ranker(self, ranker: str) -> None:
+        """While tool vectors are still being encoded (the table is lexical), check once a second
+        and rank the query again when the fused ranking takes over."""
+        if RANKER_PENDING in ranker and self._ranker_timer is None:
+            self._ranker_timer = self.set_interval(RANKER_POLL_S, self._check_ranker)
+
+    def _check_ranker(self) -> None:
+        if RANKER_PENDING in self._ranker_status():
+            return
+        if self._ranker_timer is not None:
+            self._ranker_timer.stop()
+            self._ranker_timer = None
+        self.rescore()
 
     def _ranker_status(self) -> str:
         search = getattr(self._engine, "search", None)
