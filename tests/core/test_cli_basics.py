@@ -78,3 +78,20 @@ def test_call_starts_only_the_server_it_needs():
     assert servers_for("Read", servers) == []
     assert servers_for("get_current_time", servers) == servers  # bare names are looked up everywhere
     assert servers_for("mcp__nope__x", servers) == servers  # unknown: keep all, for suggestions
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly():
+    """``toolscout search … | head -1``: no BrokenPipeError traceback, exit code 141."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    catalog = Path(__file__).resolve().parents[1] / "fixtures" / "search_catalog.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolscout", "search", "file", "--catalog", str(catalog), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before the first write
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err
