@@ -33,7 +33,8 @@ def _run(args: argparse.Namespace) -> int:
 
     async def body(engine: Engine) -> int:
         engine.search.warm()
-        pending = engine.search.index.dense_pending
+        # cached vectors load in well under a second: only announce a real (first-time) encode
+        pending = 0 if engine.search.wait_ready(timeout=1.5) else engine.search.index.dense_pending
         if pending:
             print(f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
                   file=sys.stderr, flush=True)
