@@ -14,7 +14,7 @@ from .common import make_engine, print_warnings, run_with_engine
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``search`` subcommand."""
     p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
-    p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack send"')
+    p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack message"')
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
     p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
