@@ -122,6 +122,8 @@ def test_no_good_match_and_unmatched_terms(ts):
     assert r.unmatched_terms == ["zorblax", "frobnicate"]
     assert "No good match" in render_for_model(r, ts.catalog)
     assert ts.search("").no_good_match
+    # a camelCase query's whole run ("postmessage") matching nothing is not reported
+    assert ts.search("postMessage zorblax").unmatched_terms == ["zorblax"]
 
 
 def test_hidden_tools_invisible_in_every_mode(catalog, ts):

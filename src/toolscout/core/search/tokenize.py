@@ -102,11 +102,14 @@ class Term:
         term: the index term (stemmed word, or a CJK bigram/unigram).
         surface: the lower-cased word as written (for explanations and ``unmatched_terms``).
         cjk: True for CJK bigram/unigram terms.
+        compound: True for a whole camelCase run kept besides its parts (``githubissue`` from
+            ``githubIssue``); it may match nothing while its parts do.
     """
 
     term: str
     surface: str
     cjk: bool = False
+    compound: bool = False
 
 
 def clean(text: object) -> str:
@@ -177,12 +180,13 @@ def _run_terms(run: str) -> tuple[Term, ...]:
         pieces = [part for part in _CAMEL.split(run) if part]
         if len(pieces) > 1:
             pieces.append(run)
+    compound = len(pieces) - 1 if len(pieces) > 1 else -1  # the whole run, appended last
     out = []
-    for piece in pieces:
+    for k, piece in enumerate(pieces):
         word = piece.lower()
         if word not in STOP_WORDS:
             word = word[:MAX_TOKEN_CHARS]
-            out.append(Term(stem(word), word))
+            out.append(Term(stem(word), word, compound=k == compound))
     terms = tuple(out)
     if len(_RUN_TERMS) >= _RUN_TERMS_MAX:
         _RUN_TERMS.clear()

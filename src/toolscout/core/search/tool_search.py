@@ -30,6 +30,7 @@ from .grammar import ParsedQuery, parse_query
 from .index import ToolIndex
 from .lexical import Query
 from .results import ScoredTool, SearchResult
+from .tokenize import analyze
 
 log = logging.getLogger(__name__)
 
@@ -245,8 +246,8 @@ class ToolSearch:
     def _unmatched(self, text: str) -> list[str]:
         store = self.index.store
         q = Query.parse(text, store)
-        df = store.matrices().df
-        out = [q.surfaces[t] for t in q.terms if t not in store.vocab or df[store.vocab[t]] <= 0]
+        compounds = {t.term for t in analyze(text) if t.compound}  # e.g. createIssue → createissue
+        out = [q.surfaces[t] for t in q.unknown if t not in compounds]
         return list(dict.fromkeys(out))
 
     def _select(self, parsed: ParsedQuery, result: SearchResult, pending: set[str]) -> None:
