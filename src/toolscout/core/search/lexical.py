@@ -215,10 +215,6 @@ class FieldTfidf:
         self._cache = _PerView()
         self._segments: dict[int, tuple[Segment, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
-    @staticmethod
-    def _sublinear(x: np.ndarray) -> np.ndarray:
-        return _sublinear(x)
-
     def _segment_pairs(self, m: Matrices, seg: Segment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(rows, terms, sublinear weighted counts)`` of one segment, cached while it lives."""
         hit = self._segments.get(id(seg))

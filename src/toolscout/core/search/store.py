@@ -326,10 +326,6 @@ class TermStore:
             sid = self.surface_vocab[word] = len(self.surface_vocab)
         return sid
 
-    def surface_ids(self, surfaces: Iterable[str]) -> list[int]:
-        """Ids of known name words among ``surfaces`` (-1 for unknown)."""
-        return [self.surface_vocab.get(s, -1) for s in surfaces]
-
     # -- changes ------------------------------------------------------------------------------
     def add(self, tools: Iterable[ToolSpec]) -> list[str]:
         """Tokenize and store ``tools``; a tool whose name is present is replaced.
