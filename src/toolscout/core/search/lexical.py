@@ -52,7 +52,8 @@ class Query:
         counts: term → occurrences in the query.
         ids: int64[k] vocabulary ids of the known terms. qtf: float64[k] their counts.
         cjk: bool[k] which known terms are CJK bigrams.
-        unknown: terms absent from the vocabulary.
+        unknown: terms absent from the vocabulary (or left only by removed tools).
+        compounds: terms that are whole camelCase runs kept besides their parts.
     """
 
     text: str
@@ -63,6 +64,7 @@ class Query:
     qtf: np.ndarray
     cjk: np.ndarray
     unknown: list[str] = field(default_factory=list)
+    compounds: set[str] = field(default_factory=set)
     _postings: tuple[Matrices, Postings] | None = field(default=None, repr=False, compare=False)
     _wanted: dict[int, str] | None = field(default=None, repr=False, compare=False)
 
@@ -71,9 +73,12 @@ class Query:
         """Analyze ``text`` with the search tokenizer and look its terms up in ``store``."""
         surfaces: dict[str, str] = {}
         counts: dict[str, int] = {}
+        compounds: set[str] = set()
         for term in analyze(text):
             surfaces.setdefault(term.term, term.surface)
             counts[term.term] = counts.get(term.term, 0) + 1
+            if term.compound:
+                compounds.add(term.term)
         terms = list(counts)
         df = store.matrices().df  # terms left only by removed tools count as unknown, as in a fresh index
         vocab = store.vocab
@@ -83,7 +88,7 @@ class Query:
         cjk = np.asarray([store.cjk[store.vocab[t]] for t in known], dtype=bool)
         known_set = set(known)
         unknown = [t for t in terms if t not in known_set]
-        return cls(text, terms, surfaces, counts, ids, qtf, cjk, unknown)
+        return cls(text, terms, surfaces, counts, ids, qtf, cjk, unknown, compounds)
 
     @property
     def empty(self) -> bool:

@@ -30,7 +30,6 @@ from .grammar import ParsedQuery, parse_query
 from .index import ToolIndex
 from .lexical import Query
 from .results import ScoredTool, SearchResult
-from .tokenize import analyze
 
 log = logging.getLogger(__name__)
 
@@ -246,8 +245,7 @@ class ToolSearch:
     def _unmatched(self, text: str) -> list[str]:
         store = self.index.store
         q = Query.parse(text, store)
-        compounds = {t.term for t in analyze(text) if t.compound}  # e.g. createIssue → createissue
-        out = [q.surfaces[t] for t in q.unknown if t not in compounds]
+        out = [q.surfaces[t] for t in q.unknown if t not in q.compounds]  # not createIssue → createissue
         return list(dict.fromkeys(out))
 
     def _select(self, parsed: ParsedQuery, result: SearchResult, pending: set[str]) -> None:
