@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+#: ``../shared`` beside the repo; TOOLSCOUT_TEST_SHARED points elsewhere (e.g. from a worktree).
+SHARED = Path(os.environ.get("TOOLSCOUT_TEST_SHARED") or REPO.parent / "shared")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 _PROVIDER_VARS = (

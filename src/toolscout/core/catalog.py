@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from .models import ToolSpec
 from .names import dedupe, lookup_key, mcp_tool_name
+from .schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
 ALWAYS_CORE = frozenset({"ToolSearch", "ExecuteTool"})
@@ -49,6 +50,17 @@ def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(tool.name, pattern)
     return False
+
+
+def projected(tool: ToolSpec) -> ToolSpec:
+    """``tool`` with its ``input_schema`` projected into the provider-valid form (see
+    :mod:`toolscout.core.schemas`); the original goes to ``source_schema``. Already projected
+    tools are returned unchanged."""
+    if tool.source_schema is not None:
+        return tool
+    result = project(tool.input_schema)
+    return replace(tool, input_schema=result.schema, source_schema=tool.input_schema,
+                   wrapped_arguments=result.wrapped, schema_warnings=result.warnings)
 
 
 class ToolCatalog:
@@ -114,7 +126,7 @@ class ToolCatalog:
         """Register a built-in tool (``server`` must be None). Replaces one of the same name."""
         if tool.server is not None:
             raise ValueError(f"built-in tool {tool.name!r} must not have a server")
-        tool = replace(tool, original_name=tool.original_name or tool.name)
+        tool = projected(replace(tool, original_name=tool.original_name or tool.name))
         existed = tool.name in self._tools
         self._tools[tool.name] = tool
         if not existed:
@@ -130,7 +142,8 @@ class ToolCatalog:
     ) -> CatalogDelta:
         """Replace all tools of ``server`` with ``tools`` and return what changed.
 
-        Each tool's canonical name is computed here (``mcp__<server>__<tool>``, normalised,
+        Each tool's ``inputSchema`` is projected here (:func:`projected`), once. Each tool's
+        canonical name is computed here (``mcp__<server>__<tool>``, normalised,
         collisions resolved by :func:`toolscout.core.names.dedupe`). Tools whose canonical name
         and definition are unchanged keep their place.
         """
@@ -147,7 +160,7 @@ class ToolCatalog:
             canonical = old_by_original.get(original) or mcp_tool_name(server, original)
             canonical = dedupe(canonical, taken)
             taken.add(canonical)
-            new_specs.append(replace(tool, name=canonical, server=server, original_name=original))
+            new_specs.append(projected(replace(tool, name=canonical, server=server, original_name=original)))
         new_names = {t.name for t in new_specs}
         removed = [n for n in old if n not in new_names]
         for name in removed:

@@ -25,6 +25,7 @@ from .mcp.config import ServerConfig
 from .mcp.pool import ServerPool
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
+from .schemas import schema_warning_line
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -232,7 +233,12 @@ class Engine(EventSource):
             self.emit(ServerStateChanged(status))
 
     def apply_delta(self, delta: CatalogDelta) -> None:
-        """Update the search index incrementally and announce the change."""
+        """Update the search index incrementally, warn about schema repairs of added tools, and
+        announce the change."""
+        for name in delta.added:
+            tool = self.catalog.get(name)
+            if tool is not None and tool.schema_warnings:
+                self.warn(schema_warning_line(tool), tool.server or "catalog")
         if delta:
             self.search.sync(delta)
             self.emit(CatalogChanged(delta))

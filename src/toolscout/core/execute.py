@@ -8,10 +8,12 @@ specific, actionable message (the executor never raises for a bad call):
    has failed says so instead of "unknown"; an unknown name lists the closest names;
 2. for direct calls (the stub strategy), the self-healing gate: a deferred tool that no search
    loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
-3. validate the arguments against the tool's real ``inputSchema`` (:mod:`.validation`);
+3. validate the arguments against the tool's projected ``inputSchema`` (:mod:`.validation`), the
+   same schema the model was shown;
 4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
 5. run the built-in (``await tool.run(params, ctx)``, which bounds itself) or ``tools/call`` on
-   the server, bounded by ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
+   the server (arguments unwrapped for a wrapped non-object schema), bounded by
+   ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .mcp.pool import ServerPool
 from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from .names import lookup_key, split_mcp_name
 from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
+from .schemas import unwrap_arguments
 from .validation import Invalid, SchemaProblem, schema_text, validate_params
 
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
@@ -260,13 +263,20 @@ class ToolExecutor:
                                         f"{tool.name} comes from a catalog file: it can be searched but not run. "
                                         f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"Server {tool.server} is not configured.")
+        arguments = unwrap_arguments(args, tool.wrapped_arguments)
+        if not isinstance(arguments, dict):
+            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
+                                    f"{tool.name}'s inputSchema asks for a {type(arguments).__name__} rather than an "
+                                    "object, but MCP tools/call can only carry an object of arguments, so the call "
+                                    f"was not sent. Ask the maintainers of server {tool.server} to fix the schema.")
         import mcp_types as types  # cheap here: the connection has imported the SDK already
         from mcp.shared.exceptions import MCPError
 
         from .mcp.connection import ServerUnavailable
 
         try:
-            raw = await conn.call_tool(tool.original_name or tool.name, args, self.call_timeout)
+            # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
+            raw = await conn.call_tool(tool.original_name or tool.name, arguments, self.call_timeout)
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

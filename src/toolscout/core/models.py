@@ -1,7 +1,8 @@
 """Plain data records shared by every layer of the core.
 
 Records are frozen dataclasses so they can be passed between asyncio tasks and the UI
-without defensive copies. ``input_schema`` is kept exactly as the server sent it.
+without defensive copies. ``input_schema`` is the provider-valid projection of what the server
+sent (:mod:`toolscout.core.schemas`); ``source_schema`` keeps the original.
 """
 
 from __future__ import annotations
@@ -19,12 +20,19 @@ class ToolSpec:
         name: canonical name, unique in the catalog: a built-in's own name (``Read``) or
             ``mcp__<server>__<tool>`` for MCP tools, normalised by ``toolscout.core.names``.
         description: description as given by the tool or server (untrusted text).
-        input_schema: the JSON Schema object of the arguments, exactly as sent (``inputSchema``).
+        input_schema: the JSON Schema object of the arguments: once the catalog registers the tool,
+            the provider-valid projection (:func:`toolscout.core.schemas.project`) of what the
+            server sent. It is what the model reads, what arguments are validated against.
         server: the MCP server name, or None for a built-in tool.
         original_name: the name the server knows the tool by (used for ``tools/call``).
         search_hint: optional extra words that help search (weighted between name and description).
         always_load: True when the tool must always be sent with its full schema.
         annotations: MCP tool annotations (``readOnlyHint`` ...), or None.
+        source_schema: the ``inputSchema`` exactly as sent, set when the catalog projected it
+            (None: not projected yet).
+        wrapped_arguments: the server's schema has a non-object root; the model sends
+            ``{"value": X}`` and the tool is called with X.
+        schema_warnings: one line per repair the projection made (``"<path>: <what>"``).
     """
 
     name: str
@@ -35,6 +43,9 @@ class ToolSpec:
     search_hint: str | None = None
     always_load: bool = False
     annotations: dict[str, Any] | None = None
+    source_schema: Any = None
+    wrapped_arguments: bool = False
+    schema_warnings: tuple[str, ...] = ()
 
     def __hash__(self) -> int:  # dict fields are unhashable; the name is the identity
         return hash((self.name, self.server))
