@@ -130,6 +130,8 @@ KEYS: tuple[Key, ...] = (
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
     Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
         "context window in tokens, overriding the built-in table"),
+    Key("provider.openaiStrict", False, _bool,
+        "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
     Key("mcp.callTimeout", 120.0, _number(0.1, 86400, lo_open=True), "per-call timeout (s)"),
     Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),

@@ -65,5 +65,6 @@ def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
                                       "local OpenAI-compatible server that needs no key.")
         from .openai_provider import OpenAIProvider
 
-        return OpenAIProvider(key, model, base_url, max_retries=max_retries)
+        return OpenAIProvider(key, model, base_url, max_retries=max_retries,
+                              strict=bool(settings.get("provider.openaiStrict")))
     return OfflineProvider(model)

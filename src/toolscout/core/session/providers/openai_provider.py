@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ...schemas.strict import cached_strict_schema, restore_strict_arguments
 from .base import ModelRequest, ModelResponse, ProviderError, Usage, merge_consecutive
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -46,11 +47,23 @@ def to_openai_messages(system: str, messages: list[dict[str, Any]]) -> list[dict
     return out
 
 
-def to_openai_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Anthropic-style tool definitions → Chat Completions function tools (same order)."""
-    return [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                              "parameters": t.get("input_schema") or {"type": "object"}}}
-            for t in tools]
+def to_openai_tools(tools: list[dict[str, Any]], *, strict: bool = False) -> list[dict[str, Any]]:
+    """Anthropic-style tool definitions → Chat Completions function tools (same order).
+
+    With ``strict``, each tool whose (already projected) schema can be made strict is sent with
+    ``"strict": true`` and its :func:`~toolscout.core.schemas.strict.strict_schema` form; the
+    others are sent as they are, without ``strict``.
+    """
+    out = []
+    for t in tools:
+        parameters = t.get("input_schema") or {"type": "object", "properties": {}}
+        function: dict[str, Any] = {"name": t["name"], "description": t.get("description", ""),
+                                    "parameters": parameters}
+        view = cached_strict_schema(parameters) if strict else None
+        if view is not None:
+            function["parameters"], function["strict"] = view, True
+        out.append({"type": "function", "function": function})
+    return out
 
 
 class OpenAIProvider:
@@ -59,16 +72,19 @@ class OpenAIProvider:
     Args:
         api_key: the key; local gateways that need none get a placeholder. model: model name.
         max_retries: SDK retries (0 in tests). timeout: per request (s).
+        strict: send tools with ``"strict": true`` where their schema allows (setting
+            ``provider.openaiStrict``).
     """
 
     name = "openai"
 
     def __init__(self, api_key: str | None, model: str | None = None, base_url: str | None = None,
-                 *, max_retries: int = 2, timeout: float = 600.0) -> None:
+                 *, max_retries: int = 2, timeout: float = 600.0, strict: bool = False) -> None:
         from openai import AsyncOpenAI
 
         self.model = model or DEFAULT_MODEL
         self.base_url = base_url
+        self.strict = strict
         self._client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url,
                                    max_retries=max_retries, timeout=timeout)
 
@@ -82,7 +98,7 @@ class OpenAIProvider:
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            body["tools"] = to_openai_tools(request.tools)
+            body["tools"] = to_openai_tools(request.tools, strict=self.strict)
         return body
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], None]) -> ModelResponse:
@@ -125,8 +141,11 @@ class OpenAIProvider:
             content.append({"type": "text", "text": "".join(text)})
         for index in sorted(calls):
             slot = calls[index]
+            arguments = _arguments(slot["arguments"])
+            if self.strict:
+                arguments = restore_strict_arguments(slot["name"], arguments, request.tools)
             content.append({"type": "tool_use", "id": slot["id"] or f"call_{index}", "name": slot["name"],
-                            "input": _arguments(slot["arguments"])})
+                            "input": arguments})
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(finish or "", finish)
         return ModelResponse(content, stop, usage)
 
