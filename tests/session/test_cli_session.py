@@ -42,7 +42,7 @@ def test_request_prints_first_turn_body(catalog, capsys, monkeypatch) -> None:
     body = json.loads(capsys.readouterr().out)
     assert [t["name"] for t in body["tools"]][-2:] == ["ToolSearch", "Write"]
     text = body["messages"][0]["content"][0]["text"]
-    assert "# weather (1)\nmcp__weather__get_forecast" in text
+    assert "\nmcp__weather__: get_forecast\n" in text  # the compact announcement: prefix once
     assert run(["request", "--catalog", catalog, "--strategy", "stub", "--json"]) == 0
     stub = json.loads(capsys.readouterr().out)
     assert stub["tools"][-1]["name"] == "mcp__weather__get_forecast"
@@ -50,6 +50,7 @@ def test_request_prints_first_turn_body(catalog, capsys, monkeypatch) -> None:
 
 def test_headless_json_transcript(catalog, capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "true")  # auto would send this tiny catalog inline
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "weather forecast"})]),
               Reply(tool_calls=[ToolCall("Bash", {"command": "echo hi"})]),

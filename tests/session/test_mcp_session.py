@@ -46,6 +46,6 @@ async def test_search_execute_real_mcp_tool_then_server_disconnects(tmp_path) ->
     first, later = rec.of(ToolCallFinished)
     assert first.tool_name == "mcp__normal__echo" and first.result.text() == "hello"
     assert later.result.is_error and "normal" in later.result.text()
-    assert "mcp__normal__echo" in user_texts(bodies[0])[0]
+    assert "\nmcp__normal__: add echo " in user_texts(bodies[0])[0]  # compact: prefix once
     assert any("<deferred-tools-removed>" in t and "mcp__normal__echo" in t for t in user_texts(bodies[3]))
     assert all(b["tools"] == bodies[0]["tools"] for b in bodies)

@@ -47,7 +47,9 @@ def test_history_rebuild_round_trip_and_ignores_untrusted_text() -> None:
     assert list(state.announced) == ["mcp__s__a", "WebFetch"]
     assert state.discovered == {"mcp__s__a", "mcp__s__b"}  # nothing from the Read result's text
     assert state.recommended == {"WebFetch"}
-    assert "# s (2)" in full_announcement([a, b], "stub") and "# built-in (1)" in delta_announcement([c], [])
+    # compact: each group's prefix written once, and read back as full names (above)
+    assert "\nmcp__s__: a b\n" in full_announcement([a, b], "stub")
+    assert "\nbuilt-in: WebFetch\n" in delta_announcement([c], [])
 
 
 def test_query_text_uses_last_user_and_assistant_text_without_reminders() -> None:

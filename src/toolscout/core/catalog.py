@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from .models import ToolSpec
-from .names import dedupe, lookup_key, mcp_tool_name
+from .names import dedupe, from_announcement, lookup_key, mcp_tool_name
 from .schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
@@ -241,9 +241,13 @@ class ToolCatalog:
 
         Tries the canonical name as given, then case-insensitively, then the bare tool name
         (``create_issue``) across servers. More than one result means the name is ambiguous.
+        A name copied from the compact announcement with its group prefix
+        (``mcp__github__: create_issue``) stands for the full name
+        (:func:`~toolscout.core.names.from_announcement`).
         """
         if not name:
             return []
+        name = from_announcement(name)
         exact = self._tools.get(name)
         if exact is not None and self._visible(exact):
             return [exact]

@@ -31,6 +31,9 @@ class ContextReport:
         model: the model the window was taken for.
         suggestions: plain-language hints (e.g. always-load a server that is always used).
         warnings: settings and catalog warnings, as text.
+        states: server name → ``(state, reason)`` for every known server (connected, connecting,
+            failed, disconnected); servers without tools (still connecting, failed) get a row of
+            their own in :meth:`to_json`.
     """
 
     rows: list[ServerUsage]
@@ -40,6 +43,7 @@ class ContextReport:
     model: str | None
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
     @property
     def tokens_inline(self) -> int:
@@ -56,6 +60,22 @@ class ContextReport:
         """Tokens saved by deferral."""
         return self.tokens_inline - self.tokens_sent
 
+    def server_rows(self) -> list[dict[str, Any]]:
+        """One JSON row per server: built-ins first (``server`` null), then every known server
+        sorted by configured name (case-insensitive), those without tools included, each with
+        its ``state`` and ``reason`` (the failure, or null)."""
+        by_name = {r.server: r for r in self.rows}
+        names = sorted({*(r.server for r in self.rows if r.server is not None), *self.states},
+                       key=lambda n: (n.casefold(), n))
+        out = []
+        for name in [None, *names] if None in by_name else names:
+            r = by_name.get(name) or ServerUsage(name)
+            state, reason = self.states.get(name, ("connected", None)) if name else ("builtin", None)
+            out.append({"server": r.server if name is None else name, "state": state, "reason": reason,
+                        "tools": r.tools, "deferred": r.deferred, "loaded": r.loaded,
+                        "tokens_inline": r.tokens_inline, "tokens_sent": r.tokens_sent, "saved": r.saved})
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """Stable JSON of ``toolscout context --json``."""
         d = self.decision
@@ -71,19 +91,12 @@ class ContextReport:
                 "threshold_ratio": d.threshold_ratio,
                 "threshold_tokens": d.threshold_tokens,
                 "reason": d.reason,
+                "deciding": d.deciding,
+                "estimated_tokens": d.estimated_tokens,
+                "unknown_size": list(d.unknown),
             },
-            "servers": [
-                {
-                    "server": r.server,
-                    "tools": r.tools,
-                    "deferred": r.deferred,
-                    "loaded": r.loaded,
-                    "tokens_inline": r.tokens_inline,
-                    "tokens_sent": r.tokens_sent,
-                    "saved": r.saved,
-                }
-                for r in self.rows
-            ],
+            "pending": list(d.pending),
+            "servers": self.server_rows(),
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
@@ -99,6 +112,7 @@ def build_context_report(
     loaded_names: set[str] | None = None,
     usage_counts: dict[str, int] | None = None,
     counter: TokenCounter | None = None,
+    pending: dict[str, int | None] | None = None,
 ) -> ContextReport:
     """Compute the report for ``catalog`` under ``settings``.
 
@@ -106,6 +120,8 @@ def build_context_report(
         loaded_names: deferred tools a search has loaded this session.
         usage_counts: tool name → calls this session; servers whose tools are called in most
             turns are suggested for ``alwaysLoad``.
+        pending: servers still connecting → last known schema tokens (None: unknown), counted
+            by the auto decision (:func:`~toolscout.core.tokens.decide_mode`).
     """
     counter = counter or default_counter()
     model = model or settings.get("provider.model")
@@ -114,7 +130,7 @@ def build_context_report(
     deferrable = [t for t in tools if catalog.is_deferred(t)]
     deferred_tokens = sum(tool_tokens(t, counter) for t in deferrable)
     window = context_window(model, settings.get("provider.contextWindow"))
-    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"])
+    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending)
     rows = usage_by_server(
         tools, catalog.is_deferred, strategy=strategy, defer=decision.defer,
         loaded_names=loaded_names, counter=counter,

@@ -26,7 +26,10 @@ from .mcp.pool import ServerPool
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
 from .schemas import schema_warning_line
+from .server_sizes import ServerSizes, server_key
+from .server_sizes import default_path as sizes_path
 from .settings import Settings
+from .tokens import tool_tokens
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,7 @@ class Engine(EventSource):
         for cfg in servers:
             if cfg.error:
                 self.warnings.append(f"{cfg.name}: {cfg.error}")
+        self.sizes = ServerSizes(sizes_path())
         self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
                                call_timeout=float(settings["mcp.callTimeout"]), listener=self)
         self.executor = ToolExecutor(
@@ -191,8 +195,25 @@ class Engine(EventSource):
         self.emit(ServerStateChanged(status))
 
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
-        """A server listed its tools (on connect or after ``list_changed``)."""
+        """A server listed its tools (on connect or after ``list_changed``); its schema size is
+        remembered for the next run's auto decision (:attr:`sizes`)."""
         self.apply_delta(self.catalog.set_server_tools(name, tools, instructions=instructions))
+        cfg = self.pool.configs.get(name)
+        if cfg is not None:
+            self.sizes.record(server_key(cfg), self.server_schema_tokens(name))
+
+    def server_schema_tokens(self, name: str) -> int:
+        """Tokens of the full definitions of server ``name``'s deferrable tools now."""
+        return sum(tool_tokens(t) for t in self.catalog.server_tools(name) if self.catalog.is_deferred(t))
+
+    def pending_sizes(self) -> dict[str, int | None]:
+        """Servers still connecting → their schema tokens the last time they connected (None:
+        never seen). Used by the auto tool-search decision."""
+        out: dict[str, int | None] = {}
+        for name in self.pending_servers():
+            cfg = self.pool.configs.get(name)
+            out[name] = self.sizes.get(server_key(cfg)) if cfg is not None else None
+        return out
 
     def server_warning(self, message: str, name: str) -> None:
         """A server problem that did not stop it (pagination loop, failed re-list)."""
@@ -261,7 +282,10 @@ class Engine(EventSource):
                        usage_counts: dict[str, int] | None = None) -> ContextReport:
         """Per-server token usage and the mode decision for the current catalog."""
         report = build_context_report(self.catalog, self.settings, model=model, strategy=strategy,
-                                      loaded_names=loaded_names, usage_counts=usage_counts)
+                                      loaded_names=loaded_names, usage_counts=usage_counts,
+                                      pending=self.pending_sizes())
+        report.states = {s.name: (s.state.value, s.error if s.state is ServerState.FAILED else None)
+                         for s in self.server_statuses()}
         report.warnings = list(dict.fromkeys([*report.warnings, *self.warnings]))
         return report
 

@@ -61,6 +61,28 @@ def split_mcp_name(name: str) -> tuple[str, str] | None:
     return server, tool
 
 
+_ANNOUNCED = re.compile(r"(?P<prefix>mcp__[A-Za-z0-9_-]+?__|built-in)(?:\s*:\s*|\s+)(?P<tool>[A-Za-z0-9_-]+)")
+
+
+def from_announcement(name: str) -> str:
+    """A name copied from a compact announcement line, as the full name it stands for.
+
+    The announcement writes each server's prefix once (``mcp__github__: create_issue ...``,
+    see :func:`toolscout.core.serialize.announcement_groups`); a model may copy the prefix and
+    one name with the separator. Anything else is returned unchanged.
+
+    >>> from_announcement("mcp__github__: create_issue")
+    'mcp__github__create_issue'
+    >>> from_announcement("built-in: WebFetch")
+    'WebFetch'
+    """
+    match = _ANNOUNCED.fullmatch(name.strip())
+    if match is None:
+        return name
+    prefix = match.group("prefix")
+    return (prefix if prefix != "built-in" else "") + match.group("tool")
+
+
 def lookup_key(name: str) -> str:
     """Case-insensitive key used to look names up (``select:`` is case-insensitive)."""
     return sanitize(name.strip()).lower()

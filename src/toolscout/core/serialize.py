@@ -45,6 +45,50 @@ def stub_definition(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def announcement_line(tool: ToolSpec) -> str:
-    """How a deferred tool is announced by name in execute-proxy mode (one line)."""
-    return tool.name
+#: Group head of built-in tools in a compact announcement (their names carry no prefix).
+BUILTIN_HEAD = "built-in"
+
+
+def announcement_prefix(tool: ToolSpec) -> str:
+    """The prefix a compact announcement writes once for ``tool``'s group: ``mcp__<server>__``
+    for MCP tools whose canonical name starts with it, else ``""`` (built-ins, shortened names)."""
+    if tool.server is None:
+        return ""
+    prefix = tool.name[: tool.name.find("__", len("mcp__")) + 2] if tool.name.startswith("mcp__") else ""
+    return prefix if prefix.endswith("__") and len(tool.name) > len(prefix) else ""
+
+
+def announcement_groups(tools: Iterable[ToolSpec]) -> list[str]:
+    """Deferred tools announced compactly, one line per group, prefix written once.
+
+    ``mcp__github__: create_issue list_issues`` announces ``mcp__github__create_issue`` and
+    ``mcp__github__list_issues``; ``built-in: NotebookEdit WebFetch`` announces built-ins; a tool
+    whose name has no group prefix (a shortened name) gets a line of its own with its full name.
+    Groups keep the first-appearance order of ``tools``; names keep their order within a group.
+    Canonical names never contain spaces (:func:`toolscout.core.names.sanitize`), so the lines
+    parse back exactly (:func:`parse_announcement_line`).
+    """
+    groups: dict[str, list[str]] = {}
+    for tool in tools:
+        prefix = announcement_prefix(tool)
+        if prefix:
+            groups.setdefault(prefix + ":", []).append(tool.name[len(prefix):])
+        elif tool.server is None:
+            groups.setdefault(BUILTIN_HEAD + ":", []).append(tool.name)
+        else:
+            groups.setdefault(tool.name, [])
+    return [f"{head} {' '.join(names)}" if names else head for head, names in groups.items()]
+
+
+def parse_announcement_line(line: str) -> list[str]:
+    """Full names announced by one line of :func:`announcement_groups` (or of the older
+    one-name-per-line form); ``[]`` for blank and ``#`` comment lines."""
+    line = line.split(" — ", 1)[0].strip()
+    if not line or line.startswith("#") or line.startswith("("):
+        return []
+    head, sep, rest = line.partition(": ")
+    if sep and head.endswith("__"):
+        return [head + name for name in rest.split()]
+    if sep and head == BUILTIN_HEAD:
+        return rest.split()
+    return [line]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .models import ToolSpec
-from .serialize import announcement_line, dumps, stub_definition, tool_definition
+from .serialize import announcement_groups, dumps, stub_definition, tool_definition
 
 CHARS_PER_TOKEN = 2.5
 
@@ -140,9 +140,14 @@ class ModeDecision:
 
     Attributes:
         mode: ``tst``, ``tst-auto`` or ``standard``.
-        deferred_schema_tokens: tokens of the full definitions of every deferrable tool.
+        deferred_schema_tokens: tokens of the full definitions of every deferrable tool,
+            including the estimates of servers still connecting.
         context_window: window in tokens. threshold_ratio: 0 < r ≤ 1.
         threshold_tokens: window × ratio. defer: the verdict. reason: one sentence.
+        pending: servers still connecting when the decision was made (configured names).
+        estimated_tokens: the part of ``deferred_schema_tokens`` that is the last known size of
+            pending servers (from the previous run); pending servers with no known size count 0.
+        unknown: pending servers whose size is not known.
     """
 
     mode: str
@@ -151,27 +156,54 @@ class ModeDecision:
     threshold_ratio: float
     defer: bool
     reason: str
+    pending: tuple[str, ...] = ()
+    estimated_tokens: int = 0
+    unknown: tuple[str, ...] = ()
 
     @property
     def threshold_tokens(self) -> int:
         """The token count above which auto mode defers."""
         return int(self.context_window * self.threshold_ratio)
 
+    @property
+    def deciding(self) -> bool:
+        """True while an auto decision can still change: servers are connecting."""
+        return self.mode == "tst-auto" and bool(self.pending)
 
-def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: float) -> ModeDecision:
-    """Decide whether deferral is on. ``mode`` is ``tst`` | ``tst-auto`` | ``standard``."""
+
+def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: float,
+                pending: dict[str, int | None] | None = None) -> ModeDecision:
+    """Decide whether deferral is on. ``mode`` is ``tst`` | ``tst-auto`` | ``standard``.
+
+    Args:
+        deferred_schema_tokens: tokens of the deferrable tools of servers already in.
+        pending: servers still connecting → their last known size in tokens (None: unknown).
+            Auto mode adds the known sizes; an unknown size counts 0, and the session switches
+            to deferral later if the real size crosses the threshold
+            (:meth:`toolscout.core.session.session.Session.build_request`).
+    """
+    pending = dict(pending or {})
+    estimated = sum(v for v in pending.values() if v)
+    unknown = tuple(sorted(n for n, v in pending.items() if v is None))
+    names = tuple(sorted(pending))
+    total = deferred_schema_tokens + estimated
     threshold = int(window * ratio)
     if mode == "tst":
-        return ModeDecision(mode, deferred_schema_tokens, window, ratio, True, "tool search is always on")
+        return ModeDecision(mode, total, window, ratio, True, "tool search is always on", names, estimated, unknown)
     if mode == "standard":
-        return ModeDecision(mode, deferred_schema_tokens, window, ratio, False, "tool search is off: every tool is sent inline")
-    defer = deferred_schema_tokens > threshold
+        return ModeDecision(mode, total, window, ratio, False, "tool search is off: every tool is sent inline",
+                            names, estimated, unknown)
+    defer = total > threshold
     verb = "exceed" if defer else "do not exceed"
+    counted = f" (incl. {estimated:,} last known for servers still connecting)" if estimated else ""
     reason = (
-        f"deferred schemas ({deferred_schema_tokens:,} tokens) {verb} {ratio:.0%} of the "
+        f"deferred schemas ({total:,} tokens{counted}) {verb} {ratio:.0%} of the "
         f"{window:,}-token window ({threshold:,} tokens): tool search is {'on' if defer else 'off'}"
     )
-    return ModeDecision(mode, deferred_schema_tokens, window, ratio, defer, reason)
+    if unknown:
+        reason += (f"; deciding: {len(unknown)} server{'s' if len(unknown) != 1 else ''} connecting with no known "
+                   "size (deferral switches on if they cross the threshold)")
+    return ModeDecision(mode, total, window, ratio, defer, reason, names, estimated, unknown)
 
 
 def usage_by_server(
@@ -188,13 +220,15 @@ def usage_by_server(
     Args:
         tools: tools in catalog order.
         is_deferred: ``callable(tool) -> bool``, the catalog's deferral policy.
-        strategy: ``execute-proxy`` (deferred tools cost one name line) or ``stub``.
+        strategy: ``execute-proxy`` (deferred tools cost their server's line of the compact
+            announcement, :func:`~toolscout.core.serialize.announcement_groups`) or ``stub``.
         defer: the mode decision; False sends everything inline.
         loaded_names: deferred tools already loaded by a search (sent in full in stub mode).
     """
     counter = counter or default_counter()
     loaded_names = loaded_names or set()
     rows: dict[str | None, ServerUsage] = {}
+    announced: dict[str | None, list[ToolSpec]] = {}
     for tool in tools:
         row = rows.setdefault(tool.server, ServerUsage(tool.server))
         full = counter.count(dumps(tool_definition(tool)))
@@ -206,8 +240,10 @@ def usage_by_server(
             if strategy == "stub":
                 row.tokens_sent += counter.count(dumps(stub_definition(tool)))
             else:
-                row.tokens_sent += counter.count(announcement_line(tool) + "\n")
+                announced.setdefault(tool.server, []).append(tool)
         else:
             row.loaded += 1
             row.tokens_sent += full
+    for server, group in announced.items():  # the compact announcement: one line per group
+        rows[server].tokens_sent += sum(counter.count(line + "\n") for line in announcement_groups(group))
     return list(rows.values())

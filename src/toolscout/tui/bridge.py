@@ -81,6 +81,8 @@ class SessionTranslator:
             return m.TurnEnded(cancelled=True)
         if isinstance(event, se.SessionError):
             return m.ErrorReported(event.message)
+        if isinstance(event, se.ToolSearchSwitched):  # the one announced prompt-cache break
+            return m.WarningRaised(event.notice)
         return translate(event)
 
 

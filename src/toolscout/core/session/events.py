@@ -110,6 +110,16 @@ class AnnouncementSent(Event):
 
 
 @dataclass(frozen=True)
+class ToolSearchSwitched(Event):
+    """Auto mode switched from inline to deferral mid-session (the one announced prompt-cache
+    break): ``notice`` is for people (chat), ``reason`` the new mode decision's reason."""
+
+    notice: str
+    reason: str
+    turn: int
+
+
+@dataclass(frozen=True)
 class UsageReported(Event):
     """Token usage and cache stability of one model request. All counts in tokens.
 

@@ -26,13 +26,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import ToolCatalog
+from ..catalog import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..serialize import dumps, stub_definition, tool_definition
 
 STRATEGIES = ("execute-proxy", "stub")
 #: The projection used when the mode decision is "do not defer" (``toolSearch.enabled`` false,
 #: or auto below its threshold): every tool inline with its full schema, late tools appended.
+#: ToolSearch and ExecuteTool are left out (nothing is deferred, so they would be dead weight);
+#: ExecuteTool is appended only if the model calls a tool name the array does not define.
 INLINE = "inline"
 EXECUTE_TOOL = "ExecuteTool"
 TOOL_SEARCH = "ToolSearch"
@@ -103,23 +105,46 @@ class Projection:
     initial_count: int = 0
 
     @classmethod
-    def build(cls, catalog: ToolCatalog, strategy: str, *, defer: bool = True) -> Projection:
+    def build(cls, catalog: ToolCatalog, strategy: str, *, defer: bool = True,
+              keep: Iterable[dict[str, Any]] = ()) -> Projection:
         """Freeze ``catalog`` order and project it. Unknown strategies fall back to execute-proxy.
 
         Args:
             defer: the mode decision (:func:`toolscout.core.tokens.decide_mode`); False projects
                 every tool inline (strategy :data:`INLINE`), whatever ``strategy`` says.
+            keep: definitions the history still references (a switch from inline to deferral):
+                each stays in the array with its full schema, after the loaded tools, so every
+                ``tool_use`` in history keeps resolving.
         """
         strategy = strategy if strategy in STRATEGIES else "execute-proxy"
         if not defer:
             strategy = INLINE
         catalog.freeze()
-        loaded = catalog.tools() if strategy == INLINE else catalog.loaded_tools()
-        proj = cls(strategy, system_prompt(strategy), [tool_definition(t) for t in loaded],
-                   {t.name for t in loaded})
+        if strategy == INLINE:
+            loaded = [t for t in catalog.tools() if t.name not in ALWAYS_CORE]
+        else:
+            loaded = catalog.loaded_tools()
+        tools = [tool_definition(t) for t in loaded]
+        have = {t["name"] for t in tools}
+        tools.extend(d for d in keep if d["name"] not in have)
+        proj = cls(strategy, system_prompt(strategy), tools, {t["name"] for t in tools})
         proj.sync(catalog)
         proj.initial_count = len(proj.tools)
         return proj
+
+    def admit_proxy(self, catalog: ToolCatalog) -> bool:
+        """Inline strategy: append ExecuteTool's definition (once) so a tool name the model
+        invented can be recorded as an ExecuteTool call (:func:`normalize_tool_use`).
+
+        Returns:
+            True if the array changed (one prompt-cache miss).
+        """
+        proxy = catalog.get(EXECUTE_TOOL)
+        if self.strategy != INLINE or proxy is None or EXECUTE_TOOL in self.full_names:
+            return False
+        self.tools.append(tool_definition(proxy))
+        self.full_names.add(EXECUTE_TOOL)
+        return True
 
     @property
     def initial_deferred(self) -> list[str]:
@@ -138,7 +163,7 @@ class Projection:
             The appended definitions (always empty for execute-proxy).
         """
         if self.strategy == INLINE:
-            have = set(self.names)
+            have = set(self.names) | ALWAYS_CORE
             added = [tool_definition(t) for t in catalog.tools() if t.name not in have]
             self.tools.extend(added)
             self.full_names.update(t["name"] for t in added)

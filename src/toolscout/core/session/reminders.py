@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import ToolSpec
-from ..serialize import one_line
+from ..serialize import announcement_groups, one_line, parse_announcement_line
 
 FULL_TAG = "available-deferred-tools"
 ADDED_TAG = "deferred-tools-added"
 REMOVED_TAG = "deferred-tools-removed"
 DISCOVERY_TAG = "tool_discovery"
 LOADED_TAG = "loaded-tools"
-BUILTIN_GROUP = "built-in"
 
 _BLOCK = re.compile(r"<(?P<tag>available-deferred-tools|deferred-tools-added|deferred-tools-removed|"
                     r"tool_discovery|loaded-tools)>\n?(?P<body>.*?)</(?P=tag)>", re.DOTALL)
@@ -32,25 +31,20 @@ def wrap(text: str) -> str:
     return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
-def _grouped(tools: Sequence[ToolSpec]) -> list[str]:
-    groups: dict[str, list[str]] = {}
-    for tool in tools:
-        groups.setdefault(tool.server or BUILTIN_GROUP, []).append(tool.name)
-    lines: list[str] = []
-    for group, names in groups.items():
-        lines.append(f"# {group} ({len(names)})")
-        lines.extend(names)
-    return lines
+#: How the compact announcement reads (prefix written once per server).
+HOW_TO_READ = ("Names are grouped by prefix, written once: the line \"mcp__github__: create_issue list_issues\" "
+               "announces mcp__github__create_issue and mcp__github__list_issues. Always use the full name "
+               "(prefix + name).")
 
 
 def full_announcement(tools: Sequence[ToolSpec], strategy: str) -> str:
     """The first announcement: every deferred tool by name, grouped by server."""
     how = ("then call it directly by name" if strategy == "stub"
            else "then call it with ExecuteTool {\"tool_name\": NAME, \"params\": {...}}")
-    body = "\n".join(_grouped(tools)) if tools else "(none yet)"
+    body = "\n".join(announcement_groups(tools)) if tools else "(none yet)"
     return wrap(
         "These deferred tools are available by name only; their schemas are not loaded. "
-        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}.\n"
+        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}. {HOW_TO_READ}\n"
         f"<{FULL_TAG}>\n{body}\n</{FULL_TAG}>"
     )
 
@@ -59,7 +53,7 @@ def delta_announcement(added: Sequence[ToolSpec], removed: Sequence[str]) -> str
     """A later change to the deferred set: tools added (grouped) and names removed."""
     parts = ["The set of deferred tools changed."]
     if added:
-        parts.append(f"<{ADDED_TAG}>\n" + "\n".join(_grouped(added)) + f"\n</{ADDED_TAG}>")
+        parts.append(f"<{ADDED_TAG}>\n" + "\n".join(announcement_groups(added)) + f"\n</{ADDED_TAG}>")
     if removed:
         parts.append(f"<{REMOVED_TAG}>\n" + "\n".join(removed) + f"\n</{REMOVED_TAG}>")
     return wrap("\n".join(parts))
@@ -82,13 +76,7 @@ def loaded_trailer(names: Sequence[str]) -> str:
 
 
 def _names(body: str) -> list[str]:
-    out = []
-    for line in body.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or line.startswith("("):
-            continue
-        out.append(line.split(" — ", 1)[0].strip())
-    return out
+    return [name for line in body.splitlines() for name in parse_announcement_line(line)]
 
 
 @dataclass

@@ -21,7 +21,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ..context import build_context_report
 from ..events import EventSource
 from ..models import ToolErrorKind, ToolResult, ToolSpec
 from ..tokens import ModeDecision
@@ -32,11 +31,13 @@ from .events import (
     Recommendation,
     RecommendationsReady,
     SessionError,
+    ToolSearchSwitched,
     TurnCancelled,
     TurnFinished,
     UsageReported,
     UserMessageAdded,
 )
+from .modes import admit_invented, decide, may_switch, switch_notice, switched_projection
 from .prefetch import Prefetcher, query_text
 from .projection import EXECUTE_TOOL, INLINE, Projection, check_request, normalize_tool_use
 from .providers import ModelRequest, Provider, ProviderError, create_provider
@@ -260,6 +261,9 @@ class Session(EventSource):
         for _ in range(MAX_STEPS):
             response = await self._call_model(turn)
             names = set(self.projection.names) if self.projection else set()
+            if self.projection is not None and admit_invented(self.projection, response.content, self.engine.catalog):
+                self._record({"type": "tools_appended", "tools": self.projection.tools[-1:]})
+                names.add(EXECUTE_TOOL)
             blocks = [normalize_tool_use(b, names) for b in response.content]
             if not blocks:  # APIs reject empty assistant messages in history
                 blocks = [{"type": "text", "text": "(no response)"}]
@@ -359,18 +363,8 @@ class Session(EventSource):
             extra_user_text: preview only: a user message (with its reminders) appended to a copy
                 of the history, as the first request for that message would carry it.
         """
-        catalog = self.engine.catalog
-        if self.projection is None:
-            self.mode_decision = self._decide_mode()
-            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer)
-            self._record({"type": "projection", **self.projection.to_json(),
-                          "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
-                                   "reason": self.mode_decision.reason}})
-        else:
-            catalog.freeze()
-            appended = self.projection.sync(catalog)
-            if appended:
-                self._record({"type": "tools_appended", "tools": appended})
+        self._sync_projection()
+        assert self.projection is not None
         messages = self.messages
         if extra_user_text is not None:
             blocks = [*self._reminders(consume=False), {"type": "text", "text": extra_user_text}]
@@ -378,17 +372,42 @@ class Session(EventSource):
         model = getattr(self.provider, "model", "") or ""
         return ModelRequest(model, self.projection.system, self.projection.tools, messages, self.max_tokens)
 
+    def _sync_projection(self) -> None:
+        """Fix the projection on first use; later, append late tools and, in auto mode, switch
+        from inline to deferral once if the inline schemas (with the last known sizes of servers
+        still connecting) now cross the threshold, so no request ever exceeds it."""
+        catalog = self.engine.catalog
+        if self.projection is None:
+            self.mode_decision = self._decide_mode()
+            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer)
+            self._record_projection()
+            return
+        decision = self._decide_mode() if may_switch(self.projection, self.settings) else None
+        if decision is not None and decision.defer:
+            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy)
+            self.mode_decision = decision
+            notice = switch_notice(decision)
+            self._record({"type": "event", "name": "tool_search_switched", "turn": self.turn, "notice": notice})
+            self._record_projection()
+            self.emit(ToolSearchSwitched(notice, decision.reason, self.turn))
+            return
+        catalog.freeze()
+        appended = self.projection.sync(catalog)
+        if appended:
+            self._record({"type": "tools_appended", "tools": appended})
+
+    def _record_projection(self) -> None:
+        assert self.projection is not None and self.mode_decision is not None
+        self._record({"type": "projection", **self.projection.to_json(),
+                      "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
+                               "reason": self.mode_decision.reason}})
+
     def request_body(self, extra_user_text: str | None = None) -> dict[str, Any]:
         """The exact wire body the provider would send for :meth:`build_request`."""
         return self.provider.body(self.build_request(extra_user_text))
 
     def _decide_mode(self) -> ModeDecision:
-        """Defer or not, decided once at the first request (``toolSearch.enabled``; auto compares
-        the deferred schemas' tokens with ``thresholdRatio`` of the model's context window)."""
-        model = getattr(self.provider, "model", None) or self.settings.get("provider.model")
-        report = build_context_report(self.engine.catalog, self.settings, model=model or None,
-                                      strategy=self.strategy)
-        return report.decision
+        return decide(self.engine, self.settings, self.provider, self.strategy)
 
     def _history_state(self) -> HistoryState:
         initial = self.projection.initial_deferred if self.projection and self.strategy == "stub" else None
@@ -401,8 +420,7 @@ class Session(EventSource):
 
     def _reminders(self, *, consume: bool) -> list[dict[str, Any]]:
         """Reminder text blocks for the next user message: announcements, then recommendations."""
-        if self.projection is None:
-            self.build_request()
+        self._sync_projection()  # may switch to deferral: then this message carries the announcement
         assert self.projection is not None
         if self.projection.strategy == INLINE:
             return []  # nothing is deferred: no announcements, no discovery reminders

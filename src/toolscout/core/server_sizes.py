@@ -1,0 +1,100 @@
+"""Last known schema-token size of each MCP server, kept between runs in the user cache dir.
+
+The auto tool-search decision (``toolSearch.enabled = auto``) may have to be made while servers
+are still connecting. Their size is then unknown; the size each one had the last time it
+connected is the best estimate, so it is recorded here whenever a server lists its tools and
+read back by the next run (:meth:`toolscout.core.engine.Engine.pending_sizes`).
+
+The file is ``<user cache dir>/toolscout/server-sizes.json`` (``TOOLSCOUT_CACHE_DIR`` overrides
+the directory; ``TOOLSCOUT_CACHE_DIR=off`` keeps sizes in memory only): ``{"version": 1,
+"servers": {KEY: TOKENS}}`` where KEY is the server's configured name plus a hash of how it is
+started (command, args, url), so a renamed or re-pointed entry does not inherit a stale size. A
+missing, oversized, non-regular or malformed file reads as empty; writes are atomic (temp
+file + replace) and a failed write is ignored (the cache is only an estimate).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: The file is ignored when larger than this (bytes); a few KiB is normal.
+MAX_FILE_BYTES = 1 << 20
+FILE_NAME = "server-sizes.json"
+
+
+def default_path() -> Path | None:
+    """Where sizes are kept, or None when ``TOOLSCOUT_CACHE_DIR=off``."""
+    override = os.environ.get("TOOLSCOUT_CACHE_DIR")
+    if override is not None:
+        return None if override.strip().lower() == "off" else Path(override) / FILE_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("toolscout")) / FILE_NAME
+
+
+def server_key(config: Any) -> str:
+    """Cache key of a configured server (a :class:`~toolscout.core.mcp.config.ServerConfig`):
+    ``NAME#<12 hex of sha256(transport, command, args, url)>``."""
+    spec = json.dumps([getattr(config, "transport", ""), getattr(config, "command", ""),
+                       list(getattr(config, "args", ()) or ()), getattr(config, "url", "")])
+    return f"{config.name}#{hashlib.sha256(spec.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+class ServerSizes:
+    """Read-through, write-through map of server key → schema tokens (deferrable tools only).
+
+    Args:
+        path: the JSON file; None keeps everything in memory.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._sizes: dict[str, int] = self._read()
+
+    def get(self, key: str) -> int | None:
+        """The last recorded size of ``key`` in tokens, or None if never seen."""
+        return self._sizes.get(key)
+
+    def record(self, key: str, tokens: int) -> None:
+        """Remember ``tokens`` for ``key`` and write the file when the value changed."""
+        if self._sizes.get(key) == tokens:
+            return
+        self._sizes[key] = int(tokens)
+        self._write()
+
+    def _read(self) -> dict[str, int]:
+        if self.path is None:
+            return {}
+        try:
+            if not self.path.is_file() or self.path.stat().st_size > MAX_FILE_BYTES:
+                return {}
+            data = json.loads(self.path.read_text(encoding="utf-8-sig"))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        servers = data.get("servers") if isinstance(data, dict) else None
+        if not isinstance(servers, dict):
+            return {}
+        return {str(k): v for k, v in servers.items()
+                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40}
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        text = json.dumps({"version": 1, "servers": self._sizes}, indent=0, sort_keys=True)
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".sizes-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                os.replace(tmp, self.path)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise

@@ -1,0 +1,60 @@
+"""The tool-search mode of a session: the auto decision, and the one switch to deferral.
+
+``toolSearch.enabled = auto`` compares the deferrable schemas' tokens with ``thresholdRatio`` of
+the model's context window (:func:`toolscout.core.tokens.decide_mode`). Servers still connecting
+count with their last known size (:mod:`toolscout.core.server_sizes`). A session that started
+inline re-checks before every request; when late servers push the inline schemas over the
+threshold it re-projects with deferral on, once (:func:`switched_projection`): that is the one
+announced prompt-cache break, and no request is ever sent with inline tools over the threshold.
+An inline session never carries ToolSearch or ExecuteTool, except ExecuteTool appended the first
+time the model invents a tool name (:func:`admit_invented`), so that call can be recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..context import build_context_report
+from ..tokens import ModeDecision
+from .projection import INLINE, Projection
+
+
+def decide(engine: Any, settings: Any, provider: Any, strategy: str) -> ModeDecision:
+    """The mode decision for ``engine``'s catalog now (servers still connecting counted with
+    their last known size when the engine offers ``pending_sizes``)."""
+    model = getattr(provider, "model", None) or settings.get("provider.model")
+    pending = engine.pending_sizes() if hasattr(engine, "pending_sizes") else None
+    report = build_context_report(engine.catalog, settings, model=model or None, strategy=strategy,
+                                  pending=pending)
+    return report.decision
+
+
+def may_switch(projection: Projection, settings: Any) -> bool:
+    """True while a switch to deferral is possible: auto mode, still inline."""
+    return projection.strategy == INLINE and settings.mode == "tst-auto"
+
+
+def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: Any,
+                        strategy: str) -> Projection:
+    """The projection after switching to deferral: tools the history already called keep their
+    full definitions (so every ``tool_use`` in history stays defined), the rest is deferred."""
+    used = {b.get("name") for m in messages if m.get("role") == "assistant"
+            for b in m.get("content") or () if isinstance(b, dict) and b.get("type") == "tool_use"}
+    keep = [d for d in projection.tools if d["name"] in used]
+    return Projection.build(catalog, strategy, defer=True, keep=keep)
+
+
+def switch_notice(decision: ModeDecision) -> str:
+    """The text people see (chat notice, transcript event) when a session switches."""
+    return ("Tool search switched on: the tools of servers that connected after the first message "
+            f"would exceed the threshold ({decision.reason}). The tools array changed once (one "
+            "prompt-cache miss); deferred tools are announced to the model from now on.")
+
+
+def admit_invented(projection: Projection, blocks: Iterable[dict[str, Any]], catalog: Any) -> bool:
+    """Inline projection and a ``tool_use`` naming a tool the array lacks: append ExecuteTool
+    (:meth:`Projection.admit_proxy`). True if the array changed."""
+    names = set(projection.names)
+    invented = any(b.get("type") == "tool_use" and b.get("name") not in names for b in blocks)
+    return invented and projection.admit_proxy(catalog)
