@@ -11,29 +11,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from toolscout.core.schemas import project, project_input_schema
-from toolscout.core.schemas.refs import schema_nodes
-from toolscout.core.schemas.strict import _ALLOWED, restore_optional, strict_schema
+from toolscout.core.schemas.strict import restore_optional, strict_problems, strict_schema
 from toolscout.core.session.providers.openai_provider import to_openai_tools
 from toolscout.core.validation import validate_params
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from hostile_schemas import HOSTILE  # noqa: E402
-
-
-def strict_problems(schema: dict) -> list[str]:
-    """What OpenAI strict mode would reject (its documented rules)."""
-    problems = []
-    if schema.get("type") != "object" or "anyOf" in schema:
-        problems.append("root")
-    for path, node in schema_nodes(schema):
-        problems += [f"{path}: {k}" for k in node if k not in _ALLOWED]
-        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
-        if "object" in types:
-            if node.get("additionalProperties") is not False:
-                problems.append(f"{path}: additionalProperties")
-            if sorted(node.get("required", [])) != sorted(node.get("properties", {})):
-                problems.append(f"{path}: required")
-    return problems
+from hostile_schemas import HOSTILE
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))

@@ -75,6 +75,7 @@ class Engine(EventSource):
         self._file_servers: dict[str, ServerStatus] = {}
         self._listeners = []
         self.warnings: list[str] = [str(w) for w in settings.warnings]
+        self._schema_warned: dict[str, tuple[str, ...]] = {}
         for tool in builtins:
             self.builtins[tool.spec.name] = tool
             self.catalog.add_builtin(tool.spec)
@@ -256,9 +257,11 @@ class Engine(EventSource):
     def apply_delta(self, delta: CatalogDelta) -> None:
         """Update the search index incrementally, warn about schema repairs of added tools, and
         announce the change."""
-        for name in delta.added:
+        changed = [*delta.added, *(t.name for t in self.catalog.server_tools(delta.server or ""))]
+        for name in dict.fromkeys(changed):
             tool = self.catalog.get(name)
-            if tool is not None and tool.schema_warnings:
+            if tool is not None and tool.schema_warnings and self._schema_warned.get(name) != tool.schema_warnings:
+                self._schema_warned[name] = tool.schema_warnings  # once per tool and set of repairs
                 self.warn(schema_warning_line(tool), tool.server or "catalog")
         if delta:
             self.search.sync(delta)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .keywords import path_text
-from .refs import node_at, parse_pointer
+from .refs import node_at, parse_pointer, schema_nodes
 
 MAX_NESTING = 10
 MAX_PROPERTIES = 5000
@@ -118,6 +118,25 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if isinstance(types, list) and "enum" not in schema and "const" not in schema:
         return schema if "null" in types else {**schema, "type": [*types, "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
+
+
+def strict_problems(schema: Any) -> list[str]:
+    """What OpenAI strict mode would reject in ``schema`` (empty when it is acceptable): a root
+    that is not an object or is ``anyOf``, unsupported keywords, objects without
+    ``additionalProperties: false`` or with optional properties."""
+    if not isinstance(schema, dict) or schema.get("type") != "object" or "anyOf" in schema:
+        return ["root is not an object without anyOf"]
+    problems: list[str] = []
+    for path, node in schema_nodes(schema):
+        where = path_text(path)
+        problems += [f"{where}: {k} not supported" for k in node if k not in _ALLOWED]
+        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        if "object" in types:
+            if node.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties is not false")
+            if sorted(node.get("required", [])) != sorted(node.get("properties", {})):
+                problems.append(f"{where}: not every property is required")
+    return problems
 
 
 _cache: dict[str, dict[str, Any] | None] = {}
