@@ -48,6 +48,9 @@ def format_report(report: ContextReport) -> str:
     lines.append(f"{'total':<28} {sum(r.tools for r in report.rows):>5} "
                  f"{sum(r.deferred for r in report.rows):>5} {sum(r.loaded for r in report.rows):>5} "
                  f"{report.tokens_inline:>9,} {report.tokens_sent:>8,} {report.saved:>9,}  ({pct:.1f}% saved)")
+    for name, (state, reason) in sorted(report.states.items(), key=lambda kv: kv[0].casefold()):
+        if state != "connected" or not any(r.server == name for r in report.rows):
+            lines.append(f"{name[:28]:<28} {state}" + (f": {reason}" if reason else ""))
     lines.append(f"mode: {report.decision.mode} — {report.decision.reason}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
     return "\n".join(lines)

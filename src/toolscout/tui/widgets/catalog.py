@@ -145,6 +145,7 @@ class CatalogPanel(Vertical):
         #: The mode decision: False when tool search is off and every tool is sent inline.
         self.defer = True
         self._filter = ""
+        self._shown = 0
         self._refresh_pending = False
 
     def compose(self) -> ComposeResult:
@@ -160,8 +161,10 @@ class CatalogPanel(Vertical):
 
     # -- inputs from the screen --------------------------------------------------------------
     def set_status(self, status: ServerStatus) -> None:
-        """Record a server's new state and redraw."""
+        """Record a server's new state and redraw (the summary at once, like the status bar)."""
         self.statuses[status.name] = status
+        if self.is_mounted:
+            self.query_one("#catalog-summary", Static).update(self.summary())
         self.schedule_refresh()
 
     def set_tokens(self, per_tool: dict[str, int]) -> None:
@@ -217,14 +220,41 @@ class CatalogPanel(Vertical):
         return not q or q in tool.name.lower() or q in (tool.description or "").lower()
 
     def groups(self) -> list[tuple[str, list[ToolSpec]]]:
-        """(group, tools) in catalog order: built-ins first, then every server, failed ones too."""
+        """(group, tools): built-ins first, then every server (failed and connecting ones too)
+        sorted by configured name, case-insensitively (``atlassian`` before ``atlassian-jira``);
+        tools in catalog order within a group."""
         catalog = self._engine.catalog
         groups: dict[str, list[ToolSpec]] = {}
         for tool in catalog.tools():
             groups.setdefault(tool.server or BUILTIN_GROUP, []).append(tool)
         for name in self.statuses:
             groups.setdefault(name, [])
-        return list(groups.items())
+        return sorted(groups.items(), key=lambda g: (g[0] != BUILTIN_GROUP, g[0].casefold(), g[0]))
+
+    def group_tokens(self, tools: list[ToolSpec]) -> int | None:
+        """Tokens of a group from the latest report, or None while the report does not cover
+        every tool of it yet (a server that just connected): never a partial or zero total."""
+        if not tools or any(t.name not in self.tokens for t in tools):
+            return None
+        return sum(self.tokens[t.name] for t in tools)
+
+    def summary(self) -> Text:
+        """The line under the tree: tools, then what is still being decided, failed servers."""
+        total = len(self._engine.catalog.tools())
+        text = f"{self._shown} of {total} tools" if self._filter else f"{total} tools"
+        summary = Text(text, style="dim")
+        connecting = [s for s in self.statuses.values() if s.state is ServerState.CONNECTING]
+        failed = [s for s in self.statuses.values() if s.state is ServerState.FAILED]
+        auto = getattr(getattr(self._engine, "settings", None), "mode", "tst-auto") == "tst-auto"
+        if connecting:
+            noun = "server" if len(connecting) == 1 else "servers"
+            what = "deciding: " if auto else ""
+            summary.append(f" · {what}{len(connecting)} {noun} connecting", style="yellow")
+        elif not self.defer:
+            summary.append(" · deferral off", style="yellow")
+        if failed:
+            summary.append(f" · {len(failed)} failed (Enter: why)", style="red")
+        return summary
 
     def refresh_tree(self) -> None:
         """Rebuild the tree from the catalog, keeping expansion and the cursor where possible."""
@@ -236,15 +266,14 @@ class CatalogPanel(Vertical):
         first_build = not tree.root.children
         cursor = tree.cursor_node.data if tree.cursor_node is not None else None
         tree.clear()
-        shown = total = 0
+        shown = 0
         groups = self.groups()
         expand_all = bool(self._filter) or sum(len(t) for _, t in groups) <= 40
         for group, tools in groups:
-            total += len(tools)
             matching = [t for t in tools if self._matches(t)]
             if self._filter and not matching and self._filter not in group.lower():
                 continue
-            tokens = sum(self.tokens.get(t.name, 0) for t in tools) if self.tokens else None
+            tokens = self.group_tokens(tools)
             label = server_label(group, self.statuses.get(group), len(tools), tokens)
             status = self.statuses.get(group)
             failed = status is not None and status.state is ServerState.FAILED
@@ -265,16 +294,8 @@ class CatalogPanel(Vertical):
                                         and n.data.name == cursor.name):
                     tree.move_cursor(n)
                     break
-        summary = Text(f"{shown} of {total} tools" if self._filter else f"{total} tools", style="dim")
-        connecting = [s for s in self.statuses.values() if s.state is ServerState.CONNECTING]
-        failed = [s for s in self.statuses.values() if s.state is ServerState.FAILED]
-        if connecting:
-            summary.append(f" · {len(connecting)} connecting", style="yellow")
-        if not self.defer:
-            summary.append(" · deferral off", style="yellow")
-        if failed:
-            summary.append(f" · {len(failed)} failed (Enter: why)", style="red")
-        self.query_one("#catalog-summary", Static).update(summary)
+        self._shown = shown
+        self.query_one("#catalog-summary", Static).update(self.summary())
 
 
 def _walk(node: TreeNode[Any]) -> list[TreeNode[Any]]:
