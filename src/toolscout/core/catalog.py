@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from .models import ToolSpec
-from .names import dedupe, from_announcement, lookup_key, mcp_tool_name
+from .names import dedupe, from_announcement, lookup_key, loose_key, mcp_tool_name, written_name
 from .schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
@@ -77,6 +77,7 @@ class ToolCatalog:
         self._order: list[str] = []
         self._by_server: dict[str, list[str]] = {}
         self._frozen = False
+        self._loose: dict[str, tuple[str, str]] | None = None
         self._core_names = set(core_names) | ALWAYS_CORE
         self._always_load = list(always_load)
         self._visible: Callable[[ToolSpec], bool] = lambda _tool: True
@@ -187,6 +188,7 @@ class ToolCatalog:
         return delta
 
     def _insert(self, names: list[str]) -> None:
+        self._loose = None  # set_server_tools and add_builtin both end here
         if not names:
             return
         if self._frozen:
@@ -239,12 +241,16 @@ class ToolCatalog:
     def resolve(self, name: str) -> list[ToolSpec]:
         """Every visible tool ``name`` could mean, most exact first.
 
-        Tries the canonical name as given, then case-insensitively, then the bare tool name
-        (``create_issue``) across servers. More than one result means the name is ambiguous.
-        A name copied from the compact announcement with its group prefix
-        (``mcp__github__: create_issue``) stands for the full name
-        (:func:`~toolscout.core.names.from_announcement`).
+        ``name`` is taken as a model writes it: surrounding quotes, backticks and brackets are
+        ignored (:func:`~toolscout.core.names.written_name`), and a name copied from the compact
+        announcement with its group prefix (``mcp__github__: create_issue``) stands for the full
+        name (:func:`~toolscout.core.names.from_announcement`). Tries, in order: the canonical
+        name as given; case-insensitively; loosely (:func:`~toolscout.core.names.loose_key`: the
+        configured server spelling ``mcp__obsidian-graph__x`` for ``mcp__obsidian_graph__x``);
+        the bare tool name (``create_issue``) across servers, exactly then loosely. More than
+        one result means the name is ambiguous.
         """
+        name = written_name(name) if isinstance(name, str) else ""
         if not name:
             return []
         name = from_announcement(name)
@@ -255,4 +261,17 @@ class ToolCatalog:
         by_canonical = [t for t in self.tools() if t.name.lower() == key]
         if by_canonical:
             return by_canonical
-        return [t for t in self.tools() if lookup_key(t.bare_name) == key]
+        loose = loose_key(name)
+        keys = self._loose_keys()
+        by_loose = [t for t in self.tools() if keys[t.name][0] == loose]
+        if by_loose:
+            return by_loose
+        by_bare = [t for t in self.tools() if lookup_key(t.bare_name) == key]
+        return by_bare or [t for t in self.tools() if keys[t.name][1] == loose]
+
+    def _loose_keys(self) -> dict[str, tuple[str, str]]:
+        """Canonical name → (loose key of the name, loose key of the bare name); cached until
+        the catalog changes."""
+        if self._loose is None or len(self._loose) != len(self._tools):
+            self._loose = {n: (loose_key(n), loose_key(t.bare_name)) for n, t in self._tools.items()}
+        return self._loose

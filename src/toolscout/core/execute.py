@@ -276,7 +276,8 @@ class ToolExecutor:
 
         try:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
-            raw = await conn.call_tool(tool.original_name or tool.name, arguments, self.call_timeout)
+            # The server's own name, even "" (shown under a placeholder, called by its real name).
+            raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

@@ -37,13 +37,27 @@ def shorten(name: str, limit: int = MAX_NAME_LENGTH) -> str:
     return f"{name[: limit - 9]}_{digest}"
 
 
+def tool_part(tool: str) -> str:
+    """The tool part of a canonical name: ``tool`` sanitised, or, when nothing visible is left
+    (``""``, or only characters the rule replaces), the stable placeholder
+    ``unnamed_<8 hex of sha1(tool)>``. The tool is still called by its real name.
+
+    >>> tool_part("")
+    'unnamed_da39a3ee'
+    """
+    part = sanitize(tool)
+    if part.strip("_-"):
+        return part
+    return "unnamed_" + hashlib.sha1(tool.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def mcp_tool_name(server: str, tool: str) -> str:
     """Canonical name of an MCP tool: ``mcp__<server>__<tool>``, sanitised and at most 64 chars.
 
     >>> mcp_tool_name("github", "create_issue")
     'mcp__github__create_issue'
     """
-    return shorten(f"{MCP_PREFIX}{sanitize(server)}__{sanitize(tool)}")
+    return shorten(f"{MCP_PREFIX}{sanitize(server)}__{tool_part(tool)}")
 
 
 def split_mcp_name(name: str) -> tuple[str, str] | None:
@@ -81,6 +95,28 @@ def from_announcement(name: str) -> str:
         return name
     prefix = match.group("prefix")
     return (prefix if prefix != "built-in" else "") + match.group("tool")
+
+
+#: Wrappers a model puts around a name it writes: quotes, backticks, brackets.
+_WRAPPERS = "\"'`[](){}<> \t\r\n"
+
+
+def written_name(text: str) -> str:
+    """A name as a model wrote it, without surrounding quotes, backticks or brackets.
+
+    >>> written_name(' `mcp__github__create_issue` ')
+    'mcp__github__create_issue'
+    """
+    return text.strip().strip(_WRAPPERS).strip()
+
+
+def loose_key(name: str) -> str:
+    """Key that also matches a name written with the configured server spelling: lower case,
+    every character other than ``[a-z0-9_]`` read as ``_`` (``mcp__obsidian-graph__vault_read``
+    → ``mcp__obsidian_graph__vault_read``), and a name over 64 characters shortened the way
+    :func:`mcp_tool_name` shortens it."""
+    key = re.sub(r"[^a-z0-9_]", "_", sanitize(written_name(name)).lower())
+    return shorten(key) if len(key) > MAX_NAME_LENGTH else key
 
 
 def lookup_key(name: str) -> str:

@@ -1,6 +1,7 @@
 """The ToolSearch query grammar.
 
-* ``select:A,B`` — load tools by exact name (comma-separated, case-insensitive).
+* ``select:A,B`` — load tools by exact name (comma-separated, case-insensitive); names may be
+  quoted or backticked, spaced after commas, or given as a JSON array (``select:["A","B"]``).
 * ``discover:<task>`` — ranked search for a task description.
 * anything else — keywords, ranked; ``+term`` marks a word the tool *name* must contain.
 
@@ -9,8 +10,10 @@ The prefixes are case-insensitive and may be followed by spaces. Parsing never r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
+from ..names import written_name
 from .results import SearchMode
 from .tokenize import clean
 
@@ -43,8 +46,8 @@ def parse_query(query: object) -> ParsedQuery:
     lowered = text[:10].lower()
     if lowered.startswith("select:"):
         seen: dict[str, str] = {}
-        for part in text[len("select:") :].split(","):
-            name = part.strip()
+        for part in _select_parts(text[len("select:") :]):
+            name = written_name(part)
             if name and name.lower() not in seen:
                 seen[name.lower()] = name
         names = tuple(seen.values())
@@ -61,3 +64,16 @@ def parse_query(query: object) -> ParsedQuery:
         else:
             words.append(token)
     return ParsedQuery(mode, text=" ".join(words), required=tuple(r for r in required if r))
+
+
+def _select_parts(body: str) -> list[str]:
+    """The names of a ``select:`` body: a JSON array of strings, else comma-separated parts."""
+    body = body.strip()
+    if body.startswith("["):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if isinstance(value, list):
+            return [v for v in value if isinstance(v, str)]
+    return body.split(",")

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 import threading
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from ..catalog import CatalogDelta, ToolCatalog
 from ..models import ToolSpec
-from ..names import sanitize, split_mcp_name
+from ..names import sanitize, split_mcp_name, written_name
 from ..settings import Settings
 from . import dense as dense_mod
 from .grammar import ParsedQuery, parse_query
@@ -236,11 +238,31 @@ class ToolSearch:
             result.no_good_match = True
             result.errors.append("empty query: give keywords, discover:<task> or select:<names>")
             return
+        named = [] if parsed.required else self._named(parsed.text)
+        limit = max(limit, min(len(named), MAX_LIMIT))
         hits = self._visible(self.index.rank(parsed.text, limit * 2 + 10, required=parsed.required))
-        result.hits = [h for h in hits if h.score >= self.floor][:limit]
+        by_name = {h.tool.name: h for h in hits}
+        exact = [_exact_hit(by_name.get(t.name), t) for t in named]
+        rest = [h for h in hits if h.score >= self.floor and h.tool.name not in {t.name for t in named}]
+        result.hits = [*exact, *rest][:limit]
         result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
         if not result.hits:
             result.no_good_match = True
+
+    def _named(self, text: str) -> list[ToolSpec]:
+        """Deferred tools the query names exactly, in query order: every token that is a tool
+        name (any form :meth:`ToolCatalog.resolve` accepts). In a query of several words only
+        name-shaped tokens count (``_``, ``-``, ``.`` or camelCase), so a plain word that is also
+        some tool's bare name does not jump ahead of better matches."""
+        tokens = [t for t in (written_name(p) for p in _TOKEN_SPLIT.split(text[:2000])) if t]
+        named: dict[str, ToolSpec] = {}
+        for token in tokens[:MAX_LIMIT]:
+            if len(tokens) > 1 and not _NAME_SHAPED.search(token):
+                continue
+            for tool in self.catalog.resolve(token):
+                if self.catalog.is_deferred(tool):
+                    named.setdefault(tool.name, tool)
+        return list(named.values())
 
     def _unmatched(self, text: str) -> list[str]:
         store = self.index.store
@@ -290,6 +312,18 @@ class ToolSearch:
             by_key.setdefault(tool.bare_name.lower(), tool.name)
         close = difflib.get_close_matches(name.lower()[:200], list(by_key), n=MAX_SUGGESTIONS * 2, cutoff=0.6)
         return list(dict.fromkeys(by_key[c] for c in close))[:MAX_SUGGESTIONS]
+
+
+_TOKEN_SPLIT = re.compile(r"[\s,;]+")
+_NAME_SHAPED = re.compile(r"[_\-.]|[a-z][A-Z]")
+
+
+def _exact_hit(ranked: ScoredTool | None, tool: ToolSpec) -> ScoredTool:
+    """A named tool as a hit with score 1.0 (its ranked explanation kept when it has one)."""
+    if ranked is None:
+        return ScoredTool(tool=tool, score=1.0, components={"exact_name": 1.0}, raw={}, exact_name=True)
+    return replace(ranked, score=1.0, exact_name=True,
+                   components={**ranked.components, "exact_name": max(0.0, 1.0 - ranked.score)})
 
 
 def _server_of(name: str) -> str | None:
