@@ -63,7 +63,8 @@ def test_headless_json_transcript(catalog, capsys, monkeypatch, tmp_path) -> Non
     data = json.loads(out)
     assert data["result"].startswith("The forecast tool")
     assert data["searches"][0]["loaded"][0] == "mcp__weather__get_forecast"
-    assert data["tool_calls"][0]["tool"] == "Bash" and data["tool_calls"][0]["error_kind"] == "permission_denied"
+    assert [c["tool"] for c in data["tool_calls"]] == ["ToolSearch", "Bash"]
+    assert data["tool_calls"][1]["error_kind"] == "permission_denied" and data["tool_calls"][1]["outcome"] == "denied"
     assert "--allowed-tools Bash" in err
     assert len(data["usage"]) == 3 and data["cache"]["prefix_hits"] == 2
 

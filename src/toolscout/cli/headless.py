@@ -2,8 +2,8 @@
 
 Nobody can be asked for permission here, so tools that would ask are refused with a message that
 names the rule to add (``--allowed-tools NAME`` or ``permissions.allow``); those refusals are also
-printed to stderr. ``--output-format json`` prints the whole transcript: messages, tool calls with
-real names and arguments, search results, usage per request and cache figures.
+printed to stderr. ``--output-format json`` prints the whole transcript: messages, every tool call
+the model made (see :func:`tool_call_log`), search results, usage per request and cache figures.
 """
 
 from __future__ import annotations
@@ -33,17 +33,14 @@ def run_headless(args: argparse.Namespace) -> int:
         return fail("toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
                     "--provider openai --base-url URL for a local OpenAI-compatible server.")
     engine = make_engine(args)
-    calls: list[dict[str, Any]] = []
+    finished: dict[str, ToolCallFinished] = {}
     searches: list[dict[str, Any]] = []
 
     def listen(event: Any) -> None:
         if isinstance(event, ToolCallFinished):
-            r = event.result
-            calls.append({"id": event.call_id, "tool": event.tool_name, "params": event.params, "via": event.via,
-                          "is_error": r.is_error, "error_kind": r.error_kind.value if r.error_kind else None,
-                          "output": r.text(), "duration_ms": round(r.duration_ms, 1)})
-            if r.error_kind is ToolErrorKind.PERMISSION_DENIED:
-                print(f"toolscout: {r.text()}", file=sys.stderr)
+            finished[event.call_id] = event
+            if event.result.error_kind is ToolErrorKind.PERMISSION_DENIED:
+                print(f"toolscout: {event.result.text()}", file=sys.stderr)
         elif isinstance(event, SearchResultsReady):
             searches.append({"id": event.call_id, "query": event.query, "loaded": list(event.loaded),
                              "result": event.result.to_json() if event.result is not None else None})
@@ -67,7 +64,8 @@ def run_headless(args: argparse.Namespace) -> int:
                 "session_id": session.id, "strategy": session.strategy, "provider": provider.name,
                 "model": provider.model, "result": outcome.text, "error": outcome.error,
                 "cancelled": outcome.cancelled, "stop_reason": outcome.stop_reason,
-                "messages": session.messages, "tool_calls": calls, "searches": searches,
+                "messages": session.messages, "tool_calls": tool_call_log(session.messages, finished),
+                "searches": searches,
                 "usage": [_usage(u) for u in session.usage_log], "cache": session.cache_stats(),
             }, ensure_ascii=False, indent=2))
         elif outcome.text:
@@ -86,3 +84,62 @@ def run_headless(args: argparse.Namespace) -> int:
 
 def _usage(event: Any) -> dict[str, Any]:
     return {k: getattr(event, k) for k in event.__dataclass_fields__}
+
+
+#: ``outcome`` of a call by the kind of error it ended with.
+_OUTCOMES = {
+    ToolErrorKind.INVALID_PARAMS: "invalid", ToolErrorKind.PERMISSION_DENIED: "denied",
+    ToolErrorKind.UNKNOWN_TOOL: "rejected", ToolErrorKind.DISABLED: "rejected", ToolErrorKind.NOT_LOADED: "rejected",
+    ToolErrorKind.CANCELLED: "cancelled",
+}
+
+
+def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFinished]) -> list[dict[str, Any]]:
+    """Every ``tool_use`` block of the transcript, in order, with what became of it.
+
+    Built from the transcript itself (so a call is listed even if nothing ran it) and completed
+    from the call's :class:`ToolCallFinished` event when there is one.
+
+    Returns:
+        One dict per call: ``id``; ``name`` and ``arguments`` exactly as the model sent them
+        (``ExecuteTool``, ``ToolSearch`` or a direct tool); ``tool`` and ``params``, the real
+        target and its arguments; ``via``; ``outcome``: ``ok`` | ``error`` | ``invalid`` |
+        ``denied`` | ``rejected`` (unknown, disabled, not loaded) | ``cancelled`` |
+        ``unanswered`` (no result in the transcript); ``is_error``, ``error_kind``, ``output``
+        (the text the model got back) and ``duration_ms``.
+    """
+    results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
+               for b in (m.get("content") if isinstance(m.get("content"), list) else []) if isinstance(b, dict)
+               and b.get("type") == "tool_result"}
+    log: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name, arguments = block.get("name"), block.get("input")
+            event, answer = finished.get(block.get("id")), results.get(block.get("id"))
+            entry: dict[str, Any] = {"id": block.get("id"), "name": name, "arguments": arguments}
+            if event is not None:
+                r = event.result
+                outcome = _OUTCOMES.get(r.error_kind, "error") if r.is_error else "ok"
+                entry.update(tool=event.tool_name, params=event.params, via=event.via, outcome=outcome,
+                             is_error=r.is_error, error_kind=r.error_kind.value if r.error_kind else None,
+                             duration_ms=round(r.duration_ms, 1))
+            else:  # ToolSearch, or a call nothing ran
+                entry.update(tool=name, params=arguments, via="direct",
+                             outcome="unanswered" if answer is None else ("error" if answer.get("is_error") else "ok"),
+                             is_error=bool(answer and answer.get("is_error")), error_kind=None, duration_ms=None)
+            entry["output"] = _text(answer)
+            log.append(entry)
+    return log
+
+
+def _text(answer: dict[str, Any] | None) -> str | None:
+    if answer is None:
+        return None
+    content = answer.get("content")
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return content if isinstance(content, str) else None

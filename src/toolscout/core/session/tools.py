@@ -96,11 +96,12 @@ class ToolRouter:
             # params may be a JSON string (some models send that); the executor parses it.
             target, params = args.get("tool_name"), args.get("params", {})
             if not isinstance(target, str) or not target:
-                result = ToolResult.error(EXECUTE_TOOL, ToolErrorKind.INVALID_PARAMS,
-                                          "ExecuteTool needs tool_name (the exact tool name) and params (an object).")
+                result = self._refused(call_id, args, ToolResult.error(
+                    EXECUTE_TOOL, ToolErrorKind.INVALID_PARAMS,
+                    "ExecuteTool needs tool_name (the exact tool name) and params (an object)."))
             elif target in (TOOL_SEARCH, EXECUTE_TOOL):
-                result = ToolResult.error(target, ToolErrorKind.INVALID_PARAMS,
-                                          f"Call {target} directly, not through ExecuteTool.")
+                result = self._refused(call_id, args, ToolResult.error(
+                    target, ToolErrorKind.INVALID_PARAMS, f"Call {target} directly, not through ExecuteTool."))
             else:
                 result = await self.call(call_id, target, params, via=EXECUTE_TOOL)
             text, is_error = self._result_text(result), result.is_error
@@ -108,6 +109,14 @@ class ToolRouter:
             result = await self.call(call_id, name, args, via="direct")
             text, is_error = self._result_text(result), result.is_error
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}, result
+
+    def _refused(self, call_id: str, args: Any, result: ToolResult) -> ToolResult:
+        """An ExecuteTool call refused before any tool was looked up: still reported as a call
+        (started and finished events), so transcripts and ``-p --output-format json`` list it."""
+        shown = args if isinstance(args, dict) else {"_raw": args}
+        self.emit(ToolCallStarted(call_id, result.tool_name, shown, EXECUTE_TOOL))
+        self.emit(ToolCallFinished(call_id, result.tool_name, shown, result, EXECUTE_TOOL))
+        return result
 
     def search(self, call_id: str, args: dict[str, Any]) -> tuple[str, bool]:
         """Answer a ToolSearch call; returns (tool_result text, is_error)."""
