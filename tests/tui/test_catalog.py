@@ -111,3 +111,43 @@ async def test_tools_are_labelled_inline_when_tool_search_is_off() -> None:
         await sc.settle(pilot)
         assert app.session.mode_decision is not None and not app.session.mode_decision.defer
         assert "NotebookEdit  inline" in sc.screen_text(app)
+
+
+async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
+    """A server re-listing (list_changed) redraws its own subtree; every other server's node and
+    tool nodes stay the very same objects."""
+    import importlib.util
+
+    from toolscout.core.mcp.config import ServerConfig
+    from toolscout.tui.factory import make_app as build
+    from toolscout.tui.messages import CatalogChanged
+
+    spec = importlib.util.spec_from_file_location("fixture_dynamic", sc.FIXTURES / "servers" / "dynamic.py")
+    assert spec and spec.loader
+    dynamic = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dynamic)
+    settings = sc.make_settings()
+    engine = sc.make_engine(settings, servers=(ServerConfig.memory("dyn", dynamic.build("dyn")),))
+    app = build(settings, engine, None)
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await sc.settle(pilot)
+        panel = app.screen.query_one(CatalogPanel)
+        tree = app.screen.query_one("#catalog-tree")
+        before = {n.data: (n, list(n.children)) for n in tree.root.children}
+        assert "dyn" in before and "github" in before and len(before) >= 5
+        start = len(msgs.seen)
+        await engine.pool.connection("dyn").call_tool("add_tool", {"name": "fresh_tool"}, 10)
+        await msgs.wait_for(pilot, lambda m: isinstance(m, CatalogChanged) and "mcp__dyn__fresh_tool" in m.added,
+                            start=start)
+        await pilot.pause()
+        await pilot.pause()
+        assert panel.last_rebuilt == ["dyn"]
+        after = {n.data: (n, list(n.children)) for n in tree.root.children}
+        assert after.keys() == before.keys()
+        for group, (node, children) in before.items():
+            if group == "dyn":
+                continue
+            assert after[group][0] is node, group
+            assert all(a is b for a, b in zip(after[group][1], children, strict=True)), group
+        dyn_tools = [n.data.name for n in after["dyn"][1] if isinstance(n.data, ToolSpec)]
+        assert "mcp__dyn__fresh_tool" in dyn_tools

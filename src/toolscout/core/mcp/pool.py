@@ -1,10 +1,17 @@
 """All configured MCP servers: started together, each in its own lifetime task, stopped together.
 
 :meth:`ServerPool.start` returns as soon as a supervisor task is running; every server connects
-concurrently under it, so nothing ever waits for the slowest server. The supervisor is an
-asyncio task (the CLI's ``asyncio.run`` and Textual both run asyncio) that holds one anyio task
-group; :meth:`ServerPool.stop` may therefore be awaited from any task, not only the one that
-called ``start``.
+concurrently under it, so nothing ever waits for the slowest server. The supervisor and every
+connection run on the pool's own event loop, on a thread (:mod:`.loop_thread`), so connecting 47
+servers never stalls the loop of the caller (the UI's). The public methods are called on the
+caller's loop (the one that called :meth:`ServerPool.start`) and hop to the pool loop; what the
+connections report reaches the listener on the caller's loop, in order, one callback per state
+change or listing. Statuses read from the pool (:meth:`ServerPool.statuses`) are those the
+listener has been told, so they always agree with the catalog the listener maintains.
+
+A server that re-lists faster than the caller's loop takes listings in is coalesced: a listing
+not yet delivered is replaced by the newer one (never across a state change), so a
+``list_changed`` storm costs the caller one catalog update per loop turn at most.
 """
 
 from __future__ import annotations
@@ -12,14 +19,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import sanitize
 from .config import ServerConfig
+from .loop_thread import LoopThread, RemoteConnection, post
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
     from .connection import ConnectionListener, ServerConnection
@@ -49,36 +58,69 @@ class ServerPool:
         self.call_timeout = call_timeout
         self._listener = listener
         self._connections: dict[str, ServerConnection] = {}
+        #: What the listener has been told (read and written on the caller's loop only).
         self._statuses: dict[str, ServerStatus] = {}
         for cfg in self.configs.values():
             transport = cfg.transport if cfg.error is None else "stdio"
             state = ServerState.FAILED if cfg.error else ServerState.CONNECTING
             self._statuses[cfg.name] = ServerStatus(cfg.name, state, error=cfg.error, transport=transport)
-        self._changed = anyio.Event()
+        self._changed: asyncio.Event | None = None  # caller's loop; created on first wait
+        self._home: asyncio.AbstractEventLoop | None = None
+        self._runner = LoopThread()
+        # pool-loop state (created on the pool loop by ``_start_remote``)
         self._tg: anyio.abc.TaskGroup | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._ready = anyio.Event()
-        self._stopping = anyio.Event()
-        self._done = anyio.Event()
+        self._task: asyncio.Future[None] | None = None
+        self._ready: anyio.Event | None = None
+        self._stopping: anyio.Event | None = None
+        self._done: anyio.Event | None = None
+        # listings not yet delivered, by server: ``[tools, instructions]`` slots that a newer
+        # listing overwrites in place (see the module docstring)
+        self._slots: dict[str, list[Any]] = {}
+        self._slots_lock = threading.Lock()
+        #: Listings the pool received from connections, and those it delivered (coalescing).
+        self.listings_received = 0
+        self.listings_delivered = 0
 
-    # -- listener (called by connections in their lifetime tasks) ---------------------------
+    # -- listener (called by connections in their lifetime tasks, on the pool loop) ----------
     def server_status_changed(self, status: ServerStatus) -> None:
-        """Record and forward a state change (wakes :meth:`wait_settled`)."""
+        """Forward a state change to the caller's loop (wakes :meth:`wait_settled` there)."""
         conn = self._connections.get(status.name)
         if conn is not None and conn.status is not status:
             return  # a superseded connection (before a reconnect) reporting late
-        self._statuses[status.name] = status
-        self._changed.set()
-        self._changed = anyio.Event()
-        self._listener.server_status_changed(status)
+        with self._slots_lock:
+            self._slots.pop(status.name, None)  # later listings must not overtake this change
+        post(self._home, self._deliver_status, status)
 
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
-        """Forward a tool listing."""
-        self._listener.server_tools_changed(name, tools, instructions)
+        """Forward a tool listing; replaces one of the same server not yet delivered."""
+        with self._slots_lock:
+            self.listings_received += 1
+            slot = self._slots.get(name)
+            if slot is not None:
+                slot[0], slot[1] = tools, instructions
+                return
+            slot = self._slots[name] = [tools, instructions]
+        post(self._home, self._deliver_tools, name, slot)
 
     def server_warning(self, message: str, name: str) -> None:
         """Forward a warning."""
-        self._listener.server_warning(message, name)
+        post(self._home, self._listener.server_warning, message, name)
+
+    # -- deliveries (on the caller's loop) --------------------------------------------------
+    def _deliver_status(self, status: ServerStatus) -> None:
+        self._statuses[status.name] = status
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+        self._listener.server_status_changed(status)
+
+    def _deliver_tools(self, name: str, slot: list[Any]) -> None:
+        with self._slots_lock:
+            if self._slots.get(name) is slot:
+                del self._slots[name]
+            tools, instructions = slot
+            self.listings_delivered += 1
+        self._listener.server_tools_changed(name, tools, instructions)
 
     # -- queries ----------------------------------------------------------------------------
     def statuses(self) -> list[ServerStatus]:
@@ -89,9 +131,10 @@ class ServerPool:
         """The status of ``name`` (configuration name), or None."""
         return self._statuses.get(name)
 
-    def connection(self, name: str) -> ServerConnection | None:
-        """The current connection of ``name``, or None."""
-        return self._connections.get(name)
+    def connection(self, name: str) -> RemoteConnection | None:
+        """The current connection of ``name`` (its requests run on the pool loop), or None."""
+        conn = self._connections.get(name)
+        return RemoteConnection(conn, self._runner) if conn is not None else None
 
     def find(self, server_part: str) -> str | None:
         """The configured server whose name is ``server_part`` as written or as sanitised in
@@ -105,14 +148,24 @@ class ServerPool:
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
-        """Start the supervisor and every valid server in the background; returns at once."""
+        """Start the pool loop thread, the supervisor and every valid server; returns at once.
+
+        The calling loop becomes the one every listener callback runs on.
+        """
         if self._task is not None:
             return
+        self._home = asyncio.get_running_loop()
+        self._runner.start()
+        await self._runner.run(self._start_remote())
+
+    async def _start_remote(self) -> None:
+        self._ready, self._stopping, self._done = anyio.Event(), anyio.Event(), anyio.Event()
         self._task = asyncio.get_running_loop().create_task(self._supervise(), name="toolscout-mcp-pool")
         with anyio.fail_after(10):
             await self._ready.wait()
 
     async def _supervise(self) -> None:
+        assert self._ready is not None and self._stopping is not None and self._done is not None
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
@@ -145,12 +198,18 @@ class ServerPool:
         """Wait until no server is connecting; True if settled, False on ``timeout`` (s)."""
         with anyio.move_on_after(math_inf(timeout)):
             while any(s.state is ServerState.CONNECTING for s in self._statuses.values()):
+                if self._changed is None:
+                    self._changed = asyncio.Event()
                 await self._changed.wait()
             return True
         return False
 
     async def disconnect(self, name: str) -> None:
         """Close one server's session and wait for its lifetime task to end (bounded)."""
+        if name in self._connections and self._runner.running:
+            await self._runner.run(self._disconnect_remote(name))
+
+    async def _disconnect_remote(self, name: str) -> None:
         conn = self._connections.get(name)
         if conn is None:
             return
@@ -158,24 +217,38 @@ class ServerPool:
         with anyio.move_on_after(STOP_TIMEOUT_S):
             await conn.finished.wait()
 
-    async def reconnect(self, name: str) -> ServerConnection:
+    async def reconnect(self, name: str) -> RemoteConnection:
         """Close ``name`` if open and start a fresh connection; returns at once (see its status).
 
         Raises:
             KeyError: ``name`` is not configured. RuntimeError: the pool is not running.
         """
         cfg = self.configs[name]
+        if self._tg is None or not self._runner.running:
+            raise RuntimeError("the MCP server pool is not running")
+        conn = await self._runner.run(self._reconnect_remote(cfg))
+        return RemoteConnection(conn, self._runner)
+
+    async def _reconnect_remote(self, cfg: ServerConfig) -> ServerConnection:
+        await self._disconnect_remote(cfg.name)
+        if cfg.error is not None:
+            raise RuntimeError(f"server {cfg.name} cannot start: {cfg.error}")
         if self._tg is None:
             raise RuntimeError("the MCP server pool is not running")
-        await self.disconnect(name)
-        if cfg.error is not None:
-            raise RuntimeError(f"server {name} cannot start: {cfg.error}")
         return self._launch(cfg)
 
     async def stop(self) -> None:
-        """Close every session and end every lifetime task; safe to call twice."""
+        """Close every session, end every lifetime task and the pool loop; safe to call twice."""
         if self._task is None:
             return
+        if self._runner.running:
+            with contextlib.suppress(Exception):
+                await self._runner.run(self._stop_remote())
+        await self._runner.close()
+        self._task = None
+
+    async def _stop_remote(self) -> None:
+        assert self._stopping is not None and self._done is not None and self._task is not None
         self._stopping.set()
         with anyio.move_on_after(STOP_TIMEOUT_S):
             await self._done.wait()
@@ -183,7 +256,6 @@ class ServerPool:
             self._tg.cancel_scope.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._task
-        self._task = None
 
 
 def math_inf(timeout: float | None) -> float:

@@ -7,6 +7,10 @@ show their connection state, and the reason when they failed. Typing in the filt
 tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details), and
 Enter on a failed server or its reason line posts :class:`CatalogPanel.ServerChosen` (a tree line
 cannot wrap, so the screen shows the full reason in a dialog).
+
+Updates touch only what changed: each server's subtree is compared with what it shows (its
+status, its tool objects, their states and token counts, the filter) and rebuilt only when it
+differs, so a server connecting among 47 rebuilds one subtree, not all 1,700 tool nodes.
 """
 
 from __future__ import annotations
@@ -147,6 +151,10 @@ class CatalogPanel(Vertical):
         self._filter = ""
         self._shown = 0
         self._refresh_pending = False
+        #: What each server's subtree shows now (see :meth:`_signature`), by group.
+        self._drawn: dict[str, tuple[Any, ...]] = {}
+        #: Subtrees rebuilt by the last refresh (group names; a test and benchmark hook).
+        self.last_rebuilt: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield QueryInput(placeholder="filter tools…", id="catalog-filter")
@@ -256,46 +264,91 @@ class CatalogPanel(Vertical):
             summary.append(f" · {len(failed)} failed (Enter: why)", style="red")
         return summary
 
+    def _signature(self, group: str, tools: list[ToolSpec], matching: list[ToolSpec]) -> tuple[Any, ...]:
+        """Everything one server's subtree shows: equal signatures draw equal subtrees (tools
+        compare by identity first, so an unchanged listing costs no schema comparison)."""
+        catalog = self._engine.catalog
+        rows = tuple((t, tool_state(catalog, t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
+                     for t in matching)
+        return (self.statuses.get(group), len(tools), self.group_tokens(tools), self._filter, rows)
+
     def refresh_tree(self) -> None:
-        """Rebuild the tree from the catalog, keeping expansion and the cursor where possible."""
+        """Bring the tree up to date with the catalog, rebuilding only the subtrees of servers
+        whose rows changed; keeps expansion and the cursor where possible."""
         if not self.is_mounted:
             return
         tree = self.query_one(CatalogTree)
-        catalog = self._engine.catalog
-        expanded = {n.data for n in _walk(tree.root) if isinstance(n.data, str) and n.is_expanded}
-        first_build = not tree.root.children
+        nodes: dict[str, TreeNode[Any]] = {n.data: n for n in tree.root.children if isinstance(n.data, str)}
+        first_build = not nodes
         cursor = tree.cursor_node.data if tree.cursor_node is not None else None
-        tree.clear()
         shown = 0
         groups = self.groups()
         expand_all = bool(self._filter) or sum(len(t) for _, t in groups) <= 40
+        visible: list[tuple[str, list[ToolSpec], list[ToolSpec]]] = []
         for group, tools in groups:
             matching = [t for t in tools if self._matches(t)]
-            if self._filter and not matching and self._filter not in group.lower():
-                continue
-            tokens = self.group_tokens(tools)
-            label = server_label(group, self.statuses.get(group), len(tools), tokens)
-            status = self.statuses.get(group)
-            failed = status is not None and status.state is ServerState.FAILED
-            node = tree.root.add(label, data=group, allow_expand=bool(matching) or failed)
-            if failed:
-                reason = Text(clean(status.error or "no reason given", single_line=True), style="red")  # type: ignore[union-attr]
-                node.add_leaf(reason, data=f"{group}:error")
-                node.expand()
-            for tool in matching:
-                state = tool_state(catalog, tool, self.loaded_names, defer=self.defer)
-                node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
+            if not self._filter or matching or self._filter in group.lower():
+                visible.append((group, tools, matching))
+        wanted = {group for group, _, _ in visible}
+        for group in set(nodes) - wanted:  # first, so the others keep their positions
+            nodes.pop(group).remove()
+            self._drawn.pop(group, None)
+        rebuilt: list[str] = []
+        for position, (group, tools, matching) in enumerate(visible):
             shown += len(matching)
-            if matching and (expand_all or group in expanded or (first_build and group == BUILTIN_GROUP)):
+            signature = self._signature(group, tools, matching)
+            node = nodes.get(group)
+            if node is not None and self._drawn.get(group) == signature:
+                continue
+            rebuilt.append(group)
+            self._drawn[group] = signature
+            expanded = node.is_expanded if node is not None else False
+            node = self._draw_group(tree, node, group, tools, matching, position)
+            nodes[group] = node
+            if matching and (expand_all or expanded or (first_build and group == BUILTIN_GROUP)):
                 node.expand()
-        if cursor is not None:
-            for n in _walk(tree.root):
-                if n.data == cursor or (isinstance(n.data, ToolSpec) and isinstance(cursor, ToolSpec)
-                                        and n.data.name == cursor.name):
-                    tree.move_cursor(n)
-                    break
+        self.last_rebuilt = rebuilt
+        if rebuilt and cursor is not None and (tree.cursor_node is None or tree.cursor_node.data != cursor):
+            self._restore_cursor(tree, cursor)
         self._shown = shown
         self.query_one("#catalog-summary", Static).update(self.summary())
+
+    def _draw_group(self, tree: CatalogTree, node: TreeNode[Any] | None, group: str, tools: list[ToolSpec],
+                    matching: list[ToolSpec], position: int) -> TreeNode[Any]:
+        """(Re)draw one server's subtree at ``position`` among the root's children."""
+        catalog = self._engine.catalog
+        status = self.statuses.get(group)
+        label = server_label(group, status, len(tools), self.group_tokens(tools))
+        failed = status is not None and status.state is ServerState.FAILED
+        children = tree.root.children
+        if node is not None and (position >= len(children) or children[position] is not node):
+            node.remove()  # moved: re-add at its place
+            node = None
+        if node is None:
+            before = position if position < len(children) else None
+            node = tree.root.add(label, data=group, allow_expand=bool(matching) or failed, before=before)
+        else:
+            node.set_label(label)
+            node.allow_expand = bool(matching) or failed
+            node.remove_children()
+        if failed:
+            reason = Text(clean(status.error or "no reason given", single_line=True), style="red")  # type: ignore[union-attr]
+            node.add_leaf(reason, data=f"{group}:error")
+            node.expand()
+        for tool in matching:
+            state = tool_state(catalog, tool, self.loaded_names, defer=self.defer)
+            node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
+        if not matching and not failed:
+            node.collapse()
+        return node
+
+    @staticmethod
+    def _restore_cursor(tree: CatalogTree, cursor: Any) -> None:
+        for n in _walk(tree.root):
+            if n.data == cursor or (isinstance(n.data, ToolSpec) and isinstance(cursor, ToolSpec)
+                                    and n.data.name == cursor.name):
+                tree.move_cursor(n)
+                return
 
 
 def _walk(node: TreeNode[Any]) -> list[TreeNode[Any]]:
