@@ -170,7 +170,8 @@ async def test_webfetch_fails_clearly_without_a_server(ctx: ToolContext) -> None
     with socket.socket() as s:  # a port nothing listens on: connection refused, immediately
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    result = await WebFetchTool().run({"url": f"http://127.0.0.1:{port}/"}, ctx)
+    named = ToolContext(ctx.cwd, private_host_allowed=lambda tool, host: host == "127.0.0.1")
+    result = await WebFetchTool().run({"url": f"http://127.0.0.1:{port}/"}, named)
     assert result.is_error and "Could not fetch" in result.text()
     scheme = await WebFetchTool().run({"url": "file:///etc/passwd"}, ctx)
     assert scheme.error_kind is ToolErrorKind.INVALID_PARAMS

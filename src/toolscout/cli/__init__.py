@@ -45,6 +45,8 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     parser.add_argument("--allowed-tools", help="comma-separated allow patterns for this run")
+    parser.add_argument("--add-dir", action="append", default=[], metavar="DIR",
+                        help="a folder besides the project that Read/Glob/Grep may read without asking; repeatable")
     parser.add_argument("--resume", nargs="?", const="", metavar="ID", help="continue a session")
     parser.add_argument("--mcp-config", action="append", default=[], metavar="PATH",
                         help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")

@@ -28,6 +28,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     allowed = getattr(args, "allowed_tools", None)
     if allowed:
         overrides["permissions.allow"] = [p.strip() for p in allowed.split(",") if p.strip()]
+    if getattr(args, "add_dir", None):
+        overrides["permissions.additionalDirectories"] = list(args.add_dir)
     return settings.with_overrides(overrides) if overrides else settings
 
 

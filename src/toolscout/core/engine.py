@@ -25,6 +25,7 @@ from .mcp.config import ServerConfig
 from .mcp.pool import ServerPool
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
+from .rule_specs import Workspace
 from .schemas import schema_warning_line
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
@@ -68,6 +69,7 @@ class Engine(EventSource):
         self.project_dir = Path(project_dir or Path.cwd())
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
         self.policy = PermissionPolicy.from_settings(settings)
+        self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
         self.search = ToolSearch(self.catalog, settings, background_dense=True)
         self.builtins: dict[str, Any] = {}
@@ -90,7 +92,8 @@ class Engine(EventSource):
         self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
                                call_timeout=float(settings["mcp.callTimeout"]), listener=self)
         self.executor = ToolExecutor(
-            self.catalog, self.builtins, self.pool, self.policy, ToolContext(self.project_dir),
+            self.catalog, self.builtins, self.pool, self.policy,
+            ToolContext(self.project_dir, private_host_allowed=self.policy.names_host),
             call_timeout=float(settings["mcp.callTimeout"]), warn=self.warn,
             file_servers=lambda: set(self._file_servers),
         )

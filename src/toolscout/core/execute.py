@@ -31,6 +31,7 @@ from .mcp.pool import ServerPool
 from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from .names import lookup_key, split_mcp_name
 from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
+from .rule_specs import session_rule
 from .schemas import unwrap_arguments
 from .validation import Invalid, SchemaProblem, schema_text, validate_params
 
@@ -227,7 +228,7 @@ class ToolExecutor:
     # -- permission -------------------------------------------------------------------------
     async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
-        verdict = self.policy.decide(tool, read_only=bool(getattr(builtin, "read_only", False)))
+        verdict = self.policy.decide(tool, read_only=bool(getattr(builtin, "read_only", False)), args=args)
         if verdict.decision is Decision.ALLOW:
             return None
         if verdict.decision is Decision.ASK and asker is not None:
@@ -236,7 +237,8 @@ class ToolExecutor:
             except Exception:  # a broken prompt must not allow anything
                 answer = "deny"
             if answer == "always":
-                self.policy.allow_for_session(tool.name)
+                scoped = session_rule(tool.name, args, self.context.cwd) if tool.server is None else tool.name
+                self.policy.allow_for_session(scoped)
                 return None
             if answer == "allow_once":
                 return None

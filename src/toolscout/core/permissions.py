@@ -8,6 +8,12 @@ all settings layers. Precedence: deny > ask > allow. With no matching rule, read
 (``BuiltinTool.read_only``: Read, Glob, Grep, ToolSearch, TodoWrite ...) are allowed and every
 other tool asks, MCP tools included: a server's ``readOnlyHint`` is untrusted text and never
 grants anything. Denied tools are hidden from search and listings (:meth:`PermissionPolicy.is_visible`).
+
+Rules may carry a specifier (``WebFetch(domain:example.com)``, ``Write(~/scratch/**)``; see
+:mod:`.rule_specs`). Network built-ins (WebFetch) are not read-only: they ask unless allowed. Path
+tools reach outside the workspace (project folder; plus ``permissions.additionalDirectories`` for
+reads) only through a path-scoped allow rule: a bare ``Read`` or ``Write`` rule, or the read-only
+default, stops at the workspace and the call asks instead.
 """
 
 from __future__ import annotations
@@ -15,10 +21,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from .catalog import matches_pattern
 from .models import ToolSpec
+from .rule_specs import Workspace, outside_workspace, parse_rule, rule_covers
 from .settings import Settings
 
 AskAnswer = Literal["allow_once", "always", "deny"]
@@ -42,12 +49,14 @@ class Verdict:
         decision: allow, ask or deny.
         rule: the matching pattern, or None when the default applied.
         source: ``permissions.deny`` / ``permissions.ask`` / ``permissions.allow`` / ``session``
-            / ``default``.
+            / ``default`` / ``workspace`` (a path tool reaching outside the workspace).
+        outside: for ``workspace``: the real path outside it.
     """
 
     decision: Decision
     rule: str | None = None
     source: str = "default"
+    outside: Path | None = None
 
 
 @dataclass
@@ -57,12 +66,14 @@ class PermissionPolicy:
     Attributes:
         allow, ask, deny: patterns from settings (``permissions.*``).
         session_allow: patterns allowed for the rest of this session.
+        workspace: where path tools may go without a path-scoped rule.
     """
 
     allow: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     session_allow: list[str] = field(default_factory=list)
+    workspace: Workspace = field(default_factory=lambda: Workspace.of(Path.cwd()))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PermissionPolicy:
@@ -70,23 +81,33 @@ class PermissionPolicy:
         return cls(list(settings.get("permissions.allow") or []), list(settings.get("permissions.ask") or []),
                    list(settings.get("permissions.deny") or []))
 
-    def decide(self, tool: ToolSpec, *, read_only: bool = False) -> Verdict:
-        """The verdict for calling ``tool``: deny > ask > allow (settings, then session), then
-        the default (``read_only`` built-ins allow, everything else asks)."""
+    def decide(self, tool: ToolSpec, *, read_only: bool = False, args: dict[str, Any] | None = None) -> Verdict:
+        """The verdict for calling ``tool`` with ``args``: deny > ask > allow (settings, then
+        session), then the default (``read_only`` built-ins allow, everything else asks). Allow
+        rules without a path specifier, and the default, stop at the workspace (see module doc)."""
         for source, rules, decision in (("permissions.deny", self.deny, Decision.DENY),
                                         ("permissions.ask", self.ask, Decision.ASK),
                                         ("permissions.allow", self.allow, Decision.ALLOW),
                                         ("session", self.session_allow, Decision.ALLOW)):
-            rule = _first_match(tool, rules)
+            rule = _first_match(tool, rules, args, self.workspace, confine=decision is Decision.ALLOW)
             if rule is not None:
                 return Verdict(decision, rule, source)
+        outside = outside_workspace(tool, args, self.workspace)
+        if outside is not None:
+            return Verdict(Decision.ASK, source="workspace", outside=outside)
         if read_only and tool.server is None:
             return Verdict(Decision.ALLOW)
         return Verdict(Decision.ASK)
 
+    def names_host(self, tool_name: str, host: str) -> bool:
+        """True when a settings allow rule names ``host`` literally (``WebFetch(domain:localhost)``):
+        the only way to let a network built-in reach a loopback, link-local or private address."""
+        wanted = f"domain:{host.lower()}"
+        return any(parse_rule(r) == parse_rule(f"{tool_name}({wanted})") for r in self.allow)
+
     def deny_rule(self, tool: ToolSpec) -> str | None:
         """The deny pattern that matches ``tool``, or None."""
-        return _first_match(tool, self.deny)
+        return _first_match(tool, self.deny, None, self.workspace)
 
     def is_visible(self, tool: ToolSpec) -> bool:
         """False for denied tools: they are hidden from search, listings and announcements."""
@@ -98,8 +119,9 @@ class PermissionPolicy:
             self.session_allow.append(pattern)
 
 
-def _first_match(tool: ToolSpec, rules: Iterable[str]) -> str | None:
-    return next((r for r in rules if matches_pattern(tool, r)), None)
+def _first_match(tool: ToolSpec, rules: Iterable[str], args: dict[str, Any] | None, workspace: Workspace, *,
+                 confine: bool = False) -> str | None:
+    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine)), None)
 
 
 def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
@@ -110,6 +132,12 @@ def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
                 "allow it.")
     if asked:
         return f"The user denied permission to run {name}."
+    if verdict.source == "workspace" and verdict.outside is not None:
+        folder = verdict.outside if verdict.outside.is_dir() else verdict.outside.parent
+        return (f"{name} would reach {verdict.outside}, outside the project folder, and nobody can be asked "
+                f"in this mode. To allow it, add a path rule such as \"{name}({folder}/**)\" to "
+                "permissions.allow" + (", or add the folder with --add-dir." if name in ("Read", "Glob", "Grep")
+                                       else "."))
     why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
     server_hint = f" (or {tool.server!r} for every tool of that server)" if tool.server else ""
     return (f"{name} needs permission ({why}) and nobody can be asked in this mode. To allow it, add "

@@ -137,9 +137,12 @@ KEYS: tuple[Key, ...] = (
     Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),
     Key("permissions.ask", [], _str_list, "tool patterns that ask first"),
     Key("permissions.deny", [], _str_list, "tool patterns that never run and are hidden from search"),
+    # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
+    Key("permissions.additionalDirectories", [], _str_list,
+        "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
-MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny")
+MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
 
 #: Environment variables that override settings, with their value parsers.
 ENV_KEYS: dict[str, str] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,10 +17,14 @@ class ToolContext:
     Attributes:
         cwd: the project directory; relative paths resolve against it.
         state: per-session scratch space shared by built-ins (e.g. the TodoWrite list).
+        private_host_allowed: ``(tool_name, host) -> bool``: True when the person's settings name
+            ``host`` explicitly, so a network built-in may reach it on a loopback, link-local or
+            private address (see :meth:`~toolscout.core.permissions.PermissionPolicy.names_host`).
     """
 
     cwd: Path
     state: dict[str, Any] = field(default_factory=dict)
+    private_host_allowed: Callable[[str, str], bool] = field(default=lambda tool, host: False)
 
 
 class BuiltinTool(Protocol):
@@ -27,7 +32,8 @@ class BuiltinTool(Protocol):
 
     Attributes:
         spec: the definition (``server`` is None).
-        read_only: True when the tool never changes anything (allowed without asking).
+        read_only: True when the tool never changes anything and sends nothing off the machine
+            (allowed without asking, inside the workspace). Network tools are never read-only.
     """
 
     spec: ToolSpec

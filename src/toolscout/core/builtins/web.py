@@ -1,7 +1,7 @@
 """The WebFetch built-in (deferred): fetch a URL and return its text (HTML reduced to text).
 
 Without network access it fails with a clear message instead of hanging: connect and read
-timeouts are bounded (20 s), and the body is capped at 5 MB.
+timeouts are bounded (20 s), and the body is capped at 5 MB. Egress rules: see :class:`WebFetchTool`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .base import ToolContext
 
 TIMEOUT_S = 20.0
 MAX_BYTES = 5_000_000
+MAX_REDIRECTS = 10
 
 
 class _TextOnly(HTMLParser):
@@ -55,9 +56,17 @@ def html_to_text(markup: str) -> str:
 
 
 class WebFetchTool:
-    """GET a URL over HTTP(S) and return its content as text."""
+    """GET a URL over HTTP(S) and return its content as text.
 
-    read_only = True
+    Sends data off the machine (the URL itself can carry a secret), so it is not read-only: it
+    asks unless allowed (``WebFetch`` or ``WebFetch(domain:host)``). Loopback, link-local and
+    private addresses are refused unless a settings rule names the host (:mod:`.netguard`), on
+    every hop; a redirect to another host is not followed: the result names the new URL so that
+    fetching it goes through the permission check again (as Claude Code does).
+    """
+
+    read_only = False
+    network = True
     spec = spec(
         "WebFetch",
         "Fetch a web page or file over HTTP(S) and return its content as text (HTML is reduced to "
@@ -70,34 +79,55 @@ class WebFetchTool:
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Fetch ``params["url"]``; network failures become clear ``is_error`` results."""
+        """Fetch ``params["url"]``; network failures and refusals become clear ``is_error`` results."""
         import httpx
+
+        from .netguard import guarded_client
 
         url = params["url"].strip()
         if not re.match(r"^https?://", url, re.IGNORECASE):
             return fail("WebFetch", f"Only http:// and https:// URLs can be fetched, not {url!r}.",
                         ToolErrorKind.INVALID_PARAMS)
+        client, guard = guarded_client(lambda host: ctx.private_host_allowed("WebFetch", host), TIMEOUT_S)
         try:
-            async with (
-                httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=True) as client,
-                client.stream("GET", url, headers={"User-Agent": "toolscout-webfetch"}) as resp,
-            ):
-                body = bytearray()
-                async for chunk in resp.aiter_bytes():
-                    body.extend(chunk)
-                    if len(body) > MAX_BYTES:
-                        break
-                status, ctype = resp.status_code, resp.headers.get("content-type", "")
-                encoding = resp.encoding or "utf-8"
+            async with client:
+                fetched = await _fetch(client, url)
         except httpx.TimeoutException:
             return fail("WebFetch", f"Timed out after {TIMEOUT_S:g} s fetching {url}.", ToolErrorKind.TIMEOUT)
         except httpx.HTTPError as exc:
+            if guard.refusals:
+                return fail("WebFetch", f"Refused to fetch {url}: {guard.refusals[-1]}", ToolErrorKind.PERMISSION_DENIED)
             return fail("WebFetch", f"Could not fetch {url}: {exc or type(exc).__name__}. "
                         "Is this machine online, and is the host reachable?")
-        text = bytes(body).decode(encoding, errors="replace")
+        if isinstance(fetched, ToolResult):
+            return fetched
+        status, ctype, text = fetched
         if "html" in ctype.lower():
             text = html_to_text(text)
         if status >= 400:
             return fail("WebFetch", clip(f"HTTP {status} from {url}\n{text[:2000]}"))
         head = f"URL: {url}\n" + (f"Looking for: {params['prompt']}\n" if params.get("prompt") else "")
         return ToolResult.ok("WebFetch", clip(head + "\n" + text))
+
+
+async def _fetch(client: Any, url: str) -> tuple[int, str, str] | ToolResult:
+    """(status, content type, body text) of ``url``, following same-host redirects only."""
+    for _ in range(MAX_REDIRECTS + 1):
+        async with client.stream("GET", url, headers={"User-Agent": "toolscout-webfetch"}) as resp:
+            if resp.is_redirect and resp.headers.get("location"):
+                target = resp.url.join(resp.headers["location"])
+                if target.scheme not in ("http", "https"):
+                    return fail("WebFetch", f"{url} redirects to {target}, which is not an http(s) URL.")
+                if (target.host or "").lower() != (resp.url.host or "").lower():
+                    return ToolResult.ok("WebFetch", f"{url} redirects to another host: {target}\nTo fetch it, "
+                                         f"call WebFetch again with url={target}")
+                url = str(target)
+                continue
+            body = bytearray()
+            async for chunk in resp.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > MAX_BYTES:
+                    break
+            text = bytes(body).decode(resp.encoding or "utf-8", errors="replace")
+            return resp.status_code, resp.headers.get("content-type", ""), text
+    return fail("WebFetch", f"Too many redirects (more than {MAX_REDIRECTS}) fetching {url}.")

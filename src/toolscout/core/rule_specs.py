@@ -1,0 +1,229 @@
+"""Rule specifiers: the ``(...)`` part of a permission rule, and where file tools may reach.
+
+A permission rule is ``Tool`` or ``Tool(specifier)``, in Claude Code's form:
+
+- ``WebFetch(domain:example.com)``: a fetch whose URL host is exactly ``example.com``;
+  ``domain:*.example.com`` matches its subdomains (not ``example.com`` itself).
+- ``Read(/abs/path/**)``, ``Write(~/scratch/**)``, ``Edit(src/**)``: a file tool whose path
+  argument, resolved (``~`` expanded, relative to the project, symlinks followed), matches the
+  glob. ``**`` matches across ``/``, ``*`` and ``?`` within one path segment. ``//abs/path`` is
+  accepted as an absolute path too (Claude Code's spelling). Path tools: Read, Write, Edit,
+  NotebookEdit, Glob, Grep.
+
+A specifier on any other tool never matches (the rule is inert rather than a wider grant).
+
+Where a path tool may go without a path-scoped rule (the *workspace*, :class:`Workspace`):
+reads (Read, Glob, Grep) stay inside the project folder plus the folders the person adds
+(``permissions.additionalDirectories``, ``--add-dir``); writes (Write, Edit, NotebookEdit) stay
+inside the project folder, even with a bare ``Write`` allow rule. Outside, the call asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .catalog import matches_pattern
+from .models import ToolSpec
+
+#: Path tools and the argument that holds their path (None: the argument is optional, default cwd).
+PATH_ARGS: dict[str, str] = {"Read": "file_path", "Write": "file_path", "Edit": "file_path",
+                             "NotebookEdit": "notebook_path", "Glob": "path", "Grep": "path"}
+#: Path tools that only read; the others write.
+READ_TOOLS = frozenset({"Read", "Glob", "Grep"})
+#: Built-ins that send data off the machine; their specifier is ``domain:HOST``.
+NETWORK_TOOLS = frozenset({"WebFetch", "WebSearch"})
+
+_RULE = re.compile(r"^\s*([^()\s]+)\s*\((.*)\)\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One parsed rule: ``name`` (a pattern as :func:`~toolscout.core.catalog.matches_pattern`
+    takes it) and the optional ``specifier`` inside the parentheses."""
+
+    name: str
+    specifier: str | None = None
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_rule(rule: str) -> Rule:
+    """``"WebFetch(domain:x.com)"`` → ``Rule("WebFetch", "domain:x.com")``; ``"Bash"`` → ``Rule("Bash")``.
+
+    A rule with unbalanced parentheses is kept whole as a name (it then matches no tool).
+    """
+    m = _RULE.match(rule)
+    if m is None:
+        return Rule(rule.strip())
+    return Rule(m.group(1), m.group(2).strip())
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where path tools may go without a path-scoped rule.
+
+    Attributes:
+        project: the project folder (real path).
+        extra: folders added for reading (``permissions.additionalDirectories``, ``--add-dir``).
+    """
+
+    project: Path
+    extra: tuple[Path, ...] = ()
+
+    @classmethod
+    def of(cls, project: str | Path, extra: Iterable[str | Path] = ()) -> Workspace:
+        """A workspace of real paths (``~`` expanded; relative extras resolve against ``project``)."""
+        root = _real(Path(project))
+        return cls(root, tuple(_real(root / Path(p).expanduser()) for p in extra))
+
+    def contains(self, tool: str, path: Path) -> bool:
+        """True when ``tool`` may touch the real path ``path`` without a path-scoped rule."""
+        roots = (self.project, *self.extra) if tool in READ_TOOLS else (self.project,)
+        return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path.expanduser()))
+
+
+def target_path(tool: str, args: Mapping[str, Any], cwd: Path) -> Path | None:
+    """The real path a path tool would touch, or None for other tools.
+
+    Relative paths resolve against ``cwd``; an absent optional ``path`` means ``cwd``.
+    """
+    key = PATH_ARGS.get(tool)
+    if key is None:
+        return None
+    raw = args.get(key)
+    raw = raw if isinstance(raw, str) and raw.strip() else "."
+    p = Path(raw).expanduser()
+    return _real(p if p.is_absolute() else cwd / p)
+
+
+def url_host(url: object) -> str | None:
+    """The lower-case host of an http(s) URL, or None when there is none."""
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https"):
+        return None
+    return (parts.hostname or "").rstrip(".").lower() or None
+
+
+def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace) -> bool:
+    """True when ``specifier`` covers this call of the built-in ``tool`` with ``args``.
+
+    Without ``args`` (visibility checks) a specifier never matches: a scoped rule never hides
+    or grants a whole tool.
+    """
+    if args is None:
+        return False
+    if tool in NETWORK_TOOLS:
+        domain = specifier.removeprefix("domain:").strip().rstrip(".").lower() if specifier.startswith("domain:") else ""
+        host = url_host(args.get("url"))
+        if not domain or host is None:
+            return False
+        if domain.startswith("*."):
+            return host.endswith(domain[1:])
+        return host == domain
+    path = target_path(tool, args, workspace.project)
+    if path is None:
+        return False
+    return _glob_regex(_anchor(specifier, workspace.project)).fullmatch(str(path)) is not None
+
+
+def _anchor(pattern: str, project: Path) -> str:
+    """The pattern as an absolute glob: ``//x`` and ``/x`` absolute, ``~/x`` home, else project-relative.
+
+    The literal folder before the first glob character resolves symlinks, like the path it is
+    compared with.
+    """
+    if pattern.startswith("//"):
+        pattern = pattern[1:]
+    if pattern.startswith("~"):
+        pattern = os.path.expanduser(pattern)
+    if not pattern.startswith("/"):
+        pattern = f"{project}/{pattern.removeprefix('./')}"
+    m = re.search(r"[*?]", pattern)
+    if m is None:
+        return os.path.realpath(pattern)
+    cut = pattern.rfind("/", 0, m.start())
+    return os.path.realpath(pattern[:cut] or "/").rstrip("/") + pattern[cut:]
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("/**/", i):
+            out.append("(?:/.*)?/")
+            i += 4
+        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
+            out.append("(?:/.*)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def session_rule(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
+    """The rule an "always allow" answer adds for this call: scoped for network and path tools
+    (``WebFetch(domain:host)``, ``Write(/dir/**)``), the bare tool name otherwise."""
+    if tool in NETWORK_TOOLS:
+        host = url_host(args.get("url"))
+        return f"{tool}(domain:{host})" if host else tool
+    path = target_path(tool, args, cwd)
+    if path is None:
+        return tool
+    folder = path if path.is_dir() else path.parent
+    return f"{tool}({folder}/**)" if str(folder) != "/" else f"{tool}(/**)"
+
+
+def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
+                confine: bool = False) -> bool:
+    """True when ``rule`` (``Tool`` or ``Tool(specifier)``) applies to this call.
+
+    Args:
+        tool: the tool called.
+        rule: one permission rule.
+        args: the call's arguments, or None for checks about the whole tool (visibility).
+        workspace: where path tools may go without a path-scoped rule.
+        confine: True for allow rules: a bare rule on a path tool then covers only targets
+            inside the workspace (a bare ``Write`` never reaches outside the project).
+    """
+    parsed = parse_rule(rule)
+    if not matches_pattern(tool, parsed.name):
+        return False
+    if parsed.specifier is not None:
+        return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace)
+    if confine and args is not None and tool.server is None:
+        path = target_path(tool.name, args, workspace.project)
+        return path is None or workspace.contains(tool.name, path)
+    return True
+
+
+def outside_workspace(tool: ToolSpec, args: Mapping[str, Any] | None, workspace: Workspace) -> Path | None:
+    """The real target path of a built-in path tool when it lies outside the workspace, else None."""
+    if args is None or tool.server is not None:
+        return None
+    path = target_path(tool.name, args, workspace.project)
+    return path if path is not None and not workspace.contains(tool.name, path) else None
