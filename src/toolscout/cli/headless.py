@@ -109,21 +109,20 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
         (the text the model got back) and ``duration_ms``.
     """
     results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
-               for b in (m.get("content") if isinstance(m.get("content"), list) else []) if isinstance(b, dict)
-               and b.get("type") == "tool_result"}
+               for b in _blocks(m) if b.get("type") == "tool_result"}
     log: list[dict[str, Any]] = []
     for message in messages:
-        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+        if message.get("role") != "assistant":
             continue
-        for block in message["content"]:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
+        for block in _blocks(message):
+            if block.get("type") != "tool_use":
                 continue
-            name, arguments = block.get("name"), block.get("input")
-            event, answer = finished.get(block.get("id")), results.get(block.get("id"))
+            name, arguments, call_id = block.get("name"), block.get("input"), str(block.get("id"))
+            event, answer = finished.get(call_id), results.get(call_id)
             entry: dict[str, Any] = {"id": block.get("id"), "name": name, "arguments": arguments}
             if event is not None:
                 r = event.result
-                outcome = _OUTCOMES.get(r.error_kind, "error") if r.is_error else "ok"
+                outcome = (_OUTCOMES.get(r.error_kind, "error") if r.error_kind else "error") if r.is_error else "ok"
                 entry.update(tool=event.tool_name, params=event.params, via=event.via, outcome=outcome,
                              is_error=r.is_error, error_kind=r.error_kind.value if r.error_kind else None,
                              duration_ms=round(r.duration_ms, 1))
@@ -134,6 +133,11 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
             entry["output"] = _text(answer)
             log.append(entry)
     return log
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _text(answer: dict[str, Any] | None) -> str | None:

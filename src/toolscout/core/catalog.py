@@ -77,7 +77,7 @@ class ToolCatalog:
         self._order: list[str] = []
         self._by_server: dict[str, list[str]] = {}
         self._frozen = False
-        self._loose: dict[str, tuple[str, str]] | None = None
+        self._names: tuple[dict[str, list[str]], ...] | None = None
         self._core_names = set(core_names) | ALWAYS_CORE
         self._always_load = list(always_load)
         self._visible: Callable[[ToolSpec], bool] = lambda _tool: True
@@ -188,7 +188,7 @@ class ToolCatalog:
         return delta
 
     def _insert(self, names: list[str]) -> None:
-        self._loose = None  # set_server_tools and add_builtin both end here
+        self._names = None  # set_server_tools and add_builtin both end here
         if not names:
             return
         if self._frozen:
@@ -257,21 +257,21 @@ class ToolCatalog:
         exact = self._tools.get(name)
         if exact is not None and self._visible(exact):
             return [exact]
-        key = lookup_key(name)
-        by_canonical = [t for t in self.tools() if t.name.lower() == key]
-        if by_canonical:
-            return by_canonical
-        loose = loose_key(name)
-        keys = self._loose_keys()
-        by_loose = [t for t in self.tools() if keys[t.name][0] == loose]
-        if by_loose:
-            return by_loose
-        by_bare = [t for t in self.tools() if lookup_key(t.bare_name) == key]
-        return by_bare or [t for t in self.tools() if keys[t.name][1] == loose]
+        for stage, key in enumerate((lookup_key(name), loose_key(name), lookup_key(name), loose_key(name))):
+            found = [t for t in (self._tools[n] for n in self._name_index()[stage].get(key, ())) if self._visible(t)]
+            if found:
+                return found
+        return []
 
-    def _loose_keys(self) -> dict[str, tuple[str, str]]:
-        """Canonical name → (loose key of the name, loose key of the bare name); cached until
-        the catalog changes."""
-        if self._loose is None or len(self._loose) != len(self._tools):
-            self._loose = {n: (loose_key(n), loose_key(t.bare_name)) for n, t in self._tools.items()}
-        return self._loose
+    def _name_index(self) -> tuple[dict[str, list[str]], ...]:
+        """Lookup keys → canonical names in catalog order, one dict per :meth:`resolve` stage
+        (name lower-cased, name loose, bare name, bare name loose); cached until the catalog
+        changes."""
+        if self._names is None:
+            stages: tuple[dict[str, list[str]], ...] = ({}, {}, {}, {})
+            for tool in self:
+                keys = (tool.name.lower(), loose_key(tool.name), lookup_key(tool.bare_name), loose_key(tool.bare_name))
+                for stage, key in zip(stages, keys, strict=True):
+                    stage.setdefault(key, []).append(tool.name)
+            self._names = stages
+        return self._names

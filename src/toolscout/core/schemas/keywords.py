@@ -69,6 +69,12 @@ def json_type(value: Any) -> str | None:
     return TYPE_ALIASES.get(value.strip().lower())
 
 
+def type_list(node: dict[str, Any]) -> list[Any]:
+    """The node's ``type`` as a list (``"object"`` → ``["object"]``, absent → ``[None]``)."""
+    types = node.get("type")
+    return list(types) if isinstance(types, list) else [types]
+
+
 def path_text(path: tuple[str, ...]) -> str:
     """A JSON path for warnings: ``properties.query.type``, or ``(root)``."""
     return ".".join(path) or "(root)"
@@ -163,8 +169,7 @@ class _Walker:
 
     @staticmethod
     def _fill_container(out: dict[str, Any]) -> None:
-        types = out.get("type")
-        names = types if isinstance(types, list) else [types]
+        names = type_list(out)
         if "object" in names and "properties" not in out:
             out["properties"] = {}
         if "array" in names and "items" not in out and "prefixItems" not in out:

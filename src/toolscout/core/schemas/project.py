@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .keywords import repair_keywords
+from .keywords import repair_keywords, type_list
 from .refs import Path, localize_refs, node_at, parse_pointer, pointer, schema_nodes
 
 #: Name of the single property a wrapped (non-object) root lives under.
@@ -132,7 +132,7 @@ def provider_problems(schema: Any, provider: str = "anthropic") -> list[str]:
         problems += [f"top-level {k}" for k in _COMBINATORS if k in schema]
     for path, node in schema_nodes(schema):
         where = pointer(path)
-        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        types = type_list(node)
         if provider == "openai" and "object" in types and not isinstance(node.get("properties"), dict):
             problems.append(f"{where}: object schema missing properties")
         if provider == "openai" and "array" in types and "items" not in node and "prefixItems" not in node:
@@ -254,7 +254,7 @@ def _describe(schema: dict[str, Any]) -> str:
 
 
 def _wrap(inner: dict[str, Any]) -> dict[str, Any]:
-    defs = {k: inner.pop(k) for k in ("$defs", "definitions") if k in inner}
+    defs: dict[str, Any] = {k: inner.pop(k) for k in ("$defs", "definitions") if k in inner}
     wrapper: dict[str, Any] = {"type": "object", "properties": {WRAP_KEY: inner}, "required": [WRAP_KEY], **defs}
     for _path, node in schema_nodes(wrapper):
         keys = parse_pointer(node["$ref"]) if isinstance(node.get("$ref"), str) else None

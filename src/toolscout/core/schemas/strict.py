@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .keywords import path_text
+from .keywords import path_text, type_list
 from .refs import node_at, parse_pointer, schema_nodes
 
 MAX_NESTING = 10
@@ -85,7 +85,7 @@ def _node(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: lis
                          for i, b in enumerate(node["anyOf"])]
     if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
         raise _NotStrict(f"{path_text(path)}: a schema that accepts any value cannot be strict")
-    types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+    types = type_list(node)
     if "object" in types or "properties" in node:
         _object(node, path, depth, warnings, counter)
     return node
@@ -130,7 +130,7 @@ def strict_problems(schema: Any) -> list[str]:
     for path, node in schema_nodes(schema):
         where = path_text(path)
         problems += [f"{where}: {k} not supported" for k in node if k not in _ALLOWED]
-        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        types = type_list(node)
         if "object" in types:
             if node.get("additionalProperties") is not False:
                 problems.append(f"{where}: additionalProperties is not false")
