@@ -61,3 +61,25 @@ def test_every_call_is_listed_with_its_outcome(catalog, capsys, monkeypatch, tmp
     assert log[1]["params"] == {"city": 5} and "5 is not of type 'string'" in log[1]["output"]
     assert log[2]["arguments"] == {"params": {"city": "Oslo"}} and "needs tool_name" in log[2]["output"]
     assert all(c["is_error"] for c in log[1:])
+
+
+def test_openai_strict_nulls_for_optional_arguments_are_dropped_before_the_call(capsys, monkeypatch, tmp_path):
+    """Strict mode makes the model fill every property (null for the optional ones); the call
+    still validates against the real schema and runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / ".toolscout").mkdir()
+    (tmp_path / ".toolscout" / "settings.json").write_text(json.dumps({"provider": {"openaiStrict": True}}))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    script = [Reply(tool_calls=[ToolCall("Glob", {"pattern": "*.txt", "path": None})]), Reply(text="done")]
+    with FakeModelServer(script) as server:
+        code = run(["-p", "list", "--provider", "openai", "--base-url", server.url + "/v1", "--catalog", str(empty),
+                    "--output-format", "json", "--no-default-servers", "--allowed-tools", "Glob"])
+        glob = next(t["function"] for t in server.requests[0][1]["tools"] if t["function"]["name"] == "Glob")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert glob["strict"] is True and glob["parameters"]["properties"]["path"]["type"] == ["string", "null"]
+    call = json.loads(out)["tool_calls"][0]
+    assert call["outcome"] == "ok" and call["params"] == {"pattern": "*.txt"} and "a.txt" in call["output"]
