@@ -12,6 +12,8 @@ the same result and catalog give the same bytes (prompt-cache friendly).
 from __future__ import annotations
 
 from ..catalog import ToolCatalog
+from ..instructions import budgeted
+from ..names import from_announcement, sanitize, split_mcp_name
 from ..serialize import dumps, tool_definition
 from .results import ScoredTool, SearchResult
 
@@ -45,18 +47,30 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
             if text is None and catalog is not None:
                 text = catalog.instructions.get(server)
             if text:
-                text = text.strip()[:MAX_INSTRUCTIONS_CHARS]
+                text = budgeted(text, MAX_INSTRUCTIONS_CHARS)
                 lines.append(f'<server_instructions server="{server}">\n{text}\n</server_instructions>')
     if result.already_loaded:
         lines.append(
             "Already loaded, call directly (no search needed): " + ", ".join(result.already_loaded)
         )
+    waiting = _pending_server_of(result)
     for name in result.missing:
+        if name in waiting:
+            lines.append(f"Still connecting: {name} belongs to server {waiting[name]}, which is still connecting; "
+                         "its tools will be announced when it connects.")
+            continue
         close = result.suggestions.get(name) or []
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         lines.append(f"Not found: {name}.{hint}")
     for error in result.errors:
         lines.append(f"Note: {error}")
+    if result.no_good_match and not result.hits and result.pending_servers and not result.errors:
+        lines.append(
+            f"Nothing among the connected servers' tools matches {result.query!r} yet; still connecting: "
+            + ", ".join(sorted(result.pending_servers))
+            + ". Their tools will be announced when they connect: search again then."
+        )
+        return "\n".join(lines)
     if result.no_good_match and not result.hits:
         what = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         lines.append(
@@ -71,6 +85,17 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
     if not lines:
         lines.append("No tools matched.")
     return "\n".join(lines)
+
+
+def _pending_server_of(result: SearchResult) -> dict[str, str]:
+    """Missing ``select:`` names whose server part names a server still connecting → that server."""
+    servers = {sanitize(p): p for p in result.pending_servers} | {p: p for p in result.pending_servers}
+    out: dict[str, str] = {}
+    for name in result.missing:
+        parts = split_mcp_name(from_announcement(name).strip())
+        if parts is not None and parts[0] in servers:
+            out[name] = servers[parts[0]]
+    return out
 
 
 def explain(hit: ScoredTool) -> str:

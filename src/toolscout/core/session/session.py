@@ -49,6 +49,7 @@ from .reminders import (
     full_announcement,
     rebuild_state,
 )
+from .server_notes import server_notes
 from .stats import CacheMeter, usage_record
 from .tools import ToolRouter
 from .transcript import (
@@ -419,11 +420,14 @@ class Session(EventSource):
         return self.engine.catalog.is_deferred(tool)
 
     def _reminders(self, *, consume: bool) -> list[dict[str, Any]]:
-        """Reminder text blocks for the next user message: announcements, then recommendations."""
+        """Reminder text blocks for the next user message: announcements, server notes
+        (instructions, servers still connecting), then recommendations."""
         self._sync_projection()  # may switch to deferral: then this message carries the announcement
         assert self.projection is not None
-        if self.projection.strategy == INLINE:
-            return []  # nothing is deferred: no announcements, no discovery reminders
+        inline = self.projection.strategy == INLINE
+        notes = server_notes(self.engine, self.settings, self.messages, inline=inline)
+        if inline:  # nothing is deferred: no announcements, no discovery reminders
+            return [{"type": "text", "text": t} for t in notes]
         state = self._history_state()
         current = self.projection.deferred(self.engine.catalog)
         texts: list[str] = []
@@ -439,6 +443,7 @@ class Session(EventSource):
                 texts.append(delta_announcement(added, removed))
                 if consume:
                     self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
+        texts.extend(notes)
         recs = self.prefetch.take() if consume else list(self.prefetch.pending)
         recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded
                 and r.name not in state.recommended and self.engine.catalog.get(r.name) is not None]
