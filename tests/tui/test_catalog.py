@@ -151,3 +151,18 @@ async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
             assert all(a is b for a, b in zip(after[group][1], children, strict=True)), group
         dyn_tools = [n.data.name for n in after["dyn"][1] if isinstance(n.data, ToolSpec)]
         assert "mcp__dyn__fresh_tool" in dyn_tools
+
+
+async def test_a_servers_warnings_are_lines_under_it() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")
+        app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")  # a re-list repeats it
+        panel = app.screen.query_one(CatalogPanel)
+        panel.refresh_tree()
+        await pilot.pause()
+        tree = app.screen.query_one("#catalog-tree")
+        weather = next(n for n in tree.root.children if n.data == "weather")
+        notes = [str(n.label) for n in weather.children if n.data == "weather:warning"]
+        assert notes == ["⚠ tool 'no_schema' dropped: no inputSchema"]

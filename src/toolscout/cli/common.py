@@ -83,7 +83,8 @@ def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, w
     return asyncio.run(main())
 
 
-def print_warnings(engine: Engine) -> None:
-    """Print collected warnings to stderr, one per line."""
+def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()) -> None:
+    """Print collected warnings to stderr, one per line (except those in ``skip``)."""
     for warning in dict.fromkeys(engine.warnings):
-        print(f"warning: {warning}", file=sys.stderr)
+        if warning not in skip:
+            print(f"warning: {warning}", file=sys.stderr)

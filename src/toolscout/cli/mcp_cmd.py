@@ -24,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=_run_list)
 
 
-def status_json(status: ServerStatus, source: str | None) -> dict[str, Any]:
-    """One server as JSON: name, state, transport, tool count, instructions, resources, error, source."""
+def status_json(status: ServerStatus, source: str | None, warnings: list[str] | None = None) -> dict[str, Any]:
+    """One server as JSON: name, state, transport, tool count, instructions, resources, error,
+    source, and its warnings (dropped tools, schema repairs, stray output)."""
     return {
         "name": status.name,
         "state": status.state.value,
@@ -36,6 +37,7 @@ def status_json(status: ServerStatus, source: str | None) -> dict[str, Any]:
         "has_resources": status.has_resources,
         "error": status.error,
         "source": source,
+        "warnings": list(warnings or []),
     }
 
 
@@ -51,6 +53,7 @@ def format_statuses(rows: list[dict[str, Any]]) -> str:
                      f"{r['transport']:<9}  {r['source'] or ''}")
         if r["error"]:
             lines.append(f"{' ' * width}  ! {r['error']}")
+        lines.extend(f"{' ' * width}  ~ {w}" for w in r.get("warnings", ()))
     return "\n".join(lines)
 
 
@@ -62,11 +65,14 @@ def _run_list(args: argparse.Namespace) -> int:
         rows = []
         for status in engine.pool.statuses():
             cfg = engine.pool.configs.get(status.name)
-            rows.append(status_json(status, cfg.source if cfg else None))
-        print(json.dumps({"servers": rows}, ensure_ascii=False, indent=2) if args.json else format_statuses(rows))
+            warnings = [w for w in engine.source_warnings.get(status.name, ()) if w != f"failed: {status.error}"]
+            rows.append(status_json(status, cfg.source if cfg else None, warnings))
+        payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
+        print(json.dumps(payload, ensure_ascii=False, indent=2) if args.json else format_statuses(rows))
         return 0
 
     code = run_with_engine(engine, body)
-    if not args.json:
-        print_warnings(engine)
+    if not args.json:  # warnings already shown under their server are not repeated
+        shown = {f"{name}: {w}" for name in engine.pool.configs for w in engine.source_warnings.get(name, ())}
+        print_warnings(engine, skip=shown)
     return code

@@ -78,6 +78,8 @@ class Engine(EventSource):
         self._listeners = []
         self.warnings: list[str] = [str(w) for w in settings.warnings]
         self._schema_warned: dict[str, tuple[str, ...]] = {}
+        #: source (a server name, ``catalog`` ...) → its distinct warnings, in order.
+        self.source_warnings: dict[str, list[str]] = {}
         for tool in builtins:
             self.builtins[tool.spec.name] = tool
             self.catalog.add_builtin(tool.spec)
@@ -102,6 +104,8 @@ class Engine(EventSource):
     def warn(self, message: str, source: str = "") -> None:
         """Record a warning and emit it."""
         self.warnings.append(f"{source}: {message}" if source else message)
+        if source and message not in (seen := self.source_warnings.setdefault(source, [])):
+            seen.append(message)
         self.emit(EngineWarning(message, source))
 
     # -- lifecycle ------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from typing import IO, Any, Protocol
 
 import anyio
 import mcp_types as types
-from anyio.abc import ObjectReceiveStream
 from mcp.client import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -36,15 +35,16 @@ from pydantic import ValidationError
 from ... import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
 from .config import ServerConfig
+from .listing import ListingError, list_tools_leniently
+from .wire import GuardedStream, quiet_sdk_parse_errors
 
 log = logging.getLogger(__name__)
+quiet_sdk_parse_errors()  # unparsable server output is reported once per server (see .wire)
 
 #: Quiet period that ends a burst of ``list_changed`` notifications (s).
 DEBOUNCE_S = 0.05
 #: Longest a burst may postpone the re-list (s).
 DEBOUNCE_MAX_S = 1.0
-#: Most ``tools/list`` pages read in one listing (a page budget against endless paginators).
-MAX_PAGES = 500
 CLIENT_INFO = types.Implementation(name="toolscout", version=__version__)
 
 
@@ -69,39 +69,11 @@ class ServerUnavailable(Exception):
         self.status = status
 
 
-def tool_spec(tool: types.Tool) -> ToolSpec:
-    """Map an SDK ``Tool`` to a :class:`ToolSpec` (original name; the catalog adds the prefix)."""
-    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
-    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
-    return ToolSpec(name=tool.name, original_name=tool.name, description=tool.description or "",
-                    input_schema=schema, annotations=annotations or None)
-
-
-class _EofWatch(ObjectReceiveStream[Any]):
-    """Receive-stream wrapper that reports the transport's end (the server exited or hung up)."""
-
-    def __init__(self, inner: ObjectReceiveStream[Any], on_eof: Any) -> None:
-        self._inner = inner
-        self._on_eof = on_eof
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_eof()
-            raise
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __getattr__(self, name: str) -> Any:  # e.g. ``last_context`` read by the dispatcher
-        return getattr(self._inner, name)
-
-
 @asynccontextmanager
-async def _watch_eof(inner: AbstractAsyncContextManager[Any], on_eof: Any) -> AsyncIterator[Any]:
+async def _guarded(inner: AbstractAsyncContextManager[Any], owner: ServerConnection) -> AsyncIterator[Any]:
     async with inner as (read, write):
-        yield _EofWatch(read, on_eof), write
+        owner.guard = GuardedStream(read, owner._on_eof, owner._on_noise)
+        yield owner.guard, write
 
 
 @asynccontextmanager
@@ -134,6 +106,8 @@ class ServerConnection:
         self.status = ServerStatus(config.name, ServerState.CONNECTING, transport=config.transport)
         self.finished = anyio.Event()
         self.relists = 0
+        #: the read-stream guard of the open transport (counts stray output lines), or None
+        self.guard: GuardedStream | None = None
         self._client: Client | None = None
         self._scope: anyio.CancelScope | None = None
         self._wake = anyio.Event()
@@ -141,6 +115,7 @@ class ServerConnection:
         self._stop_requested = False
         self._eof = False
         self._stage = "start-up"
+        self._noise: str | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -181,8 +156,9 @@ class ServerConnection:
                 self._set_status(ServerState.DISCONNECTED, tool_count=0,
                                  error=self._with_stderr("the server closed the connection", errlog))
             elif scope.cancelled_caught:
+                noise = f"; it wrote non-MCP output instead, first line: {self._noise}" if self._noise else ""
                 self._set_status(ServerState.FAILED, tool_count=0, error=self._with_stderr(
-                    f"no answer to {self._stage} within {self.connect_timeout:g} s "
+                    f"no answer to {self._stage} within {self.connect_timeout:g} s{noise} "
                     "(raise mcp.timeout or TOOLSCOUT_MCP_TIMEOUT)", errlog))
         except Exception as exc:  # every failure becomes the server's state
             self._client = None
@@ -225,7 +201,13 @@ class ServerConnection:
             transport = sse_client(cfg.url, headers=cfg.headers or None)
         else:
             transport = _http_transport(cfg.url, cfg.headers)
-        return Client(_watch_eof(transport, self._on_eof), **common)  # type: ignore[arg-type]
+        return Client(_guarded(transport, self), **common)  # type: ignore[arg-type]
+
+    def _on_noise(self, first_line: str) -> None:
+        self._noise = first_line
+        self._listener.server_warning(
+            f"wrote output that is not MCP (JSON-RPC) during {self._stage}, ignored from now on; "
+            f"first line: {first_line}", self.name)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -235,30 +217,13 @@ class ServerConnection:
 
     # -- listing ----------------------------------------------------------------------------
     async def _list_tools(self, client: Client) -> list[ToolSpec]:
-        """Every page of ``tools/list``: follows ``nextCursor`` until it is absent.
-
-        An empty-string cursor is a real cursor. A cursor seen before, or more than
-        :data:`MAX_PAGES` pages, ends the loop with a warning naming the server.
-        """
+        """Every page of ``tools/list``, read leniently (:mod:`.listing`); its warnings (dropped
+        tools, pagination loops) go to the listener, naming the server."""
         self._stage = "tools/list"
-        tools: list[ToolSpec] = []
-        seen: set[str] = set()
-        cursor: str | None = None
-        for page_no in range(1, MAX_PAGES + 1):
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools.extend(tool_spec(t) for t in page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                return tools
-            if cursor in seen:
-                self._listener.server_warning(
-                    f"tools/list repeated cursor {cursor!r} after {page_no} pages; kept the "
-                    f"{len(tools)} tools read so far", self.name)
-                return tools
-            seen.add(cursor)
-        self._listener.server_warning(
-            f"tools/list still had more pages after {MAX_PAGES}; kept the first {len(tools)} tools", self.name)
-        return tools
+        listing = await list_tools_leniently(client.session)
+        for warning in listing.warnings:
+            self._listener.server_warning(warning, self.name)
+        return listing.tools
 
     async def _probe_resources(self, client: Client) -> bool:
         """True when the server declares resources *and* lists any (the SDK's high-level server
@@ -346,6 +311,8 @@ class ServerConnection:
             if leaf.error.code == types.CONNECTION_CLOSED:
                 return f"the server exited or closed the connection during {self._stage}"
             return f"{leaf.error.message} during {self._stage}"
+        if isinstance(leaf, ListingError):
+            return f"{leaf} (during {self._stage})"
         if isinstance(leaf, ValidationError):
             first = leaf.errors()[0] if leaf.errors() else {}
             where = ".".join(str(p) for p in first.get("loc", ()))

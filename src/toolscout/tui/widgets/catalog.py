@@ -270,7 +270,12 @@ class CatalogPanel(Vertical):
         catalog = self._engine.catalog
         rows = tuple((t, tool_state(catalog, t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
                      for t in matching)
-        return (self.statuses.get(group), len(tools), self.group_tokens(tools), self._filter, rows)
+        return (self.statuses.get(group), len(tools), self.group_tokens(tools), self._filter, rows,
+                len(self._warnings(group)))
+
+    def _warnings(self, group: str) -> list[str]:
+        """The server's distinct warnings (dropped tools, schema repairs, stray output)."""
+        return [] if group == BUILTIN_GROUP else self._engine.source_warnings.get(group, [])
 
     def refresh_tree(self) -> None:
         """Bring the tree up to date with the catalog, rebuilding only the subtrees of servers
@@ -320,21 +325,25 @@ class CatalogPanel(Vertical):
         status = self.statuses.get(group)
         label = server_label(group, status, len(tools), self.group_tokens(tools))
         failed = status is not None and status.state is ServerState.FAILED
+        warnings = self._warnings(group)
+        expandable = bool(matching) or failed or bool(warnings)
         children = tree.root.children
         if node is not None and (position >= len(children) or children[position] is not node):
             node.remove()  # moved: re-add at its place
             node = None
         if node is None:
             before = position if position < len(children) else None
-            node = tree.root.add(label, data=group, allow_expand=bool(matching) or failed, before=before)
+            node = tree.root.add(label, data=group, allow_expand=expandable, before=before)
         else:
             node.set_label(label)
-            node.allow_expand = bool(matching) or failed
+            node.allow_expand = expandable
             node.remove_children()
         if failed:
             reason = Text(clean(status.error or "no reason given", single_line=True), style="red")  # type: ignore[union-attr]
             node.add_leaf(reason, data=f"{group}:error")
             node.expand()
+        for warning in warnings:  # one line each, under the server they are about
+            node.add_leaf(Text("⚠ " + clean(warning, single_line=True), style="yellow"), data=f"{group}:warning")
         for tool in matching:
             state = tool_state(catalog, tool, self.loaded_names, defer=self.defer)
             node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
