@@ -179,6 +179,15 @@ async def test_resume_after_crash_mid_turn(engine) -> None:
         body = server.bodies[0]
     check_request(body["tools"], body["messages"])
     assert json.dumps(body["system"]) and body["messages"][0]["content"][-1]["text"] == "run it"
+    assert any("torn last line" in w for w in engine.warnings)
+    # the first resume cut the torn line off, so what it appended is readable: resume again
+    with FakeModelServer([Reply(text="still here")]) as server:
+        again = Session.resume(engine, session.id[:12], provider=provider_for("anthropic", server.url))
+        assert (await again.send("and now?")).text == "still here"
+        body = server.bodies[0]
+    check_request(body["tools"], body["messages"])
+    assert [m["content"][-1].get("text") for m in body["messages"] if m["role"] == "user"][-2:] == \
+        ["are you there?", "and now?"]
 
 
 async def test_permission_denied_headless_names_the_rule(engine) -> None:

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from .loaders import CatalogFileError, load_catalog
 from .models import ToolSpec
+from .safe_read import MAX_LARGE_BYTES, parse_json, read_text
 
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 #: How deep rankings are inspected when explaining failures.
@@ -143,17 +144,18 @@ def load_queries(path: str | Path) -> tuple[list[EvalQuery], list[str]]:
     """Queries from JSONL (``query``, ``relevant``, optional ``qid``); bad lines become warnings.
 
     Raises:
-        OSError: the file cannot be read.
+        FileNotFoundError: no such file.
+        SafeReadError: not a regular file, over the size cap, unreadable or not UTF-8.
     """
     queries: list[EvalQuery] = []
     warnings: list[str] = []
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(path, max_bytes=MAX_LARGE_BYTES)
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
+            raw = parse_json(line)
+        except ValueError as exc:
             warnings.append(f"{path}:{lineno}: skipped: {exc}")
             continue
         q = raw.get("query") if isinstance(raw, dict) else None

@@ -11,12 +11,12 @@ Formats (see README):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .models import ToolSpec
+from .safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_text
 
 
 class CatalogFileError(ValueError):
@@ -83,16 +83,20 @@ def tool_from_dict(raw: dict[str, Any], server: str | None = None) -> ToolSpec:
 
 def _load_jsonl(path: Path, out: LoadedCatalog) -> None:
     groups: dict[str | None, LoadedServer] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = read_text(path, max_bytes=MAX_LARGE_BYTES)
+    except (OSError, SafeReadError) as exc:
+        raise CatalogFileError(str(exc)) from None
+    for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = parse_json(line)
             if not isinstance(raw, dict):
                 raise CatalogFileError("line is not a JSON object")
             server = raw.get("server") if isinstance(raw.get("server"), str) else None
             tool = tool_from_dict(raw)
-        except (json.JSONDecodeError, CatalogFileError) as exc:
+        except (ValueError, CatalogFileError) as exc:
             out.warnings.append(f"{path}:{lineno}: skipped: {exc}")
             continue
         group = groups.get(server)
@@ -147,8 +151,6 @@ def load_catalog(path: str | Path) -> LoadedCatalog:
         return out
     if not path.exists():
         raise CatalogFileError(f"{path}: no such file or directory")
-    if not path.is_file():
-        raise CatalogFileError(f"{path}: not a regular file")
     _load_file(path, out)
     return out
 
@@ -158,9 +160,13 @@ def _load_file(path: Path, out: LoadedCatalog) -> None:
         _load_jsonl(path, out)
         return
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CatalogFileError(f"{path}: not valid JSON: {exc}") from exc
+        text = read_text(path, max_bytes=MAX_LARGE_BYTES)
+    except (OSError, SafeReadError) as exc:
+        raise CatalogFileError(str(exc)) from None
+    try:
+        data = parse_json(text)
+    except ValueError as exc:
+        raise CatalogFileError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict) or "tools" not in data:
         raise NotACatalog(f"{path}: not a tools/list dump (no 'tools' key)")
     _load_dump(path, data, out)

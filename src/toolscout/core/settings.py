@@ -14,6 +14,7 @@ naming the file, key and bad value is collected. Loading settings never raises.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from .safe_read import NumberText, SafeReadError, read_json
 
 APP_NAME = "toolscout"
 
@@ -37,7 +40,8 @@ class SettingsWarning:
     def __str__(self) -> str:
         if self.key == "(file)":
             return f"{self.source}: {self.reason}; its settings are ignored"
-        shown = json.dumps(self.value, ensure_ascii=False, default=str)
+        shown = str(self.value) if isinstance(self.value, NumberText) else \
+            json.dumps(self.value, ensure_ascii=False, default=str)
         if len(shown) > 80:
             shown = shown[:77] + "..."
         if self.reason == "unknown key":
@@ -61,8 +65,10 @@ def _number(lo: float, hi: float, *, lo_open: bool = False, integer: bool = Fals
             v = float(v.strip())
         if not isinstance(v, int | float) or v != v:
             raise ValueError("expected a number")
+        if isinstance(v, float) and not math.isfinite(v):  # 1e400, "1e999", a 5,000-digit number
+            raise ValueError("not a finite number")
         if integer:
-            if float(v) != int(v):
+            if isinstance(v, float) and not v.is_integer():
                 raise ValueError("expected a whole number")
             v = int(v)
         if v < lo or v > hi or (lo_open and v == lo):
@@ -231,7 +237,7 @@ class Settings:
             return True
         try:
             checked = spec.check(value)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             self.warnings.append(SettingsWarning(source, key, value, str(exc)))
             return False
         if key in MERGED_LISTS and self.sources.get(key) != "default":
@@ -268,21 +274,20 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def read_layer(path: Path, warnings: list[SettingsWarning]) -> dict[str, Any]:
     """Read one settings file into flat keys; a missing file is empty, a bad one warns."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_json(path)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(SettingsWarning(str(path), "(file)", None, f"unreadable: {exc}"))
-        return {}
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        warnings.append(SettingsWarning(str(path), "(file)", None, f"malformed JSON: {exc}"))
+    except SafeReadError as exc:
+        warnings.append(SettingsWarning(str(path), "(file)", None, str(exc).removeprefix(f"{path}: ")))
         return {}
     if not isinstance(data, dict):
         warnings.append(SettingsWarning(str(path), "(file)", data, "expected a JSON object"))
         return {}
-    return flatten(data)
+    try:
+        return flatten(data)
+    except RecursionError:
+        warnings.append(SettingsWarning(str(path), "(file)", None, "objects nested too deep"))
+        return {}
 
 
 def load_settings(

@@ -21,7 +21,6 @@ cannot be read or parsed becomes a warning.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -33,6 +32,7 @@ from typing import Any
 
 import platformdirs
 
+from ..safe_read import SafeReadError, read_json
 from ..settings import APP_NAME
 
 PROJECT_FILE = ".mcp.json"
@@ -185,18 +185,13 @@ def read_config_file(path: str | Path, env: Mapping[str, str] | None = None) -> 
     path = Path(path)
     out = McpConfig()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_json(path)
     except FileNotFoundError:
         return out
-    except (OSError, UnicodeDecodeError) as exc:
-        out.warnings.append(f"{path}: unreadable MCP config: {exc}")
+    except SafeReadError as exc:
+        out.warnings.append(f"MCP config {exc}; no servers read from it")
         return out
     out.files.append(str(path))
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        out.warnings.append(f"{path}: malformed JSON in MCP config: {exc}; no servers read from it")
-        return out
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if servers is None:
         if not (isinstance(data, dict) and not data):

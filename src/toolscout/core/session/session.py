@@ -56,7 +56,7 @@ from .transcript import (
     TranscriptStore,
     find_transcript,
     interrupted_results,
-    load_transcript,
+    load_for_resume,
     new_session_id,
     sessions_dir,
 )
@@ -493,7 +493,9 @@ class Session(EventSource):
         if path is None:
             raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
                                   else "there is no saved session to resume")
-        saved = load_transcript(path)
+        saved = load_for_resume(path)
+        for warning in saved.warnings:
+            engine.warn(warning, "resume")
         kwargs["strategy"] = kwargs.get("strategy") or saved.meta.get("strategy")
         session = cls(engine, session_id=saved.session_id, **kwargs)
         session._meta_written = True

@@ -10,12 +10,11 @@ Location: ``$TOOLSCOUT_DATA_DIR/sessions/<id>.jsonl`` when the variable is set, 
 * ``{"type": "usage", ...}`` per request; ``{"type": "event", ...}`` turn boundaries
 
 A line is written and flushed as soon as the thing happened, so a crash loses at most the
-record being written; :func:`load_transcript` skips a torn last line.
+record being written; :func:`repair_torn_tail` cuts a torn last line off before a resume appends.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import uuid
@@ -25,6 +24,7 @@ from typing import IO, Any
 
 import platformdirs
 
+from ..safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_bytes, read_text
 from ..serialize import dumps
 from .projection import Projection
 
@@ -101,12 +101,17 @@ def load_transcript(path: Path) -> LoadedTranscript:
         FileNotFoundError: no such transcript.
     """
     out = LoadedTranscript(path)
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = read_text(path, max_bytes=MAX_LARGE_BYTES)
+    except SafeReadError as exc:
+        out.warnings.append(f"{exc}; the session starts empty")
+        return out
+    for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+            record = parse_json(line)
+        except ValueError:
             out.warnings.append(f"{path}:{lineno}: unreadable line skipped")
             continue
         kind = record.get("type") if isinstance(record, dict) else None
@@ -121,6 +126,41 @@ def load_transcript(path: Path) -> LoadedTranscript:
         elif kind == "usage":
             out.usage.append(record)
     return out
+
+
+def repair_torn_tail(path: Path) -> str | None:
+    """Make ``path`` end with a complete line, so that appending after a crash starts a new record.
+
+    A crash mid-write leaves a last line without its newline. A complete JSON record there gets
+    its newline; a torn fragment is cut off (it was never a record). Returns a warning naming
+    the file and what was done, or None when the file was already whole (so a second resume
+    changes nothing).
+    """
+    try:
+        data = read_bytes(path, max_bytes=MAX_LARGE_BYTES)
+    except (OSError, SafeReadError):
+        return None
+    if not data or data.endswith(b"\n"):
+        return None
+    cut = data.rfind(b"\n") + 1
+    tail = data[cut:]
+    try:
+        parse_json(tail.decode("utf-8"))
+    except ValueError:
+        os.truncate(path, cut)
+        return f"{path}: torn last line ({len(tail)} bytes, a crash mid-write) removed"
+    with path.open("ab") as fh:
+        fh.write(b"\n")
+    return None
+
+
+def load_for_resume(path: Path) -> LoadedTranscript:
+    """:func:`repair_torn_tail`, then :func:`load_transcript`; the repair's warning comes first."""
+    torn = repair_torn_tail(path)
+    saved = load_transcript(path)
+    if torn:
+        saved.warnings.insert(0, torn)
+    return saved
 
 
 def find_transcript(session_id: str | None) -> Path | None:
