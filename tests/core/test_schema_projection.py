@@ -140,3 +140,14 @@ def test_every_real_catalog_schema_projects_to_an_accepted_schema(shared_dir):
             assert not result.wrapped, (path.name, tool["name"])
             count += 1
     assert count == 1673
+
+
+def test_a_resumed_projection_repairs_schemas_saved_before_the_repair():
+    from toolscout.core.session.projection import Projection
+
+    good = {"name": "a", "description": "", "input_schema": {"type": "object", "properties": {}}}
+    bad = {"name": "b", "description": "", "input_schema": {"type": "object", "properties": {"x": {"type": "float"}}}}
+    proj = Projection.from_json({"strategy": "execute-proxy", "system": "s", "tools": [good, bad],
+                                 "full_names": ["a", "b"]})
+    assert proj.tools[0] is good  # already valid: the same bytes
+    assert proj.tools[1]["input_schema"]["properties"]["x"] == {"type": "number"}

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..catalog import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
+from ..schemas import project
 from ..serialize import dumps, stub_definition, tool_definition
 
 STRATEGIES = ("execute-proxy", "stub")
@@ -194,9 +195,19 @@ class Projection:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Projection:
-        """Inverse of :meth:`to_json`."""
-        return cls(data["strategy"], data["system"], list(data["tools"]), set(data["full_names"]),
+        """Inverse of :meth:`to_json`. Schemas are projected again (:func:`~toolscout.core.schemas.
+        project`, byte-identical for projected ones), so a transcript saved before a schema was
+        repaired does not send the provider a schema it rejects on every later turn."""
+        tools = [_reprojected(t) for t in data["tools"]]
+        return cls(data["strategy"], data["system"], tools, set(data["full_names"]),
                    int(data.get("initial_count", len(data["tools"]))))
+
+
+def _reprojected(definition: Any) -> Any:
+    if not isinstance(definition, dict) or "input_schema" not in definition:
+        return definition
+    schema = project(definition["input_schema"]).schema
+    return definition if schema == definition["input_schema"] else {**definition, "input_schema": schema}
 
 
 def normalize_tool_use(block: dict[str, Any], names: set[str]) -> dict[str, Any]:
