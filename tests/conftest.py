@@ -48,3 +48,26 @@ def shared_dir() -> Path:
     if not (SHARED / "bench-data").is_dir():
         pytest.skip("../shared/bench-data is not present beside the repo (only on the project's machines)")
     return SHARED
+
+
+class FakeClock:
+    """A monotonic clock (seconds) that moves only by ``tick`` per reading and by :meth:`advance`:
+    durations in tests come out the same on an idle and on a loaded machine."""
+
+    def __init__(self, tick: float = 0.001) -> None:
+        self.now = 0.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass (a person reading a prompt, a slow search)."""
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    """A :class:`FakeClock` to inject where code measures time (``ToolExecutor.clock``, ...)."""
+    return FakeClock()

@@ -126,11 +126,17 @@ async def test_bash_cancel_kills_the_process(ctx: ToolContext) -> None:
     import os
 
     pidfile = ctx.cwd / "pid"
-    task = asyncio.create_task(BashTool().run({"command": f"echo $$ > {pidfile}; exec sleep 30"}, ctx))
-    async with asyncio.timeout(5):
-        while not pidfile.exists() or not pidfile.read_text().strip():
-            await asyncio.sleep(0.01)
-    pid = int(pidfile.read_text())
+    os.mkfifo(pidfile)  # the shell's pid arrives as an event on the loop, not by polling a file
+    fd = os.open(pidfile, os.O_RDONLY | os.O_NONBLOCK)
+    written = asyncio.Event()
+    asyncio.get_running_loop().add_reader(fd, written.set)
+    try:
+        task = asyncio.create_task(BashTool().run({"command": f"echo $$ > {pidfile}; exec sleep 30"}, ctx))
+        await asyncio.wait_for(written.wait(), 5)
+        pid = int(os.read(fd, 64))
+    finally:
+        asyncio.get_running_loop().remove_reader(fd)
+        os.close(fd)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)

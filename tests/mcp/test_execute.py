@@ -145,17 +145,17 @@ async def test_asker_answers_and_session_rules():
         assert refused.error_kind is ToolErrorKind.PERMISSION_DENIED
 
 
-async def test_duration_leaves_out_the_wait_for_a_permission_answer():
-    import asyncio
-
+async def test_duration_leaves_out_the_wait_for_a_permission_answer(fake_clock):
     async def slow_person(tool: ToolSpec, params: dict) -> str:
-        await asyncio.sleep(0.5)  # reading the prompt
+        fake_clock.advance(0.5)  # reading the prompt for half a second
         return "allow_once"
 
     async with running([memory("normal")]) as engine:
+        engine.executor.clock = fake_clock
         result = await engine.call_tool("mcp__normal__echo", {"text": "x"}, asker=slow_person)
         assert result.text() == "x"
-        assert 0 < result.duration_ms < 400  # the echo's own time, not the half second of asking
+        # the echo's own time (a few clock readings), not the half second of asking
+        assert 0 < result.duration_ms < 100
 
 
 async def test_settings_rules_deny_hides_and_ask_beats_allow():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +21,27 @@ def provider_for(kind: str, url: str) -> Any:
 
 
 class Recorder:
-    """Collects events; ``of(Type)`` filters them."""
+    """Collects events; ``of(Type)`` filters them; ``await wait_for(Type)`` waits for one."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
+        self._arrived = asyncio.Event()
 
     def __call__(self, event: Event) -> None:
         self.events.append(event)
+        self._arrived.set()
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
+
+    async def wait_for(self, kind: type, *, timeout_s: float = 10.0) -> Any:
+        """The first recorded event of ``kind``, waiting for it (``TimeoutError`` after
+        ``timeout_s`` seconds)."""
+        async with asyncio.timeout(timeout_s):
+            while not (found := self.of(kind)):
+                self._arrived.clear()
+                await self._arrived.wait()
+        return found[0]
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:

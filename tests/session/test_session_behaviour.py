@@ -13,6 +13,7 @@ from session_helpers import Recorder, make_engine, provider_for
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.models import ToolErrorKind, ToolResult, ToolSpec
 from toolscout.core.session.events import (
+    AssistantTextDelta,
     RecommendationsReady,
     SessionError,
     ToolCallFinished,
@@ -92,10 +93,7 @@ async def test_cancel_while_streaming_keeps_partial_text() -> None:
         rec = Recorder()
         session.subscribe(rec)
         task = asyncio.create_task(session.send("long answer please"))
-        async with asyncio.timeout(10):
-            while not session.messages or not server.stalled.is_set():
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0)  # let the first delta reach the session
+        await rec.wait_for(AssistantTextDelta)  # streaming: the first delta reached the session
         assert session.cancel()
         outcome = await asyncio.wait_for(task, 10)
         assert outcome.cancelled and rec.of(TurnCancelled)
@@ -155,12 +153,17 @@ async def test_parallel_tool_calls_run_concurrently(tmp_path) -> None:
 
 async def test_resume_after_crash_mid_turn(engine) -> None:
     with FakeModelServer([Reply(tool_calls=[ToolCall("Bash", {"command": "sleep 100"})])]) as server:
-        session = Session(engine, provider=provider_for("anthropic", server.url),
-                          asker=lambda tool, params: asyncio.sleep(60))
+        asked = asyncio.Event()
+
+        async def never_answers(tool: ToolSpec, params: dict[str, Any]) -> str:
+            asked.set()  # the assistant's tool_use is in the transcript: the turn waits for a person
+            await asyncio.Event().wait()
+            return "deny"
+
+        session = Session(engine, provider=provider_for("anthropic", server.url), asker=never_answers)
         task = asyncio.create_task(session.send("run it"))
-        async with asyncio.timeout(10):
-            while not any(m["role"] == "assistant" for m in session.messages):
-                await asyncio.sleep(0.01)
+        await asyncio.wait_for(asked.wait(), 10)
+        assert any(m["role"] == "assistant" for m in session.messages)
         task.cancel()  # the process "dies": nothing is repaired in memory ...
         with pytest.raises(asyncio.CancelledError):
             await task

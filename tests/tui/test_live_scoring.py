@@ -4,7 +4,6 @@ says when the table has been painted."""
 from __future__ import annotations
 
 import gc
-import time
 
 import tui_scenarios as sc
 from rich.text import Text
@@ -198,14 +197,14 @@ async def test_the_typed_key_and_its_ranking_reach_the_screen_in_one_frame(monke
         assert stale == []  # no frame shows a query above the ranking of the one before
 
 
-async def test_a_slow_search_lets_the_echo_go_first(monkeypatch) -> None:
+async def test_a_slow_search_lets_the_echo_go_first(monkeypatch, search_clock) -> None:
     app = sc.make_app(session=None)
     held: list[bool] = []
     real = app.engine.search_tools
 
     def slow_search(query, limit=None):
         held.append(app._batch_count > 0)
-        time.sleep(0.05)  # a search slower than two frames (a cold or huge index)
+        search_clock.advance(0.05)  # a search slower than two frames (a cold or huge index)
         return real(query, limit)
 
     async with app.run_test(size=SIZE) as pilot:

@@ -4,8 +4,6 @@ the duration shown is the tool's own time."""
 
 from __future__ import annotations
 
-import asyncio
-
 import tui_scenarios as sc
 from textual.widgets import Input
 
@@ -16,28 +14,24 @@ from toolscout.tui.widgets.chat import ToolCallEntry
 SIZE = (120, 36)
 
 
-async def _until(pilot, screen_type: type) -> None:
-    for _ in range(250):
-        if isinstance(pilot.app.screen, screen_type):
-            await pilot.pause()
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{screen_type.__name__} did not open (now {type(pilot.app.screen).__name__})")
+async def _until(pilot, msgs: sc.Messages, screen_type: type) -> None:
+    """Wait (bounded) for the message after which ``screen_type`` is the active screen."""
+    await msgs.wait_for(pilot, lambda _message: isinstance(pilot.app.screen, screen_type), timeout_s=10)
 
 
-async def _pick_forecast(pilot) -> None:
+async def _pick_forecast(pilot, msgs: sc.Messages) -> None:
     await sc.type_text(pilot, "weather forecast")
     await pilot.press("enter")
     await sc.settle(pilot)
     await pilot.press("tab", "enter")  # the first recommendation: get_forecast
-    await _until(pilot, ArgumentFormScreen)
+    await _until(pilot, msgs, ArgumentFormScreen)
 
 
 async def test_form_fields_are_boxed_and_enter_walks_them() -> None:
     app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await sc.settle(pilot)
-        await _pick_forecast(pilot)
+        await _pick_forecast(pilot, msgs)
         form = app.screen
         city = form.query_one("#arg-0", Input)
         assert app.focused is city
@@ -69,16 +63,17 @@ async def test_form_scrolls_and_keeps_its_buttons_at_80x24() -> None:
         assert screen_region.contains_region(form.query_one("#run").region)
 
 
-async def test_run_shows_the_newest_call_expanded_with_the_tools_own_time() -> None:
+async def test_run_shows_the_newest_call_expanded_with_the_tools_own_time(fake_clock) -> None:
     app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await sc.settle(pilot)
+        app.engine.executor.clock = fake_clock
         for city in ("Paris", "Oslo"):
-            await _pick_forecast(pilot)
+            await _pick_forecast(pilot, msgs)
             await sc.type_text(pilot, city)
             await pilot.press("ctrl+s")
-            await _until(pilot, PermissionScreen)
-            await asyncio.sleep(0.6)  # the person reads the prompt
+            await _until(pilot, msgs, PermissionScreen)
+            fake_clock.advance(0.6)  # the person reads the prompt
             await pilot.press("y")
             await sc.settle(pilot)
         calls = [e for e in app.screen.chat.children if isinstance(e, ToolCallEntry)]

@@ -79,6 +79,8 @@ class ToolExecutor:
         call_timeout: bound on one call (s), setting ``mcp.callTimeout``.
         warn: ``warn(message, source)`` for problems that do not stop a call.
         file_servers: servers that come from catalog files (searchable, not executable).
+        clock: seconds on a monotonic clock (``time.perf_counter`` by default) for a call's
+            ``duration_ms``; tests pass a fake one so a duration never depends on machine load.
 
     Attributes:
         loaded: canonical names loaded by a search (or by the self-healing gate) when the caller
@@ -87,8 +89,10 @@ class ToolExecutor:
 
     def __init__(self, catalog: ToolCatalog, builtins: dict[str, Any], pool: ServerPool | None,
                  policy: PermissionPolicy, context: ToolContext, *, call_timeout: float,
-                 warn: Callable[[str, str], None], file_servers: Callable[[], set[str]]) -> None:
+                 warn: Callable[[str, str], None], file_servers: Callable[[], set[str]],
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.catalog = catalog
+        self.clock = clock
         self.builtins = builtins
         self.pool = pool
         self.policy = policy
@@ -123,20 +127,20 @@ class ToolExecutor:
 
             async def timed_asker(tool: ToolSpec, args: dict[str, Any]) -> AskAnswer:
                 nonlocal asked_s
-                t = time.perf_counter()
+                t = self.clock()
                 try:
                     return await ask(tool, args)
                 finally:
-                    asked_s += time.perf_counter() - t
+                    asked_s += self.clock() - t
 
-        started = time.perf_counter()
+        started = self.clock()
         try:
             result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded)
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
                                       f"{type(exc).__name__}: {exc}")
         # The call's own time: a person reading the permission prompt is not the tool being slow.
-        return replace(result, duration_ms=(time.perf_counter() - started - asked_s) * 1000.0)
+        return replace(result, duration_ms=(self.clock() - started - asked_s) * 1000.0)
 
     async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
                        loaded: set[str]) -> ToolResult:
