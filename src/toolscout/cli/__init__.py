@@ -10,6 +10,7 @@ import importlib
 import sys
 
 from .. import __version__
+from ..core.settings import choices
 
 #: Modules that add subcommands; a module that fails to import is reported, not fatal.
 COMMAND_MODULES = ("search_cmd", "context_cmd", "eval_cmd", "mcp_cmd", "call_cmd", "request_cmd")
@@ -39,10 +40,10 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     """Options of the app and of headless mode (``-p``)."""
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one conversation headless and print the answer")
-    parser.add_argument("--provider", choices=("anthropic", "openai", "offline"), help="model provider")
+    parser.add_argument("--provider", choices=[c for c in choices("provider.name") if c != "auto"], help="model provider")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--base-url", help="API base URL (OpenAI-compatible gateways, proxies)")
-    parser.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
+    parser.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     parser.add_argument("--allowed-tools", help="comma-separated allow patterns for this run")
     parser.add_argument("--add-dir", action="append", default=[], metavar="DIR",

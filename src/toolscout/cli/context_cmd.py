@@ -7,6 +7,7 @@ import json
 
 from ..core.context import ContextReport
 from ..core.engine import Engine
+from ..core.settings import choices
 from .common import make_engine, print_warnings, run_with_engine
 
 
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
     p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
     p.add_argument("--model", help="model whose context window decides auto mode")
-    p.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
+    p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)
 

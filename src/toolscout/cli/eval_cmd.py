@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.settings import choices
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
@@ -16,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tools", required=True, metavar="PATH", help="tools: JSONL, tools/list dump, or a directory")
     p.add_argument("--queries", required=True, metavar="PATH", help="queries JSONL")
     p.add_argument("--k", default="1,3,5,10", help="cut-offs for Recall@k (default 1,3,5,10)")
-    p.add_argument("--ranker", choices=("default", "bm25f", "hybrid"), help="ranking profile (default: settings)")
+    p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile (default: settings)")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
     p.add_argument("--explain-failures", type=int, default=0, metavar="N",
                    help="list the N worst queries with where their relevant tools ranked")

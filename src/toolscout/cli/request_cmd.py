@@ -14,6 +14,7 @@ import json
 from ..core.engine import Engine
 from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session
+from ..core.settings import choices
 from . import fail
 from .common import make_engine, print_warnings, run_with_engine, settings_from_args
 
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("request", help="print the exact first-turn request body (system, tools, announcements)")
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
     p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
-    p.add_argument("--strategy", choices=("execute-proxy", "stub"), help="request projection")
+    p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--prompt", default="(your first message)", help="text of the first user message")
     p.add_argument("--json", action="store_true", help="print JSON (the default and only format)")
     p.set_defaults(func=_run)

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..core.engine import Engine
+from ..core.settings import choices
 from . import fail
 from .common import make_engine, print_warnings, run_with_engine
 
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
     p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
-    p.add_argument("--ranker", choices=("default", "bm25f", "hybrid"), help="ranking profile")
+    p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
     p.add_argument("--explain", action="store_true", help="explain every score")
     p.set_defaults(func=_run)

@@ -18,7 +18,7 @@ from typing import Any
 from .builtins.base import ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .context import ContextReport, build_context_report
-from .events import CatalogChanged, EngineWarning, EventSource, ServerStateChanged
+from .events import CatalogChanged, EngineWarning, EventSource, ServerStateChanged, SettingsChanged
 from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
 from .mcp.config import ServerConfig
@@ -29,7 +29,7 @@ from .rule_specs import Workspace
 from .schemas import schema_warning_line
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
-from .settings import Settings
+from .settings import Settings, changed_keys
 from .tokens import tool_tokens
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,26 @@ class Engine(EventSource):
             file_servers=lambda: set(self._file_servers),
         )
 
+
+    def apply_settings(self, settings: Settings) -> dict[str, Any]:
+        """Run with ``settings`` from now on (the next search, catalog view, context report) and
+        emit :class:`~toolscout.core.events.SettingsChanged` with what changed.
+
+        ``settings`` are already validated (:func:`~toolscout.core.settings.change_user_setting`
+        or :func:`~toolscout.core.settings.load_settings`). A running session takes its part
+        through :meth:`Session.apply_settings <toolscout.core.session.session.Session.apply_settings>`,
+        which calls this.
+
+        Returns:
+            Key → new value of every setting that changed (empty: nothing was emitted).
+        """
+        changed = changed_keys(self.settings, settings)
+        self.settings = settings
+        self.search.settings = settings
+        self.catalog.set_always_load(settings["toolSearch.alwaysLoad"])
+        if changed:
+            self.emit(SettingsChanged(changed))
+        return changed
 
     def warn(self, message: str, source: str = "") -> None:
         """Record a warning and emit it."""

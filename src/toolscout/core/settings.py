@@ -79,15 +79,26 @@ def _number(lo: float, hi: float, *, lo_open: bool = False, integer: bool = Fals
     return check
 
 
-def _choice(*options: str) -> Callable[[Any], str]:
-    def check(v: Any) -> str:
-        if isinstance(v, bool) and "true" in options:
+class Choice:
+    """Validator of a setting with a fixed set of values; :attr:`options` are those values, in
+    the order the CLI and the settings screen list them.
+
+    Raises:
+        ValueError: (when called) the value is not one of :attr:`options` (case-insensitive).
+    """
+
+    def __init__(self, *options: str) -> None:
+        self.options: tuple[str, ...] = options
+
+    def __call__(self, v: Any) -> str:
+        if isinstance(v, bool) and "true" in self.options:
             return "true" if v else "false"
-        if not isinstance(v, str) or v.strip().lower() not in options:
-            raise ValueError(f"expected one of {', '.join(options)}")
+        if not isinstance(v, str) or v.strip().lower() not in self.options:
+            raise ValueError(f"expected one of {', '.join(self.options)}")
         return v.strip().lower()
 
-    return check
+
+_choice = Choice  # the older spelling, for keys declared as ``_choice("a", "b")``
 
 
 def _str_list(v: Any) -> list[str]:
@@ -104,22 +115,32 @@ def _opt_str(v: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Key:
-    """One setting: dotted name, default, validator (raises ValueError), one-line doc."""
+    """One setting: dotted name, default, validator (raises ValueError), one-line doc.
+
+    This table is the one schema of the settings: defaults, validation, the CLI's ``choices=``
+    (:func:`choices`) and the settings screen's editors all derive from it. To add a setting,
+    add one ``Key(...)`` line to :data:`KEYS` (a fixed set of values: ``Choice("a", "b")``).
+    """
 
     name: str
     default: Any
     check: Callable[[Any], Any]
     doc: str
 
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The allowed values of a :class:`Choice` setting, else ``()``."""
+        return self.check.options if isinstance(self.check, Choice) else ()
+
 
 KEYS: tuple[Key, ...] = (
-    Key("toolSearch.enabled", "auto", _choice("auto", "true", "false"),
+    Key("toolSearch.enabled", "auto", Choice("auto", "true", "false"),
         "auto: defer when deferred schemas exceed thresholdRatio of the context window; true: always; false: never"),
     Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
         "share of the context window (0 < r ≤ 1) above which auto mode defers"),
     Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
     Key("toolSearch.alwaysLoad", [], _str_list, "servers, tool names or globs never deferred"),
-    Key("toolSearch.ranker", "default", _choice("default", "bm25f", "hybrid"),
+    Key("toolSearch.ranker", "default", Choice("default", "bm25f", "hybrid"),
         "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
     Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
     Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
@@ -128,9 +149,9 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
-    Key("session.strategy", "execute-proxy", _choice("execute-proxy", "stub"),
+    Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
-    Key("provider.name", "auto", _choice("auto", "anthropic", "openai", "offline"),
+    Key("provider.name", "auto", Choice("auto", "anthropic", "openai", "offline"),
         "model provider; auto picks from the keys and endpoints that are set, else offline"),
     Key("provider.model", None, _opt_str, "model name"),
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
@@ -151,6 +172,16 @@ KEYS: tuple[Key, ...] = (
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
+
+
+def choices(key: str) -> tuple[str, ...]:
+    """The allowed values of setting ``key`` (for ``argparse`` ``choices=`` and select boxes).
+
+    Raises:
+        KeyError: ``key`` is not a setting.
+    """
+    return KEYS_BY_NAME[key].choices
+
 
 #: Environment variables that override settings, with their value parsers.
 ENV_KEYS: dict[str, str] = {
@@ -326,6 +357,36 @@ def load_settings(
 def managed_keys(settings: Settings) -> set[str]:
     """Keys fixed by the managed layer (the UI shows them read-only)."""
     return {k for k, s in settings.sources.items() if s.startswith("managed:")}
+
+
+def overrides_user_file(settings: Settings, source: str) -> bool:
+    """True when ``source`` (a ``Settings.sources`` value) is a layer above the user file: the
+    project or local file, the environment or managed settings (the order of
+    :func:`load_settings`), so a value saved to the user file loses to it."""
+    paths = settings.paths
+    files = {str(p) for p in (paths.project, paths.project_local) if p is not None} if paths else set()
+    return source in files or source.startswith(("env:", "managed:"))
+
+
+def change_user_setting(settings: Settings, key: str, value: Any) -> Settings:
+    """Validate ``value``, save it to the user settings file and return the settings now in
+    effect: with ``value``, unless a higher layer (project, local, env, managed) sets ``key``, in
+    which case that layer's value stays in effect now as it will after a restart.
+
+    Raises:
+        ValueError: unknown key, invalid value, managed key, or no user settings path.
+        OSError: the file cannot be written.
+    """
+    before, source = settings[key], settings.sources.get(key, "default")
+    saved = save_user_setting(settings, key, value)
+    if overrides_user_file(saved, source):
+        return saved.with_overrides({key: before}, source=source)
+    return saved
+
+
+def changed_keys(old: Settings, new: Settings) -> dict[str, Any]:
+    """Key → new value of every setting whose value differs between ``old`` and ``new``."""
+    return {k: new.values.get(k) for k in KEYS_BY_NAME if old.values.get(k) != new.values.get(k)}
 
 
 def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:

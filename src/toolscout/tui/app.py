@@ -20,15 +20,14 @@ from textual.screen import Screen
 
 from ..core.models import ToolSpec
 from ..core.session.events import Recommendation
-from ..core.settings import Settings, save_user_setting
+from ..core.settings import Settings, change_user_setting
 from . import messages as m
 from .bridge import Bridge
-from .live_settings import apply_live
 from .resources import stylesheet_paths
 from .screens.argument_form import ArgumentFormScreen
 from .screens.main import HELP, MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
-from .screens.settings import SettingsScreen, overriding_layer
+from .screens.settings import SettingsScreen
 from .text import tildify
 from .widgets.chat import NoticeEntry
 
@@ -205,23 +204,20 @@ class ToolscoutApp(App[int]):
 
     # -- settings ----------------------------------------------------------------------------
     def apply_setting(self, key: str, value: Any) -> Settings:
-        """Validate and persist one setting, then apply it to the engine, session and widgets.
+        """Validate and persist one setting (:func:`~toolscout.core.settings.change_user_setting`),
+        then apply it to the session and engine, whose ``SettingsChanged`` updates the widgets.
 
         Raises:
             ValueError: invalid value or managed key. OSError: the file cannot be written.
         """
-        before, source = self.settings[key], self.settings.sources.get(key, "default")
-        self.settings = save_user_setting(self.settings, key, value)
-        if overriding_layer(self.settings, source):
-            # A higher layer (project, local, env) still wins after a restart: keep its value now
-            # too, so what runs is what will run; the settings screen says which layer it is.
-            self.settings = self.settings.with_overrides({key: before}, source=source)
-            return self.settings
+        self.settings = change_user_setting(self.settings, key, value)
         if key == "session.strategy":
             self._strategy_setting = str(self.settings[key])
-        for problem in apply_live(self.settings, self.engine, self.session):
+        if self.session is None:
+            self.engine.apply_settings(self.settings)
+            return self.settings
+        for problem in self.session.apply_settings(self.settings):
             self.notify(problem, title="setting saved, not applied", severity="warning", markup=False)
-        self.main_screen.post_message(m.SettingsApplied({key: self.settings[key]}))
         return self.settings
 
     # -- session -----------------------------------------------------------------------------

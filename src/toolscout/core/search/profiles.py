@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..settings import choices
 from .lexical import minmax
 
-PROFILES: tuple[str, ...] = ("default", "bm25f", "hybrid")
+#: The ranking profiles, as the ``toolSearch.ranker`` setting declares them.
+PROFILES: tuple[str, ...] = choices("toolSearch.ranker")
 
 #: Signal → the component name it is reported under in ``ScoredTool.components``.
 COMPONENT_NAMES = {

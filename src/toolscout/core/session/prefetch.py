@@ -61,16 +61,20 @@ class Prefetcher:
     def __init__(self, engine: Any, settings: Any, is_deferred: Callable[[ToolSpec], bool],
                  emit: Callable[[Any], None]) -> None:
         self.engine = engine
-        self.enabled = bool(settings.get("recommendations.enabled", True))
-        self.on_first_message = bool(settings.get("recommendations.onFirstMessage", False))
-        self.max = int(settings.get("recommendations.max", 3))
-        self.min_score = float(settings.get("recommendations.minScore", 0.15))
+        self.apply_settings(settings)
         self.is_deferred = is_deferred
         self.emit = emit
         self.seen: dict[str, None] = {}
         self.pending: list[Recommendation] = []
         self.latest: list[Recommendation] = []
         self._task: asyncio.Task[None] | None = None
+
+    def apply_settings(self, settings: Any) -> None:
+        """Take the ``recommendations.*`` values of ``settings`` (used from the next prefetch)."""
+        self.enabled = bool(settings.get("recommendations.enabled", True))
+        self.on_first_message = bool(settings.get("recommendations.onFirstMessage", False))
+        self.max = int(settings.get("recommendations.max", 3))
+        self.min_score = float(settings.get("recommendations.minScore", 0.15))
 
     def remember(self, names: Iterable[str]) -> None:
         """Mark names as already recommended/discovered (bounded: trimmed 500 → 400)."""

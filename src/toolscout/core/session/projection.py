@@ -30,8 +30,10 @@ from ..catalog import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..schemas import project
 from ..serialize import dumps, stub_definition, tool_definition
+from ..settings import choices
 
-STRATEGIES = ("execute-proxy", "stub")
+#: The request projections, as the ``session.strategy`` setting declares them.
+STRATEGIES = choices("session.strategy")
 #: The projection used when the mode decision is "do not defer" (``toolSearch.enabled`` false,
 #: or auto below its threshold): every tool inline with its full schema, late tools appended.
 #: ToolSearch and ExecuteTool are left out (nothing is deferred, so they would be dead weight);

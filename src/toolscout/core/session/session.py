@@ -23,6 +23,7 @@ from typing import Any
 
 from ..events import EventSource
 from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..settings import Settings
 from ..tokens import ModeDecision
 from .events import (
     AnnouncementSent,
@@ -67,6 +68,8 @@ CANCELLED_TEXT = "Cancelled: the user interrupted this tool call before it finis
 CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
+#: Settings a provider is built from: a change to one of them builds a new provider.
+PROVIDER_KEYS = ("provider.name", "provider.model", "provider.baseUrl", "provider.openaiStrict")
 
 
 class SessionNotFound(LookupError):
@@ -124,6 +127,29 @@ class Session(EventSource):
         self._task: asyncio.Task[Any] | None = None
         self._meta_written = False
 
+
+    def apply_settings(self, settings: Settings) -> list[str]:
+        """Run with ``settings`` from the next request on: recommendations, the strategy (until
+        the first request fixes the projection), a new provider when ``provider.*`` changed;
+        then the engine applies its part and emits ``SettingsChanged``
+        (:meth:`Engine.apply_settings`).
+
+        Returns:
+            Problems worth telling the person (a provider that cannot be created yet keeps the
+            old one); the settings are applied anyway.
+        """
+        old, self.settings = self.settings, settings
+        self.prefetch.apply_settings(settings)
+        if self.projection is None:
+            self.strategy = settings["session.strategy"]  # fixed once the first request is built
+        problems: list[str] = []
+        if any(old.get(k) != settings.get(k) for k in PROVIDER_KEYS):
+            try:
+                self.provider = create_provider(settings)
+            except Exception as exc:  # a missing key or SDK: keep talking to the old provider
+                problems.append(str(exc))
+        self.engine.apply_settings(settings)
+        return problems
 
     # -- public state ---------------------------------------------------------------------
     @property

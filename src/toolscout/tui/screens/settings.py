@@ -21,30 +21,33 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static, Switch
 
-from ...core.settings import KEYS_BY_NAME, Settings, managed_keys
+from ...core.settings import KEYS_BY_NAME, Settings, managed_keys, overrides_user_file
 from ..text import clean, tildify
 
-#: (key, label, kind, choices) in display order. kind: switch | number | text | select.
-FIELDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("recommendations.enabled", "Recommendations", "switch", ()),
-    ("recommendations.minScore", "Minimum score", "number", ()),
-    ("toolSearch.enabled", "Tool search", "select", ("auto", "true", "false")),
-    ("toolSearch.thresholdRatio", "Auto threshold (share of window)", "number", ()),
-    ("session.strategy", "Strategy", "select", ("execute-proxy", "stub")),
-    ("provider.name", "Provider", "select", ("auto", "anthropic", "openai", "offline")),
-    ("provider.model", "Model", "text", ()),
+#: (key, label) in display order; each editor follows from the key's declaration in
+#: :data:`toolscout.core.settings.KEYS` (see :func:`editor_kind`).
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("recommendations.enabled", "Recommendations"),
+    ("recommendations.minScore", "Minimum score"),
+    ("toolSearch.enabled", "Tool search"),
+    ("toolSearch.thresholdRatio", "Auto threshold (share of window)"),
+    ("session.strategy", "Strategy"),
+    ("provider.name", "Provider"),
+    ("provider.model", "Model"),
 )
 
 Apply = Callable[[str, Any], Settings]
 
 
-def overriding_layer(settings: Settings, source: str) -> bool:
-    """True when ``source`` (a ``Settings.sources`` value) is a layer above the user file: the
-    project or local file, the environment or managed settings (order from
-    :func:`toolscout.core.settings.load_settings`), so a value saved to the user file loses to it."""
-    paths = settings.paths
-    files = {str(p) for p in (paths.project, paths.project_local) if p is not None} if paths else set()
-    return source in files or source.startswith(("env:", "managed:"))
+def editor_kind(key: str) -> str:
+    """``switch`` (a boolean), ``select`` (a fixed set of values), ``number`` or ``text``, from the
+    setting's declared default and validator."""
+    spec = KEYS_BY_NAME[key]
+    if spec.choices:
+        return "select"
+    if isinstance(spec.default, bool):
+        return "switch"
+    return "number" if isinstance(spec.default, int | float) else "text"
 
 
 def widget_id(key: str) -> str:
@@ -81,25 +84,25 @@ class SettingsScreen(Screen[None]):
                 yield Label(Text("Warnings (invalid values were ignored)", style="bold yellow"),
                             id="settings-warnings-title")
                 yield Static(self._warnings(), id="settings-warnings")
-            for key, label, kind, choices in FIELDS:
+            for key, label in FIELDS:
                 with Horizontal(classes="setting-row"):
                     with Vertical(classes="setting-label"):
                         yield Label(Text(label, style="bold"))
                         yield Static(Text(KEYS_BY_NAME[key].doc, style="dim"), classes="setting-doc")
                     with Vertical(classes="setting-editor"):
-                        editor = self._editor(key, kind, choices)
+                        editor = self._editor(key)
                         editor.disabled = key in managed
                         yield editor
                         yield Static(self._source(key, managed), id=f"{widget_id(key)}-note", classes="setting-note")
         yield Footer()
 
-    def _editor(self, key: str, kind: str, choices: tuple[str, ...]) -> Widget:
-        value = self.settings[key]
+    def _editor(self, key: str) -> Widget:
+        value, kind = self.settings[key], editor_kind(key)
         wid = widget_id(key)
         if kind == "switch":
             return Switch(value=bool(value), id=wid)
         if kind == "select":
-            return Select([(c, c) for c in choices], value=value, allow_blank=False, id=wid, compact=True)
+            return Select([(c, c) for c in KEYS_BY_NAME[key].choices], value=value, allow_blank=False, id=wid, compact=True)
         if kind == "number":
             return Input(value=f"{value:g}", type="number", id=wid, compact=True)
         return Input(value=value or "", placeholder="(provider default)", id=wid, compact=True)
@@ -144,7 +147,7 @@ class SettingsScreen(Screen[None]):
             note.update(Text(f"✗ {clean(str(exc), single_line=True)}", style="bold red"))
             return False
         source = self.settings.sources.get(key, "default")
-        if overriding_layer(self.settings, source):
+        if overrides_user_file(self.settings, source):
             note.update(Text(f"saved to the user file, but overridden by {tildify(clean(source, single_line=True))}"
                              f" (in effect: {self.settings[key]})", style="bold yellow"))
             return True
