@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import json
 
-from mcp_helpers import allow, fixture_module, running, stdio
+from mcp_helpers import allow, running, stdio
 
-from toolscout.core.models import ToolErrorKind, ToolSpec
-
-
-def _odd_schemas(engine) -> None:
-    """Register the server's tools with the odd schemas the fixture can send (what a lenient
-    ``tools/list`` reading delivers; the SDK's strict reading refuses non-object roots)."""
-    module = fixture_module("odd_roots")
-    engine.apply_delta(engine.catalog.set_server_tools(
-        "odd", [ToolSpec(name=n, input_schema=s) for n, s in module.SCHEMAS.items()]))
+from toolscout.core.models import ToolErrorKind
 
 
 async def test_wrapped_and_lifted_roots_reach_the_server_as_it_expects():
-    async with running([stdio("odd", "odd_roots", "--plain")]) as engine:
-        _odd_schemas(engine)
+    async with running([stdio("odd", "odd_roots")]) as engine:  # schemas sent verbatim, read leniently
         union = engine.catalog.get("mcp__odd__union_root")
         assert union is not None and union.wrapped_arguments
         assert union.input_schema["required"] == ["value"]
