@@ -16,6 +16,7 @@ from mcp_helpers import EventLog, allow, running, server_path
 from toolscout.cli import run
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.mcp.listing import MAX_SCHEMA_DEPTH, check_tool
+from toolscout.core.mcp.wire import recover
 from toolscout.core.models import ServerState
 
 GITLAB = ["create_or_update_file", "search_repositories", "create_repository", "get_file_contents",
@@ -140,6 +141,14 @@ async def test_an_unreadable_answer_fails_at_its_stage_at_once(events: EventLog)
     assert deep.error == "the server's answer could not be read (JSON nested too deep to read) during tools/list"
 
 
+async def test_a_timeout_names_the_stage_and_the_stray_output(events: EventLog):
+    async with running([raw("noisy", "noise_only")], events, **{"mcp.timeout": 2}) as engine:
+        status = engine.pool.status("noisy")
+    assert status.state is ServerState.FAILED
+    assert status.error.startswith("no answer to initialize within 2 s; it wrote non-MCP output instead, "
+                                   "first line: 'Starting raw server v1.0'")
+
+
 def test_mcp_list_shows_each_servers_warnings(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     cfg = tmp_path / "servers.json"
@@ -156,3 +165,13 @@ def test_mcp_list_shows_each_servers_warnings(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     assert "~ tool 'deep_schema' dropped: inputSchema nested 299 deep (limit 64)" in out.out
     assert "no_schema" not in out.err  # shown under its server, not repeated
+
+
+def test_recover_reads_what_the_strict_parser_refused():
+    result = recover('{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "a\\ud800b"}]}}')
+    assert result.message.result == {"content": [{"type": "text", "text": "a\ufffdb"}]}  # printable
+    listing = recover('{"jsonrpc": "2.0", "id": 4, "result": {"tools": [{"name": "t\\ud800"}]}}')
+    assert listing.message.result == {"tools": [{"name": "t\ud800"}]}  # kept for the per-tool check
+    torn = recover('{"jsonrpc": "2.0", "id": "r-7", "result": {"tools": [')
+    assert torn.message.id == "r-7" and "could not be read" in torn.message.error.message
+    assert recover("Listening on port 3000") is None and recover('{"log": "not json-rpc"}') is None

@@ -22,7 +22,6 @@ cursor seen before, at a page that only repeats tools already listed, or after
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 
 from ..models import ToolSpec
-from .wire import shown_line
+from .wire import SURROGATE, shown_line
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,6 @@ MAX_PAGES = 500
 MAX_SCHEMA_DEPTH = 64
 #: Most per-tool warnings spelled out for one listing; the rest are counted in one line.
 MAX_TOOL_WARNINGS = 20
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ListingError(Exception):
@@ -83,7 +81,7 @@ def _scan(value: Any) -> tuple[int, str | None]:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item):
+            if SURROGATE.search(item):
                 return deepest, item
         elif isinstance(item, dict):
             deepest = max(deepest, depth)

@@ -39,6 +39,8 @@ from ..safe_read import parse_json
 SHOWN_CHARS = 120
 _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 _SDK_PARSE_MESSAGE = "Failed to parse JSONRPC message from server"
+#: A lone (unpaired) UTF-16 surrogate: JSON can carry one as an escape, UTF-8 cannot encode it.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _DropSdkParseTracebacks(logging.Filter):
@@ -90,10 +92,29 @@ def recover(line: str) -> SessionMessage | None:
         return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=raw_id, error=error))
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
         return None
+    result = data.get("result")
+    if not (isinstance(result, dict) and "tools" in result):  # a listing is judged tool by tool
+        scrub_surrogates(data)
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
     except ValidationError:
         return None
+
+
+def scrub_surrogates(data: dict[str, Any] | list[Any]) -> None:
+    """Replace lone surrogates in every string of ``data`` (in place, keys too) with U+FFFD, so
+    that a tool result or error message can be printed and sent on (iterative: any depth)."""
+    stack: list[Any] = [data]
+    while stack:
+        node = stack.pop()
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        for key, value in items:
+            if isinstance(value, str) and SURROGATE.search(value):
+                node[key] = value = SURROGATE.sub("\ufffd", value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
+            if isinstance(key, str) and SURROGATE.search(key):
+                node[SURROGATE.sub("\ufffd", key)] = node.pop(key)
 
 
 class GuardedStream(ObjectReceiveStream[Any]):
