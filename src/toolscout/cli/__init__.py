@@ -64,17 +64,22 @@ def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command:
-            return int(args.func(args) or 0)
-        if args.prompt is not None:
-            from .headless import run_headless
+        if args.command or args.prompt is not None:
+            from .output import sanitised_output
 
-            return run_headless(args)
+            with sanitised_output():  # server, tool and model text reach the terminal inert
+                if args.command:
+                    return int(args.func(args) or 0)
+                from .headless import run_headless
+
+                return run_headless(args)
         from ..tui.factory import run_app
 
         return run_app(args)
     except UsageError as exc:
-        return fail(str(exc), 2)
+        from ..core.sanitize import strip_controls
+
+        return fail(strip_controls(exc), 2)
 
 
 def fail(message: str, code: int = 1) -> int:

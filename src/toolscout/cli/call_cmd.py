@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.engine import Engine
 from ..core.models import ToolResult
+from ..core.sanitize import dumps_json
 from .common import make_engine, print_warnings, run_with_engine
 
 
@@ -77,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
 
     result = run_with_engine(engine, body)
     if args.json:
-        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+        print(dumps_json(result_json(result), indent=2))
     elif result.is_error:
         print(f"toolscout: {result.text()}", file=sys.stderr)
     else:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..core.context import ContextReport
 from ..core.engine import Engine
+from ..core.sanitize import dumps_json
 from ..core.settings import choices
 from .common import make_engine, print_warnings, run_with_engine
 
@@ -27,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
 
     async def body(engine: Engine) -> int:
         report = engine.context_report(model=args.model, strategy=args.strategy)
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if args.json else format_report(report))
+        print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         return 0
 
     code = run_with_engine(engine, body)

@@ -9,12 +9,12 @@ the model made (see :func:`tool_call_log`), search results, usage per request an
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from ..core.engine import Engine
 from ..core.models import ToolErrorKind
+from ..core.sanitize import dumps_json
 from ..core.session.events import SearchResultsReady, ToolCallFinished
 from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session, SessionNotFound
@@ -60,14 +60,14 @@ def run_headless(args: argparse.Namespace) -> int:
         finally:
             await session.close()
         if args.output_format == "json":
-            print(json.dumps({
+            print(dumps_json({
                 "session_id": session.id, "strategy": session.strategy, "provider": provider.name,
                 "model": provider.model, "result": outcome.text, "error": outcome.error,
                 "cancelled": outcome.cancelled, "stop_reason": outcome.stop_reason,
                 "messages": session.messages, "tool_calls": tool_call_log(session.messages, finished),
                 "searches": searches,
                 "usage": [_usage(u) for u in session.usage_log], "cache": session.cache_stats(),
-            }, ensure_ascii=False, indent=2))
+            }, indent=2))
         elif outcome.text:
             print(outcome.text)
         if outcome.error:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..core.engine import Engine
 from ..core.models import ServerStatus
+from ..core.sanitize import dumps_json
 from .common import make_engine, print_warnings, run_with_engine
 
 
@@ -68,7 +68,7 @@ def _run_list(args: argparse.Namespace) -> int:
             warnings = [w for w in engine.source_warnings.get(status.name, ()) if w != f"failed: {status.error}"]
             rows.append(status_json(status, cfg.source if cfg else None, warnings))
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
-        print(json.dumps(payload, ensure_ascii=False, indent=2) if args.json else format_statuses(rows))
+        print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))
         return 0
 
     code = run_with_engine(engine, body)

@@ -9,9 +9,9 @@ with its announcement reminder. The body is the one the configured provider woul
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..core.engine import Engine
+from ..core.sanitize import dumps_json
 from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session
 from ..core.settings import choices
@@ -40,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
 
     async def body(engine: Engine) -> int:
         session = Session(engine, provider=provider, persist=False)
-        print(json.dumps(session.request_body(args.prompt), ensure_ascii=False, indent=2))
+        print(dumps_json(session.request_body(args.prompt), indent=2))
         return 0
 
     code = run_with_engine(engine, body)

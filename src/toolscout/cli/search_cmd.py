@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..core.engine import Engine
+from ..core.sanitize import dumps_json
 from ..core.settings import choices
 from . import fail
 from .common import make_engine, print_warnings, run_with_engine
@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         engine.search.wait_ready(timeout=600)  # a one-shot search should rank with the full profile
         result = engine.search_tools(args.query, args.limit)
         if args.json:
-            print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+            print(dumps_json(result.to_json(), indent=2))
         else:
             print(format_result(result, explain=args.explain))
         return 0

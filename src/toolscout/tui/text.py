@@ -1,4 +1,5 @@
-"""Untrusted text made safe to show: literal, single-line when asked, no control characters.
+"""Untrusted text made safe to show: literal, single-line when asked, no control characters
+(stripped by the core's one sanitiser, :func:`toolscout.core.sanitize.strip_controls`).
 
 Everything a server, a tool or a model sends is shown *literally*: ``[bold]`` and ``[/`` must
 not style the UI (or raise a markup error), and ANSI escapes and control characters must not
@@ -15,10 +16,8 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
-#: ANSI CSI / OSC / other ESC sequences (removed whole, not just their ESC byte).
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-#: C0 and C1 control characters other than newline and tab, plus DEL.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from ..core.sanitize import strip_controls
+
 _SPACES = re.compile(r"\s+")
 
 
@@ -33,12 +32,7 @@ def clean(text: object, *, single_line: bool = False, limit: int | None = None) 
     Returns:
         Text that is safe to render literally (tabs become spaces).
     """
-    value = text if isinstance(text, str) else ("" if text is None else str(text))
-    value = _ANSI.sub("", value)
-    value = _CONTROL.sub("", value)
-    value = value.replace("\t", "    ")
-    # Lone surrogates cannot be encoded for the terminal.
-    value = value.encode("utf-8", "replace").decode("utf-8")
+    value = strip_controls(text).replace("\t", "    ")
     if single_line:
         value = _SPACES.sub(" ", value).strip()
     if limit is not None and len(value) > limit:
