@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from ..events import EventSource
-from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..models import ToolSpec
 from ..settings import Settings
 from ..tokens import ModeDecision
 from .events import (
@@ -30,7 +29,6 @@ from .events import (
     AssistantMessageDone,
     AssistantTextDelta,
     Recommendation,
-    RecommendationsReady,
     SessionError,
     ToolSearchSwitched,
     TurnCancelled,
@@ -38,6 +36,7 @@ from .events import (
     UsageReported,
     UserMessageAdded,
 )
+from .manual import CANCELLED_TEXT, ManualDriver
 from .modes import admit_invented, decide, may_switch, switch_notice, switched_projection
 from .prefetch import Prefetcher, query_text
 from .projection import EXECUTE_TOOL, INLINE, Projection, check_request, normalize_tool_use
@@ -64,7 +63,6 @@ from .transcript import (
 
 log = logging.getLogger(__name__)
 
-CANCELLED_TEXT = "Cancelled: the user interrupted this tool call before it finished."
 CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
@@ -87,7 +85,7 @@ class TurnOutcome:
     stop_reason: str | None = None
 
 
-class Session(EventSource):
+class Session(ManualDriver, EventSource):
     """One conversation with a model (or with the person, offline) over an engine's tools.
 
     Args:
@@ -190,39 +188,6 @@ class Session(EventSource):
             RuntimeError: a turn is already running.
         """
         return await self._exclusive(self._turn_body(text))
-
-    async def run_tool(self, name: str, params: dict[str, Any]) -> ToolResult:
-        """Run ``name`` with ``params`` as if the model had called it (offline driver, or a
-        person running a tool by hand). Recorded as an assistant ``tool_use`` (ExecuteTool for
-        deferred tools in execute-proxy mode) and a ``tool_result``.
-
-        Raises:
-            RuntimeError: a turn is already running.
-        """
-        return await self._exclusive(self._manual_call(name, params))
-
-    async def load_tools(self, names: list[str]) -> None:
-        """Load deferred tools the person picked (the UI's recommendation bar) so the model has
-        their full definitions with the next message. Recorded as a ToolSearch ``select:`` call,
-        exactly as if the model had made it, so resume and the discovered set see it too.
-
-        Raises:
-            RuntimeError: a turn is already running.
-        """
-        wanted = [n for n in names if n not in self._loaded]
-        if wanted:
-            await self._exclusive(self._select_call(wanted))
-
-    async def _select_call(self, names: list[str]) -> None:
-        query = "select:" + ",".join(names)
-        use = {"type": "tool_use", "id": _tool_id(), "name": "ToolSearch", "input": {"query": query}}
-        self._append({"role": "assistant", "content": [use]})
-        try:
-            block, _ = await self.router.run(use)
-        except asyncio.CancelledError:
-            self._repair(CANCELLED_TEXT)
-            raise
-        self._append_user([block])
 
     def cancel(self) -> bool:
         """Interrupt the running turn or tool call; True if something was running."""
@@ -348,39 +313,6 @@ class Session(EventSource):
         if task.done() and not task.cancelled():
             fallback = f"The call failed inside toolscout: {task.exception()!r}"
         return {"type": "tool_result", "tool_use_id": use["id"], "content": fallback, "is_error": True}
-
-    # -- offline driver -------------------------------------------------------------------
-    async def _offline_search(self, text: str, turn: int) -> str:
-        use = {"type": "tool_use", "id": _tool_id(), "name": "ToolSearch", "input": {"query": text}}
-        self._append({"role": "assistant", "content": [use]})
-        self.emit(AssistantMessageDone("", 1, turn, "tool_use"))
-        block, _ = await self.router.run(use)
-        self._append_user([block])
-        hits = self.router.last_search.hits if self.router.last_search is not None else []
-        self.offline_recommendations = [
-            Recommendation(h.tool.name, h.tool.server, float(h.score), h.tool.description, h.tool.input_schema)
-            for h in hits if h.tool.name not in ("ToolSearch", EXECUTE_TOOL)
-        ]
-        if self.offline_recommendations:
-            self.emit(RecommendationsReady(tuple(self.offline_recommendations), text, turn))
-        return ""
-
-    async def _manual_call(self, name: str, params: dict[str, Any]) -> ToolResult:
-        self.build_request()  # fixes the projection, so the block uses a name the array defines
-        assert self.projection is not None
-        self._loaded.add(name)  # the person saw the schema: no self-healing round trip
-        use = {"type": "tool_use", "id": _tool_id(), "name": name, "input": dict(params)}
-        use = normalize_tool_use(use, set(self.projection.names))
-        self._append({"role": "assistant", "content": [use]})
-        self.emit(AssistantMessageDone("", 1, self.turn, "tool_use"))
-        try:
-            block, result = await self.router.run(use)
-        except asyncio.CancelledError:
-            self._repair(CANCELLED_TEXT)
-            self.emit(TurnCancelled(self.turn))
-            return ToolResult.error(name, ToolErrorKind.CANCELLED, CANCELLED_TEXT)
-        self._append_user([block])
-        return result or ToolResult.ok(name, str(block["content"]))
 
     # -- requests -------------------------------------------------------------------------
     def build_request(self, extra_user_text: str | None = None) -> ModelRequest:
@@ -538,7 +470,3 @@ class Session(EventSource):
                                    for b in m["content"]))
         session._repair(CRASHED_TEXT)
         return session
-
-
-def _tool_id() -> str:
-    return "toolu_" + uuid.uuid4().hex[:24]
