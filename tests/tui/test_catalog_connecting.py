@@ -17,7 +17,7 @@ LATE = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "late.py"
 SIZE = (140, 44)
 
 
-def _engine(tmp_path: Path, settings: Any) -> Any:
+def _engine(tmp_path: Path, settings: Any, *, tools: int = 3, props: int = 4) -> Any:
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
     from toolscout.core.engine import Engine
 
@@ -28,7 +28,8 @@ def _engine(tmp_path: Path, settings: Any) -> Any:
             {"name": "get_item", "description": f"Get an item from {server}.",
              "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}]}))
     late = ServerConfig("late", "stdio", command=sys.executable,
-                        args=(str(LATE), "late", "--tools", "3", "--gate", str(tmp_path / "gate")), source="test")
+                        args=(str(LATE), "late", "--tools", str(tools), "--props", str(props), "--gate",
+                              str(tmp_path / "gate")), source="test")
     broken = ServerConfig("jira", command=sc.BROKEN_COMMAND, args=("--stdio",), source="test")
     return Engine(settings, catalog_paths=[catalogs], builtins=builtin_tools(), core_names=core_tool_names(),
                   project_dir=tmp_path, mcp_servers=[late, broken])
@@ -99,3 +100,30 @@ async def test_context_json_has_a_row_for_every_server_with_its_state(tmp_path) 
     finally:
         (tmp_path / "gate").touch()
         await engine.stop()
+
+
+async def test_the_switch_to_deferral_is_announced_in_the_chat(tmp_path) -> None:
+    from toolscout.core.session.session import Session
+    from toolscout.tui.factory import make_app as build
+
+    settings = sc.make_settings(**{"toolSearch.enabled": "auto", "provider.contextWindow": 20_000})
+    engine = _engine(tmp_path, settings, tools=30, props=6)  # ~5k tokens: over 10% of 20k
+    provider = sc.ScriptedProvider()
+    session = Session(engine, settings=settings, provider=provider, persist=False)
+    app = build(settings, engine, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot, servers=False)
+        await sc.type_text(pilot, "hello")
+        await pilot.press("enter")
+        await _until(pilot, lambda: len(provider.requests) == 1 and not app.screen.busy)
+        assert session.mode_decision is not None and not session.mode_decision.defer
+        assert "Tool search switched on" not in sc.screen_text(app)
+        (tmp_path / "gate").touch()
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "again")
+        await pilot.press("enter")
+        await _until(pilot, lambda: len(provider.requests) == 2 and not app.screen.busy)
+        await sc.settle(pilot)
+        assert session.mode_decision.defer
+        assert "ToolSearch" in [t["name"] for t in provider.requests[1].tools]
+        assert "Tool search switched on" in " ".join(sc.screen_text(app).split())
