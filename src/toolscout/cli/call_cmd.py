@@ -16,7 +16,7 @@ from typing import Any
 from ..core.engine import Engine
 from ..core.models import ToolResult
 from ..core.sanitize import dumps_json
-from .common import make_engine, print_warnings, run_with_engine
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
                    help="do not start the embedded default servers when nothing is configured")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_trust_flag(p)
     p.set_defaults(func=_run)
 
 
@@ -38,11 +39,13 @@ def servers_for(tool: str, servers: list[Any]) -> list[Any]:
     """Only the servers a call to ``tool`` can need: the one named in ``mcp__<server>__...``, none
     for a built-in, all of them otherwise (a bare name is looked up across servers)."""
     from ..core.builtins.registry import builtin_tools
-    from ..core.names import sanitize, split_mcp_name
+    from ..core.names import normalise_server_name, split_mcp_name
 
     parts = split_mcp_name(tool)
     if parts is not None:
-        named = [s for s in servers if sanitize(s.name) == parts[0]]
+        named = [s for s in servers if parts[0] in (s.name, getattr(s, "configured_name", ""))]
+        wanted = normalise_server_name(parts[0])
+        named = named or [s for s in servers if normalise_server_name(s.name) == wanted]
         return named or servers
     if tool in {b.spec.name for b in builtin_tools()}:
         return []

@@ -11,13 +11,34 @@ from typing import Any, TypeVar
 
 from ..core.engine import Engine
 from ..core.settings import Settings, load_settings
+from ..core.trust import FolderTrust, check_folder
 
 T = TypeVar("T")
 
 
+def add_trust_flag(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """``--trust-project``: approve this folder's ``.mcp.json`` and allow rules for this run."""
+    parser.add_argument("--trust-project", action="store_true", default=False if top_level else argparse.SUPPRESS,
+                        help="trust this folder's .mcp.json servers and permissions.allow rules for this run")
+
+
+def folder_trust(args: argparse.Namespace) -> FolderTrust:
+    """Whether the current folder's own config applies (stored approval, ``--trust-project`` or
+    ``projectTrust.autoApprove``); computed once per run and kept on ``args``."""
+    cached = getattr(args, "folder_trust", None)
+    if not isinstance(cached, FolderTrust):
+        auto = bool(load_settings().get("projectTrust.autoApprove"))
+        cached = check_folder(Path.cwd(), flag=bool(getattr(args, "trust_project", False)), auto=auto)
+        args.folder_trust = cached
+        if not cached.approved:  # said up front: a long -p run prints its warnings at the end
+            print(f"toolscout: {cached.notice()}", file=sys.stderr)
+    return cached
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Load layered settings and apply CLI flags (flags win over files and env)."""
-    settings = load_settings()
+    """Load layered settings (a project's grants only in an approved folder, see
+    :func:`folder_trust`) and apply CLI flags (flags win over files and env)."""
+    settings = load_settings(project_trusted=folder_trust(args).approved)
     overrides: dict[str, Any] = {}
     for flag, key in (("strategy", "session.strategy"), ("provider", "provider.name"),
                       ("model", "provider.model"), ("base_url", "provider.baseUrl"),
@@ -63,6 +84,7 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
         connect_servers=with_servers,
         default_servers=not getattr(args, "no_default_servers", False),
         server_filter=server_filter,
+        folder_trust=folder_trust(args),
     )
 
 
@@ -84,7 +106,10 @@ def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, w
 
 
 def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()) -> None:
-    """Print collected warnings to stderr, one per line (except those in ``skip``)."""
+    """Print collected warnings to stderr, one per line (except those in ``skip``, and the folder
+    trust notice, which :func:`folder_trust` printed first)."""
+    trust = getattr(engine, "folder_trust", None)
+    said = trust.notice() if trust is not None else None
     for warning in dict.fromkeys(engine.warnings):
-        if warning not in skip:
+        if warning not in skip and warning != said:
             print(f"warning: {warning}", file=sys.stderr)

@@ -8,7 +8,7 @@ from ..core.context import ContextReport
 from ..core.engine import Engine
 from ..core.sanitize import dumps_json
 from ..core.settings import choices
-from .common import make_engine, print_warnings, run_with_engine
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model whose context window decides auto mode")
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_trust_flag(p)
     p.set_defaults(func=_run)
 
 

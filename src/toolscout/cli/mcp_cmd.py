@@ -8,7 +8,7 @@ from typing import Any
 from ..core.engine import Engine
 from ..core.models import ServerStatus
 from ..core.sanitize import dumps_json
-from .common import make_engine, print_warnings, run_with_engine
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
                     help="do not start the embedded default servers when nothing is configured")
     ls.add_argument("--json", action="store_true", help="print JSON")
+    add_trust_flag(ls)
     ls.set_defaults(func=_run_list)
 
 
@@ -66,7 +67,10 @@ def _run_list(args: argparse.Namespace) -> int:
         for status in engine.pool.statuses():
             cfg = engine.pool.configs.get(status.name)
             warnings = [w for w in engine.source_warnings.get(status.name, ()) if w != f"failed: {status.error}"]
-            rows.append(status_json(status, cfg.source if cfg else None, warnings))
+            row = status_json(status, cfg.source if cfg else None, warnings)
+            if cfg is not None:  # the spelling in the file, and what starting the server runs
+                row.update(configured_name=cfg.configured_name or cfg.name, command=cfg.command_line())
+            rows.append(row)
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
         print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))
         return 0

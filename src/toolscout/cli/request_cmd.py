@@ -16,7 +16,7 @@ from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session
 from ..core.settings import choices
 from . import fail
-from .common import make_engine, print_warnings, run_with_engine, settings_from_args
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine, settings_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--prompt", default="(your first message)", help="text of the first user message")
     p.add_argument("--json", action="store_true", help="print JSON (the default and only format)")
+    add_trust_flag(p)
     p.set_defaults(func=_run)
 
 

@@ -9,7 +9,7 @@ from ..core.engine import Engine
 from ..core.sanitize import dumps_json
 from ..core.settings import choices
 from . import fail
-from .common import make_engine, print_warnings, run_with_engine
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
     p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
+    add_trust_flag(p)
     p.add_argument("--explain", action="store_true", help="explain every score")
     p.set_defaults(func=_run)
 

@@ -9,12 +9,12 @@ and removing a server never reorders what remains.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from .models import ToolSpec
 from .names import dedupe, from_announcement, lookup_key, loose_key, mcp_tool_name, written_name
+from .rule_match import matches as rule_matches
 from .schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
@@ -34,22 +34,14 @@ class CatalogDelta:
 
 
 def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
-    """True when ``pattern`` names this tool: its server, its full name, or an anchored glob.
+    """True when ``pattern`` names this tool: its server, its full name, or a glob whose server
+    part matches the server exactly (see :func:`toolscout.core.rule_match.matches`).
 
     Matching is whole-string (``slack`` matches the server ``slack``, never ``slack2``);
-    globs use ``fnmatch`` semantics (``mcp__slack__*``). Case-sensitive, like Claude Code's
-    permission rules.
+    ``mcp__time__*`` never matches the tools of ``time_evil``. Case-sensitive, like Claude
+    Code's permission rules.
     """
-    pattern = pattern.strip()
-    if not pattern:
-        return False
-    if tool.server is not None and pattern in (tool.server, f"mcp__{tool.server}"):
-        return True
-    if pattern == tool.name:
-        return True
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(tool.name, pattern)
-    return False
+    return rule_matches(tool, pattern)
 
 
 def projected(tool: ToolSpec) -> ToolSpec:

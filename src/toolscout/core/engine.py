@@ -23,6 +23,7 @@ from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
 from .mcp.config import ServerConfig
 from .mcp.pool import ServerPool
+from .mcp.server_names import assign_server_names
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
 from .rule_specs import Workspace
@@ -31,6 +32,7 @@ from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 from .settings import Settings, changed_keys
 from .tokens import tool_tokens
+from .trust import FolderTrust
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +82,16 @@ class Engine(EventSource):
         self._schema_warned: dict[str, tuple[str, ...]] = {}
         #: source (a server name, ``catalog`` ...) → its distinct warnings, in order.
         self.source_warnings: dict[str, list[str]] = {}
+        #: whether the project folder's own config applies (set by the factory), see core.trust
+        self.folder_trust: FolderTrust | None = None
         for tool in builtins:
             self.builtins[tool.spec.name] = tool
             self.catalog.add_builtin(tool.spec)
         self.search.sync()
-        servers = list(mcp_servers)
-        for message in mcp_warnings:
+        servers, renamed = assign_server_names(mcp_servers)  # no-op for loaded configs
+        # a rule may name a server by its configured spelling (my.srv) or its canonical one
+        self.policy.spellings = {cfg.configured_name or cfg.name: cfg.name for cfg in servers}
+        for message in [*mcp_warnings, *renamed]:
             self.warnings.append(f"mcp: {message}")
         for cfg in servers:
             if cfg.error:
@@ -143,10 +149,23 @@ class Engine(EventSource):
         if warm_search:
             self.search.warm()
         for status in self.pool.statuses():
-            if status.state is ServerState.FAILED:
+            if status.state in (ServerState.FAILED, ServerState.NOT_APPROVED):
                 self.emit(ServerStateChanged(status))
         if self.pool.configs:
             await self.pool.start()
+
+    async def approve_project(self, settings: Settings) -> list[str]:
+        """The person approved the project folder (:mod:`toolscout.core.trust`): apply the
+        project's grants (``settings`` loaded as trusted) and start its servers.
+
+        Returns:
+            The names of the project servers that now start.
+        """
+        self.settings = settings
+        fresh = PermissionPolicy.from_settings(settings)
+        self.policy.allow[:], self.policy.ask[:], self.policy.deny[:] = fresh.allow, fresh.ask, fresh.deny
+        self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
+        return await self.pool.approve()
 
     async def stop(self) -> None:
         """Disconnect every server and release resources. Safe to call twice.
@@ -251,7 +270,8 @@ class Engine(EventSource):
         from .mcp.resources import ListMcpResources, ReadMcpResource  # imports the MCP SDK
 
         added: list[str] = []
-        for tool in (ListMcpResources(self.pool), ReadMcpResource(self.pool)):
+        denied = self.policy.server_deny_rule
+        for tool in (ListMcpResources(self.pool, denied), ReadMcpResource(self.pool, denied)):
             if tool.spec.name not in self.builtins:
                 self.builtins[tool.spec.name] = tool
                 self.catalog.add_builtin(tool.spec)

@@ -211,6 +211,8 @@ class ToolExecutor:
             return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
                                     f"Server {status.name} failed to start{where}: {status.error}. Fix the server "
                                     "or its configuration, then reconnect it.")
+        if status.state is ServerState.NOT_APPROVED:
+            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, f"Server {status.name} is {status.error}.")
         reason = f": {status.error}" if status.error else ""
         return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
                                 f"Server {status.name} is disconnected{reason}. Reconnect it to use {name}.")

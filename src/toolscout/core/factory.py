@@ -4,7 +4,8 @@ The CLI, the TUI and headless mode all call :func:`create_engine`, so a session 
 any of them sees the same built-ins, catalogs and servers.
 
 MCP servers come from the user ``mcp.json``, the project ``.mcp.json`` and ``--mcp-config`` files
-(:mod:`toolscout.core.mcp.config`). With no configuration file at all, the embedded default
+(:mod:`toolscout.core.mcp.config`); the project's servers start only in a folder the person has
+approved (:mod:`toolscout.core.trust`), otherwise they are listed as not approved. With no configuration file at all, the embedded default
 (the reference servers installed with toolscout: time, git, fetch) starts, so the first run
 shows a real deferred catalog.
 """
@@ -12,12 +13,14 @@ shows a real deferred catalog.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from .engine import Engine
 from .mcp.config import ServerConfig, load_mcp_config
 from .mcp.config import default_servers as embedded_default_servers
 from .settings import Settings
+from .trust import FolderTrust, check_folder
 
 
 def create_engine(
@@ -29,6 +32,7 @@ def create_engine(
     default_servers: bool = True,
     project_dir: str | Path | None = None,
     server_filter: Callable[[list[ServerConfig]], list[ServerConfig]] | None = None,
+    folder_trust: FolderTrust | None = None,
 ) -> Engine:
     """Build an engine with the built-in tools, catalog files and MCP configuration.
 
@@ -41,9 +45,14 @@ def create_engine(
         project_dir: where ``.mcp.json`` is looked for (default: the current directory).
         server_filter: narrows the configured servers before any starts (``toolscout call``
             starts only the server of the tool it runs).
+        folder_trust: the project folder's approval (:func:`toolscout.core.trust.check_folder`);
+            None checks the stored approval and ``projectTrust.autoApprove``. Unapproved: the
+            project ``.mcp.json`` servers are marked not approved and never start.
     """
     builtins, core_names = _builtins()
     project = Path(project_dir or Path.cwd())
+    if folder_trust is None:
+        folder_trust = check_folder(project, auto=bool(settings.get("projectTrust.autoApprove")))
     servers: list[ServerConfig] = []
     warnings: list[str] = []
     extra = list(mcp_config_paths)
@@ -53,9 +62,11 @@ def create_engine(
         warnings = config.warnings
         if default_servers and not config.files and not extra:
             servers = embedded_default_servers(project)
+        if not folder_trust.approved:
+            servers = [replace(s, not_approved=True) if s.scope == "project" else s for s in servers]
         if server_filter is not None:
             servers = server_filter(servers)
-    return Engine(
+    engine = Engine(
         settings,
         catalog_paths=catalog_paths,
         builtins=builtins,
@@ -64,6 +75,10 @@ def create_engine(
         mcp_servers=servers,
         mcp_warnings=warnings,
     )
+    engine.folder_trust = folder_trust
+    if not folder_trust.approved:
+        engine.warnings.insert(0, folder_trust.notice())
+    return engine
 
 
 def _builtins() -> tuple[list[object], set[str]]:

@@ -73,6 +73,8 @@ class ServerState(enum.StrEnum):
     CONNECTED = "connected"
     FAILED = "failed"
     DISCONNECTED = "disconnected"
+    #: a project server of a folder the person has not approved: listed, never started.
+    NOT_APPROVED = "not_approved"
 
 
 @dataclass(frozen=True)

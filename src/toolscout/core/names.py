@@ -15,6 +15,7 @@ import re
 MAX_NAME_LENGTH = 64
 MCP_PREFIX = "mcp__"
 _INVALID = re.compile(r"[^A-Za-z0-9_-]")
+_RUNS = re.compile(r"_{2,}")
 
 
 def sanitize(part: str) -> str:
@@ -24,6 +25,19 @@ def sanitize(part: str) -> str:
     'my_server_v2'
     """
     return _INVALID.sub("_", part)
+
+
+def normalise_server_name(name: str) -> str:
+    """The canonical spelling of a configured MCP server name; ``""`` when nothing usable is left.
+
+    Surrounding whitespace is dropped, :func:`sanitize` applies, runs of ``_`` collapse to one
+    and trailing ``_`` go, so the result never contains ``__`` (the server part of
+    ``mcp__<server>__<tool>`` always ends at the first ``__``).
+
+    >>> normalise_server_name("time__evil"), normalise_server_name("my.srv"), normalise_server_name("time ")
+    ('time_evil', 'my_srv', 'time')
+    """
+    return _RUNS.sub("_", sanitize(name.strip())).rstrip("_")
 
 
 def shorten(name: str, limit: int = MAX_NAME_LENGTH) -> str:

@@ -3,11 +3,14 @@
 Rules follow Claude Code's ``permissions`` block of settings.json: ``permissions.allow``,
 ``permissions.ask`` and ``permissions.deny`` are lists of patterns (a server name such as
 ``github``, a full name ``mcp__github__create_issue``, a built-in ``Bash``, or a glob
-``mcp__github__*``; matched by :func:`toolscout.core.catalog.matches_pattern`), concatenated over
-all settings layers. Precedence: deny > ask > allow. With no matching rule, read-only built-ins
+``mcp__github__*``; matched by :func:`toolscout.core.rule_match.matches`: exact on the server
+part, by the server's configured or canonical spelling, and the same for a collision alias as
+for the real tool), concatenated over all settings layers (project ``allow`` rules only once the
+folder is approved, :mod:`toolscout.core.trust`). Precedence: deny > ask > allow. With no matching rule, read-only built-ins
 (``BuiltinTool.read_only``: Read, Glob, Grep, ToolSearch, TodoWrite ...) are allowed and every
 other tool asks, MCP tools included: a server's ``readOnlyHint`` is untrusted text and never
-grants anything. Denied tools are hidden from search and listings (:meth:`PermissionPolicy.is_visible`).
+grants anything. Denied tools are hidden from search and listings (:meth:`PermissionPolicy.is_visible`); a
+server denied as a whole (:meth:`PermissionPolicy.server_deny_rule`) also has its resources refused.
 
 Rules may carry a specifier (``WebFetch(domain:example.com)``, ``Write(~/scratch/**)``; see
 :mod:`.rule_specs`). Network built-ins (WebFetch) are not read-only: they ask unless allowed. Path
@@ -19,12 +22,13 @@ default, stops at the workspace and the call asks instead.
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from .models import ToolSpec
+from .rule_match import covers_server
 from .rule_specs import Workspace, outside_workspace, parse_rule, rule_covers
 from .settings import Settings
 
@@ -67,6 +71,8 @@ class PermissionPolicy:
         allow, ask, deny: patterns from settings (``permissions.*``).
         session_allow: patterns allowed for the rest of this session.
         workspace: where path tools may go without a path-scoped rule.
+        spellings: configured server spelling → canonical name (``{"my.srv": "my_srv"}``), so a
+            rule may name a server either way.
     """
 
     allow: list[str] = field(default_factory=list)
@@ -74,6 +80,7 @@ class PermissionPolicy:
     deny: list[str] = field(default_factory=list)
     session_allow: list[str] = field(default_factory=list)
     workspace: Workspace = field(default_factory=lambda: Workspace.of(Path.cwd()))
+    spellings: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PermissionPolicy:
@@ -89,7 +96,8 @@ class PermissionPolicy:
                                         ("permissions.ask", self.ask, Decision.ASK),
                                         ("permissions.allow", self.allow, Decision.ALLOW),
                                         ("session", self.session_allow, Decision.ALLOW)):
-            rule = _first_match(tool, rules, args, self.workspace, confine=decision is Decision.ALLOW)
+            rule = _first_match(tool, rules, args, self.workspace, confine=decision is Decision.ALLOW,
+                                spellings=self.spellings)
             if rule is not None:
                 return Verdict(decision, rule, source)
         outside = outside_workspace(tool, args, self.workspace)
@@ -107,7 +115,11 @@ class PermissionPolicy:
 
     def deny_rule(self, tool: ToolSpec) -> str | None:
         """The deny pattern that matches ``tool``, or None."""
-        return _first_match(tool, self.deny, None, self.workspace)
+        return _first_match(tool, self.deny, None, self.workspace, spellings=self.spellings)
+
+    def server_deny_rule(self, server: str) -> str | None:
+        """The deny pattern that covers all of ``server`` (canonical name), or None."""
+        return next((r for r in self.deny if covers_server(r, server, self.spellings)), None)
 
     def is_visible(self, tool: ToolSpec) -> bool:
         """False for denied tools: they are hidden from search, listings and announcements."""
@@ -119,9 +131,11 @@ class PermissionPolicy:
             self.session_allow.append(pattern)
 
 
+
 def _first_match(tool: ToolSpec, rules: Iterable[str], args: dict[str, Any] | None, workspace: Workspace, *,
-                 confine: bool = False) -> str | None:
-    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine)), None)
+                 confine: bool = False, spellings: Mapping[str, str] | None = None) -> str | None:
+    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine, spellings=spellings)),
+                None)
 
 
 def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .catalog import matches_pattern
 from .models import ToolSpec
+from .rule_match import matches as rule_matches
 
 #: Path tools and the argument that holds their path (None: the argument is optional, default cwd).
 PATH_ARGS: dict[str, str] = {"Read": "file_path", "Write": "file_path", "Edit": "file_path",
@@ -199,7 +199,7 @@ def session_rule(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
 
 
 def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
-                confine: bool = False) -> bool:
+                confine: bool = False, spellings: Mapping[str, str] | None = None) -> bool:
     """True when ``rule`` (``Tool`` or ``Tool(specifier)``) applies to this call.
 
     Args:
@@ -209,9 +209,10 @@ def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, works
         workspace: where path tools may go without a path-scoped rule.
         confine: True for allow rules: a bare rule on a path tool then covers only targets
             inside the workspace (a bare ``Write`` never reaches outside the project).
+        spellings: configured server spelling → canonical name (:mod:`.rule_match`).
     """
     parsed = parse_rule(rule)
-    if not matches_pattern(tool, parsed.name):
+    if not rule_matches(tool, parsed.name, spellings):
         return False
     if parsed.specifier is not None:
         return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace)

@@ -169,6 +169,9 @@ KEYS: tuple[Key, ...] = (
     # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
     Key("permissions.additionalDirectories", [], _str_list,
         "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
+    # folder trust (toolscout.core.trust): never read from a project's own settings files
+    Key("projectTrust.autoApprove", False, _bool,
+        "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
@@ -194,7 +197,12 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
+    "TOOLSCOUT_TRUST_PROJECT": "projectTrust.autoApprove",
 }
+#: Keys a project's own settings files may never set (they would approve the project itself).
+USER_ONLY_KEYS = frozenset({"projectTrust.autoApprove"})
+#: Keys a project's settings files set only once the folder is approved (toolscout.core.trust).
+PROJECT_GATED_KEYS = ("permissions.allow", "permissions.additionalDirectories", "provider.baseUrl")
 
 
 @dataclass(frozen=True)
@@ -324,12 +332,17 @@ def read_layer(path: Path, warnings: list[SettingsWarning]) -> dict[str, Any]:
 def load_settings(
     paths: SettingsPaths | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    project_trusted: bool = True,
 ) -> Settings:
     """Resolve settings from every layer and the environment. Never raises.
 
     Args:
         paths: layer files; defaults to :meth:`SettingsPaths.discover` for the current directory.
         env: environment mapping; defaults to ``os.environ``.
+        project_trusted: False for a folder the person has not approved
+            (:mod:`toolscout.core.trust`): :data:`PROJECT_GATED_KEYS` from the project layers are
+            ignored, each with a warning. :data:`USER_ONLY_KEYS` are never read from them.
     """
     paths = paths or SettingsPaths.discover()
     env = os.environ if env is None else env
@@ -337,6 +350,8 @@ def load_settings(
     for path in (paths.user, paths.project, paths.project_local):
         if path is not None:
             for key, value in read_layer(path, settings.warnings).items():
+                if path != paths.user and _project_refused(settings, path, key, value, project_trusted):
+                    continue
                 settings._apply(key, value, str(path))
     for var, key in ENV_KEYS.items():
         if var in env:
@@ -352,6 +367,18 @@ def load_settings(
             elif key in KEYS_BY_NAME:
                 settings.values[key] = before
     return settings
+
+
+def _project_refused(settings: Settings, path: Path, key: str, value: Any, trusted: bool) -> bool:
+    if key in USER_ONLY_KEYS:
+        reason = "a project cannot approve itself (set it in user settings); ignored"
+    elif not trusted and key in PROJECT_GATED_KEYS and value not in (None, [], ""):
+        reason = ("this folder is not approved yet (trust prompt or --trust-project); the project's "
+                  f"{key} is ignored")
+    else:
+        return False
+    settings.warnings.append(SettingsWarning(str(path), key, value, reason))
+    return True
 
 
 def managed_keys(settings: Settings) -> set[str]:

@@ -83,6 +83,9 @@ class ToolscoutApp(App[int]):
         router = getattr(self.session, "router", None)
         if router is not None and getattr(router, "asker", None) is None:
             router.asker = self.ask_permission  # permission prompts go through the modal
+        from .screens.trust import ask_folder_trust
+
+        ask_folder_trust(self, self.engine)  # an unapproved project folder: its servers wait for a yes
         if self.start_engine:
             # Paint first: loading catalogs can index (and embed) thousands of tools on this loop.
             self.call_after_refresh(self._start)

@@ -26,7 +26,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,12 @@ class ServerConfig:
         source: the file the entry came from, or ``default`` for the embedded default.
         error: why the entry is unusable (the server is reported failed and never started).
         inproc: the in-process server object for ``memory``.
+        configured_name: the key as written in the file (``name`` is its canonical form, see
+            :mod:`.server_names`); empty for servers built in code.
+        scope: ``user``, ``project`` (the folder's ``.mcp.json``), ``explicit``
+            (``--mcp-config``), ``default`` or empty (built in code).
+        not_approved: a project server of a folder the person has not approved
+            (:mod:`toolscout.core.trust`): listed with its command, never started.
     """
 
     name: str
@@ -68,6 +74,17 @@ class ServerConfig:
     source: str = ""
     error: str | None = None
     inproc: Any = field(default=None, compare=False, repr=False)
+    configured_name: str = ""
+    scope: str = ""
+    not_approved: bool = False
+
+    def command_line(self) -> str:
+        """What starting this server runs: the shell-quoted command line, or the URL."""
+        import shlex
+
+        if self.transport == "stdio":
+            return shlex.join([self.command, *self.args])
+        return self.url or self.transport
 
     def __hash__(self) -> int:
         return hash((self.name, self.source))
@@ -219,7 +236,9 @@ def load_mcp_config(
     env: Mapping[str, str] | None = None,
     discover: bool = True,
 ) -> McpConfig:
-    """Merge the user file, the project ``.mcp.json`` and ``extra_paths`` (in that order).
+    """Merge the user file, the project ``.mcp.json`` and ``extra_paths`` (in that order), then
+    normalise every server name once (:func:`.server_names.assign_server_names`; each rename is a
+    warning). Each server's ``scope`` says which of the three it came from.
 
     Args:
         project_dir: where ``.mcp.json`` is looked for.
@@ -229,11 +248,12 @@ def load_mcp_config(
     """
     env = os.environ if env is None else env
     merged = McpConfig()
-    paths: list[tuple[Path, bool]] = []
+    paths: list[tuple[Path, str]] = []
     if discover:
-        paths += [(user_config_path(env), False), (Path(project_dir) / PROJECT_FILE, False)]
-    paths += [(Path(p), True) for p in extra_paths]
-    for path, explicit in paths:
+        paths += [(user_config_path(env), "user"), (Path(project_dir) / PROJECT_FILE, "project")]
+    paths += [(Path(p), "explicit") for p in extra_paths]
+    for path, scope in paths:
+        explicit = scope == "explicit"
         if explicit and not path.exists():
             merged.warnings.append(f"{path}: MCP config file not found")
             continue
@@ -242,7 +262,12 @@ def load_mcp_config(
         merged.warnings += part.warnings
         for name, server in part.servers.items():
             merged.servers.pop(name, None)  # a later file wins and moves to its position
-            merged.servers[name] = server
+            merged.servers[name] = replace(server, scope=scope)
+    from .server_names import assign_server_names
+
+    named, warnings = assign_server_names(merged.servers.values())
+    merged.servers = {cfg.name: cfg for cfg in named}
+    merged.warnings += warnings
     return merged
 
 

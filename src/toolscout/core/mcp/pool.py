@@ -21,12 +21,13 @@ import contextlib
 import logging
 import threading
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
-from ..names import sanitize
+from ..names import normalise_server_name
 from .config import ServerConfig
 from .loop_thread import LoopThread, RemoteConnection, post
 
@@ -63,7 +64,10 @@ class ServerPool:
         for cfg in self.configs.values():
             transport = cfg.transport if cfg.error is None else "stdio"
             state = ServerState.FAILED if cfg.error else ServerState.CONNECTING
-            self._statuses[cfg.name] = ServerStatus(cfg.name, state, error=cfg.error, transport=transport)
+            error = cfg.error
+            if cfg.not_approved and not cfg.error:
+                state, error = ServerState.NOT_APPROVED, not_approved_message(cfg)
+            self._statuses[cfg.name] = ServerStatus(cfg.name, state, error=error, transport=transport)
         self._changed: asyncio.Event | None = None  # caller's loop; created on first wait
         self._home: asyncio.AbstractEventLoop | None = None
         self._runner = LoopThread()
@@ -137,14 +141,29 @@ class ServerPool:
         return RemoteConnection(conn, self._runner) if conn is not None else None
 
     def find(self, server_part: str) -> str | None:
-        """The configured server whose name is ``server_part`` as written or as sanitised in
-        canonical tool names (``mcp__<server>__...``), or None."""
+        """The configured server ``server_part`` names: its canonical name (as in
+        ``mcp__<server>__...``), its configured spelling, or that spelling normalised; or None."""
         if server_part in self.configs:
             return server_part
-        for name in self.configs:
-            if sanitize(name) == server_part:
+        for name, cfg in self.configs.items():
+            if server_part == cfg.configured_name:
                 return name
-        return None
+        wanted = normalise_server_name(server_part)
+        return wanted if wanted in self.configs else None
+
+    async def approve(self) -> list[str]:
+        """The folder was approved: start its project servers (now if the pool is running, else
+        on :meth:`start`). Call on the caller's loop. Returns their names."""
+        names = [n for n, c in self.configs.items() if c.not_approved]
+        for name in names:
+            cfg = self.configs[name] = replace(self.configs[name], not_approved=False)
+            if cfg.error is None:
+                self._deliver_status(ServerStatus(name, ServerState.CONNECTING, transport=cfg.transport))
+        if self._tg is not None and self._runner.running:
+            for name in names:
+                if self.configs[name].error is None:
+                    await self.reconnect(name)
+        return names
 
     # -- lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
@@ -170,7 +189,7 @@ class ServerPool:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 for cfg in self.configs.values():
-                    if cfg.error is None:
+                    if cfg.error is None and not cfg.not_approved:
                         self._launch(cfg)
                 self._ready.set()
                 await self._stopping.wait()
@@ -231,6 +250,8 @@ class ServerPool:
 
     async def _reconnect_remote(self, cfg: ServerConfig) -> ServerConnection:
         await self._disconnect_remote(cfg.name)
+        if cfg.not_approved:
+            raise RuntimeError(f"server {cfg.name} cannot start: {not_approved_message(cfg)}")
         if cfg.error is not None:
             raise RuntimeError(f"server {cfg.name} cannot start: {cfg.error}")
         if self._tg is None:
@@ -256,6 +277,14 @@ class ServerPool:
             self._tg.cancel_scope.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._task
+
+
+def not_approved_message(cfg: ServerConfig) -> str:
+    """Why a project server is not started, with the command it would run (control characters
+    shown escaped, never sent to the terminal)."""
+    shown = cfg.command_line().encode("unicode_escape").decode("ascii")
+    return (f"not approved: this folder's .mcp.json would run {shown}; approve the folder (trust prompt "
+            "or --trust-project) to start it")
 
 
 def math_inf(timeout: float | None) -> float:

@@ -3,10 +3,13 @@
 The engine registers them the first time a connected server declares the resources capability
 and lists at least one resource or template (names as in Claude Code). Both are read-only, so
 the default permission allows them. They call the server through the pool's open session.
+Resources follow their server's rules: a server denied as a whole (``permissions.deny`` naming
+it, ``mcp__srv__*`` ...) is left out of listings and its resources are refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -36,14 +39,21 @@ class _ResourceTool:
     read_only = True
     spec: ToolSpec
 
-    def __init__(self, pool: ServerPool) -> None:
+    def __init__(self, pool: ServerPool, denied: Callable[[str], str | None] | None = None) -> None:
         self.pool = pool
+        self.denied = denied or (lambda _server: None)
 
     def _servers(self, wanted: str | None) -> list[str] | ToolResult:
-        names = [s.name for s in self.pool.statuses() if s.state is ServerState.CONNECTED and s.has_resources]
+        names = [s.name for s in self.pool.statuses() if s.state is ServerState.CONNECTED and s.has_resources
+                 and self.denied(s.name) is None]
         if wanted is None:
             return names
         name = self.pool.find(wanted)
+        rule = self.denied(name) if name else None
+        if rule is not None:
+            return ToolResult.error(self.spec.name, ToolErrorKind.PERMISSION_DENIED,
+                                    f"The resources of server {name} are denied by the rule {rule!r} in "
+                                    "permissions.deny; remove that rule to read them.")
         status = self.pool.status(name) if name else None
         if status is None:
             return ToolResult.error(self.spec.name, ToolErrorKind.UNKNOWN_TOOL,
@@ -65,10 +75,15 @@ class _ResourceTool:
 
 
 class ListMcpResources(_ResourceTool):
-    """List the resources (and resource templates) of connected MCP servers."""
+    """List the resources (and resource templates) of connected MCP servers.
 
-    def __init__(self, pool: ServerPool) -> None:
-        super().__init__(pool)
+    Args:
+        pool: the server pool.
+        denied: ``denied(server) -> rule or None``: the deny rule covering a whole server.
+    """
+
+    def __init__(self, pool: ServerPool, denied: Callable[[str], str | None] | None = None) -> None:
+        super().__init__(pool, denied)
         self.spec = ToolSpec(
             LIST_NAME,
             "List resources (files, documents, records) that connected MCP servers expose, with their "
@@ -102,10 +117,10 @@ class ListMcpResources(_ResourceTool):
 
 
 class ReadMcpResource(_ResourceTool):
-    """Read one resource by server and URI."""
+    """Read one resource by server and URI (arguments as :class:`ListMcpResources`)."""
 
-    def __init__(self, pool: ServerPool) -> None:
-        super().__init__(pool)
+    def __init__(self, pool: ServerPool, denied: Callable[[str], str | None] | None = None) -> None:
+        super().__init__(pool, denied)
         self.spec = ToolSpec(
             READ_NAME,
             "Read one MCP resource by its server name and URI (see ListMcpResources).",

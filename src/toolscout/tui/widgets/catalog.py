@@ -37,6 +37,7 @@ STATE_STYLE = {
     ServerState.CONNECTED: ("●", "green"),
     ServerState.FAILED: ("✗", "red"),
     ServerState.DISCONNECTED: ("○", "dim"),
+    ServerState.NOT_APPROVED: ("⊘", "yellow"),
 }
 TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim",
                     "inline": "yellow"}
@@ -71,6 +72,9 @@ def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int
         return out
     if state is ServerState.CONNECTING:
         out.append("  connecting…", style="yellow")
+        return out
+    if state is ServerState.NOT_APPROVED:  # a project server of an unapproved folder
+        out.append("  not approved", style="bold yellow")
         return out
     out.append(f"  {tools} tool{'s' if tools != 1 else ''}", style="dim")
     if tokens is not None:

@@ -1,0 +1,67 @@
+"""Server names, validated and normalised once, when the configuration is loaded.
+
+A server's name is the middle part of every canonical tool name (``mcp__<server>__<tool>``) and
+the subject of permission rules, so it must be unambiguous. Rules (after Claude Code's naming,
+made strict):
+
+- surrounding whitespace is dropped; every character outside ``[A-Za-z0-9_-]`` (inner spaces,
+  dots, control characters, non-ASCII) becomes ``_``;
+- runs of ``_`` collapse to one and trailing ``_`` are dropped, so a name never contains ``__``
+  and the server part of ``mcp__<server>__<tool>`` always ends at the first ``__``
+  (``time__evil`` becomes ``time_evil``, never a tool of ``time``);
+- a name with nothing left (``"  "``, ``"..."``) is rejected: that one server is invalid;
+- two servers that normalise to the same name: a server configured with exactly the canonical
+  spelling keeps it; the others, in *configured* order (never connect order), take the first
+  free of ``name``, ``name_2``, ``name_3`` ... that no other server is configured as.
+
+Each server keeps the spelling it was configured with (``ServerConfig.configured_name``), so a
+permission rule may name it either way (see :mod:`toolscout.core.rule_match`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from ..names import dedupe, normalise_server_name
+from .config import ServerConfig
+
+
+def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerConfig], list[str]]:
+    """Normalise every server name and resolve collisions by configured order.
+
+    Idempotent: configs whose names are already canonical and unique come back unchanged.
+
+    Args:
+        configs: servers in configured order (user → project → ``--mcp-config`` files).
+
+    Returns:
+        ``(configs, warnings)``: the configs with ``name`` canonical and unique and
+        ``configured_name`` set to the spelling from the file; one warning per renamed or
+        rejected server, naming the file, the configured spelling and the name used.
+    """
+    configs = list(configs)
+    exact = {c.name for c in configs if normalise_server_name(c.name) == c.name}
+    out: list[ServerConfig] = []
+    warnings: list[str] = []
+    taken: set[str] = set()
+    for cfg in configs:
+        configured = cfg.configured_name or cfg.name
+        base = normalise_server_name(cfg.name)
+        where = f" in {cfg.source}" if cfg.source else ""
+        if not base:
+            message = f"server name {configured!r}{where} has no letters or digits; the server is not started"
+            warnings.append(message)
+            out.append(replace(cfg, name=f"invalid_{len(out) + 1}", configured_name=configured,
+                               error=cfg.error or message))
+            taken.add(out[-1].name)
+            continue
+        name = base if base == cfg.name and base not in taken else dedupe(base, taken | exact)
+        taken.add(name)
+        if name != cfg.name:
+            why = (f"another server already uses {base!r}" if name != base
+                   else "server names may use only letters, digits, '_' and '-', never '__'")
+            warnings.append(f"server {configured!r}{where} is named {name!r} ({why}); rules and tool names "
+                            f"use {name!r}")
+        out.append(replace(cfg, name=name, configured_name=configured))
+    return out, warnings

@@ -1,0 +1,176 @@
+"""Folder trust: a cloned repository's own config takes effect only once the person approves it.
+
+What a folder can bring (Claude Code's trust dialog, applied to toolscout):
+
+- project MCP servers (``.mcp.json``): until approved they are listed as *not approved* with the
+  command they would run, and never started (not by ``toolscout context``, not by ``-p``);
+- project permission grants (``permissions.allow`` and ``permissions.additionalDirectories`` in
+  ``.toolscout/settings.json`` and ``settings.local.json``, and ``provider.baseUrl``, which would
+  send the API key elsewhere; :data:`toolscout.core.settings.PROJECT_GATED_KEYS`):
+  ignored with a warning until approved. ``deny`` and ``ask`` rules from every layer always
+  apply (under deny > ask > allow they only ever tighten).
+
+Approval is stored in the user config dir (``TOOLSCOUT_CONFIG_DIR`` replaces it), in
+``trusted-folders.json``, keyed by the folder's real path, together with a hash of the command
+lines of ``.mcp.json``: editing a command, its arguments, environment, working dir or URL (or
+adding a server) asks again. It is given by the app's trust prompt (:func:`approve_folder`), for
+one run by ``--trust-project``, or for every folder (CI) by the user/managed setting
+``projectTrust.autoApprove`` or ``TOOLSCOUT_TRUST_PROJECT=1``; a project's own settings cannot
+approve it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings
+
+TRUST_FILE = "trusted-folders.json"
+_PROJECT_SETTINGS = (".toolscout/settings.json", ".toolscout/settings.local.json")
+_COMMAND_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
+
+
+@dataclass(frozen=True)
+class FolderTrust:
+    """Whether a folder's own configuration may take effect.
+
+    Attributes:
+        folder: the folder's real path.
+        approved: True when project servers may start and project grants apply.
+        how: ``approved`` (stored approval), ``--trust-project``, ``projectTrust.autoApprove``,
+            ``no project config``, ``not approved`` or ``changed`` (approved before, but the
+            command lines of ``.mcp.json`` changed since).
+        mcp_hash: hash of the command lines of ``.mcp.json`` (``""`` without one).
+    """
+
+    folder: str
+    approved: bool
+    how: str
+    mcp_hash: str = ""
+
+    @property
+    def needs_prompt(self) -> bool:
+        """True when the folder has config that waits for the person's approval."""
+        return not self.approved
+
+    def notice(self) -> str:
+        """One line for stderr or the warnings list; empty when approved."""
+        if self.approved:
+            return ""
+        why = ("its .mcp.json commands changed since you approved it" if self.how == "changed"
+               else "it has not been approved")
+        return (f"this folder ({self.folder}) is not trusted: {why}. Its .mcp.json servers are not started "
+                "and its permissions.allow rules are ignored; approve it in the app's trust prompt or pass "
+                "--trust-project (CI: projectTrust.autoApprove in user settings or TOOLSCOUT_TRUST_PROJECT=1).")
+
+
+def trust_store_path(env: Mapping[str, str] | None = None) -> Path:
+    """``trusted-folders.json`` in the user config dir (``TOOLSCOUT_CONFIG_DIR`` overrides it)."""
+    env = os.environ if env is None else env
+    return Path(env.get("TOOLSCOUT_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME)) / TRUST_FILE
+
+
+def mcp_fingerprint(project_dir: str | Path) -> str:
+    """SHA-256 of what ``.mcp.json`` would run (per server: type, command, args, env, cwd, url),
+    independent of key order and formatting; ``""`` when there is no file. An unreadable or
+    malformed file hashes its raw bytes (any edit then asks again)."""
+    path = Path(project_dir) / ".mcp.json"
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return ""
+    try:
+        servers = json.loads(raw.decode("utf-8")).get("mcpServers")
+        reduced: Any = {str(k): {f: v.get(f) for f in _COMMAND_FIELDS} if isinstance(v, dict) else v
+                        for k, v in servers.items()}
+        data = json.dumps(reduced, sort_keys=True, ensure_ascii=True).encode()
+    except (ValueError, AttributeError, TypeError):
+        data = raw
+    return hashlib.sha256(data).hexdigest()
+
+
+def has_project_config(project_dir: str | Path) -> bool:
+    """True when the folder has a ``.mcp.json`` or its own settings files (something to approve)."""
+    root = Path(project_dir)
+    return any((root / rel).is_file() for rel in (".mcp.json", *_PROJECT_SETTINGS))
+
+
+def _real(project_dir: str | Path) -> str:
+    return os.path.realpath(project_dir)
+
+
+def _read_store(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    folders = data.get("folders") if isinstance(data, dict) else None
+    return folders if isinstance(folders, dict) else {}
+
+
+def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = False,
+                 env: Mapping[str, str] | None = None) -> FolderTrust:
+    """Is the folder approved? Never raises (an unreadable store means "not approved").
+
+    Args:
+        project_dir: the project folder (where ``.mcp.json`` and ``.toolscout/`` are read).
+        flag: ``--trust-project`` was given (approved for this run only).
+        auto: ``projectTrust.autoApprove`` from user/managed settings or the environment.
+        env: for ``TOOLSCOUT_CONFIG_DIR`` and ``TOOLSCOUT_TRUST_PROJECT`` (default ``os.environ``).
+    """
+    env = os.environ if env is None else env
+    folder = _real(project_dir)
+    digest = mcp_fingerprint(folder)
+    if not has_project_config(folder):
+        return FolderTrust(folder, True, "no project config", digest)
+    if flag:
+        return FolderTrust(folder, True, "--trust-project", digest)
+    if auto or env.get("TOOLSCOUT_TRUST_PROJECT", "").strip().lower() in ("1", "true", "yes", "on"):
+        return FolderTrust(folder, True, "projectTrust.autoApprove", digest)
+    entry = _read_store(trust_store_path(env)).get(folder)
+    if not isinstance(entry, dict):
+        return FolderTrust(folder, False, "not approved", digest)
+    if entry.get("mcpHash", "") != digest:
+        return FolderTrust(folder, False, "changed", digest)
+    return FolderTrust(folder, True, "approved", digest)
+
+
+def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None) -> FolderTrust:
+    """Store the person's approval of the folder (with the current ``.mcp.json`` hash).
+
+    Raises:
+        OSError: the trust store cannot be written.
+    """
+    path = trust_store_path(env)
+    folder = _real(project_dir)
+    folders = _read_store(path)
+    digest = mcp_fingerprint(folder)
+    folders[folder] = {"mcpHash": digest, "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"folders": folders}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return FolderTrust(folder, True, "approved", digest)
+
+
+def trusted_settings(current: Settings) -> Settings:
+    """``current`` re-read with the project's grants applied (the folder was just approved),
+    keeping this run's command-line overrides (``source == "cli"``) and fallbacks."""
+    fresh = load_settings(current.paths, project_trusted=True)
+    kept = {k: v for k, v in current.values.items() if current.sources.get(k) in ("cli", "fallback")}
+    return fresh.with_overrides(kept) if kept else fresh
+
+
+def ignored_grants(settings: Settings) -> list[str]:
+    """The project grants ignored in an unapproved folder, one ``file: key = value`` line each."""
+    return [f"{w.source}: {w.key} = {w.value}" for w in settings.warnings
+            if w.key in PROJECT_GATED_KEYS and "not approved" in w.reason]
