@@ -67,6 +67,11 @@ async def test_while_connecting_the_catalog_says_deciding_and_shows_no_partial_t
         assert " 0 tok" not in text and "servers 4/6 · 1 connecting · 1 failed" in text
         report = engine.context_report().to_json()
         assert report["pending"] == ["late"] and "deciding" in report["mode"]["reason"]
+        await pilot.press("f4")
+        await sc.settle(pilot, servers=False)
+        usage = " ".join(sc.screen_text(app).split())
+        assert "deciding: 1 server connecting" in usage and "deferral off" not in usage
+        await pilot.press("f2")
         (tmp_path / "gate").touch()
         await sc.settle(pilot)
         await _until(pilot, lambda: panel.group_tokens(engine.catalog.server_tools("late")) is not None)

@@ -120,7 +120,11 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     mode = Text()
     mode.append("mode ", style="dim")
     mode.append(f"{d.mode}", style="bold")
-    mode.append(f" · deferral {'on' if d.defer else 'off'}", style="bold green" if d.defer else "bold yellow")
+    if getattr(d, "deciding", False):  # auto, servers still connecting: the verdict can still change
+        n = len(d.pending)
+        mode.append(f" · deciding: {n} server{'s' if n != 1 else ''} connecting", style="bold yellow")
+    else:
+        mode.append(f" · deferral {'on' if d.defer else 'off'}", style="bold green" if d.defer else "bold yellow")
     mode.append(f" · {report.strategy} · {clean(report.model or 'default model', single_line=True)}", style="dim")
     lines.append(mode)
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
