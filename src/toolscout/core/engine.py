@@ -161,7 +161,7 @@ class Engine(EventSource):
         Returns:
             The names of the project servers that now start.
         """
-        self.settings = settings
+        self.apply_settings(settings)
         fresh = PermissionPolicy.from_settings(settings)
         self.policy.allow[:], self.policy.ask[:], self.policy.deny[:] = fresh.allow, fresh.ask, fresh.deny
         self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
