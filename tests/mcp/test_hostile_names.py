@@ -81,3 +81,32 @@ async def test_resources_of_an_allowed_server_still_read(tmp_path):
         read = await engine.call_tool("ReadMcpResource", {"server": "my.srv", "uri": "res://secret"})
         assert not read.is_error and "the secret" in read.text()
     assert [e["event"] for e in received(logs["my.srv"])] == ["start", "read"]
+
+
+async def test_an_alias_for_a_colliding_tool_name_is_denied_with_the_real_tool(tmp_path):
+    from mcp.server.mcpserver import MCPServer
+
+    from toolscout.core.mcp.config import ServerConfig
+
+    got: list[str] = []
+    server = MCPServer("dup")
+
+    @server.tool(name="rm.all", description="Remove everything.")
+    def rm_dot() -> str:
+        got.append("rm.all")
+        return "gone"
+
+    @server.tool(name="rm_all", description="Remove everything too.")
+    def rm_underscore() -> str:
+        got.append("rm_all")
+        return "gone"
+
+    async with running([ServerConfig.memory("dup", server)], **{"permissions.allow": ["dup"],
+                                                                   "permissions.deny": ["mcp__dup__rm_all"]}) as engine:
+        names = sorted(t.name for t in engine.catalog.tools(include_hidden=True) if t.server == "dup")
+        assert names == ["mcp__dup__rm_all", "mcp__dup__rm_all_2"]  # the second spelling needs an alias
+        assert not [t for t in engine.catalog.tools() if t.server == "dup"]  # both hidden from search
+        for name in names:
+            result = await engine.call_tool(name, {})
+            assert result.error_kind is ToolErrorKind.DISABLED, result.text()
+    assert got == []
