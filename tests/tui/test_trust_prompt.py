@@ -14,6 +14,7 @@ from toolscout.core.settings import SettingsPaths, load_settings
 from toolscout.core.trust import check_folder
 from toolscout.tui.factory import make_app
 from toolscout.tui.screens.trust import TrustScreen
+from toolscout.tui.widgets.catalog import CatalogTree
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "recorder.py"
 SIZE = (120, 36)
@@ -61,6 +62,9 @@ async def test_not_now_starts_nothing(tmp_path, monkeypatch):
         await pilot.press("n")
         await sc.settle(pilot)
         assert not isinstance(app.screen, TrustScreen)
+        tree = app.screen.query_one(CatalogTree)
+        shown = [str(leaf.label) for group in tree.root.children for leaf in group.children]
+        assert any("would run" in line and "recorder.py" in line for line in shown), shown
         assert app.engine.server_statuses()[0].state is ServerState.NOT_APPROVED
         assert app.engine.policy.decide(app.engine.tool("Bash")).decision.value == "ask"
     assert not check_folder(repo).approved

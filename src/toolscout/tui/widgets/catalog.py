@@ -39,6 +39,8 @@ STATE_STYLE = {
     ServerState.DISCONNECTED: ("○", "dim"),
     ServerState.NOT_APPROVED: ("⊘", "yellow"),
 }
+#: States whose reason is shown under the server: failed, and not approved (with its command).
+UNSTARTED = (ServerState.FAILED, ServerState.NOT_APPROVED)
 TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim",
                     "inline": "yellow"}
 
@@ -223,7 +225,7 @@ class CatalogPanel(Vertical):
             self.post_message(self.ToolChosen(data))
         elif isinstance(data, str):
             status = self.statuses.get(data.removesuffix(":error"))
-            if status is not None and status.state is ServerState.FAILED:
+            if status is not None and status.state in UNSTARTED:
                 self.post_message(self.ServerChosen(status))
 
     # -- drawing -----------------------------------------------------------------------------
@@ -328,7 +330,7 @@ class CatalogPanel(Vertical):
         catalog = self._engine.catalog
         status = self.statuses.get(group)
         label = server_label(group, status, len(tools), self.group_tokens(tools))
-        failed = status is not None and status.state is ServerState.FAILED
+        failed = status is not None and status.state in UNSTARTED  # reason (or command) shown below
         warnings = self._warnings(group)
         expandable = bool(matching) or failed or bool(warnings)
         children = tree.root.children
