@@ -44,9 +44,9 @@ def test_lexical_ranking_while_vectors_are_pending(encoder, monkeypatch):
 
     real = dense_mod.embed_tools
 
-    def slow_embed(enc, texts, cache):
+    def slow_embed(enc, texts, cache, **kwargs):
         gate.wait(30)
-        return real(enc, texts, cache)
+        return real(enc, texts, cache, **kwargs)
 
     monkeypatch.setattr(dense_mod, "embed_tools", slow_embed)
     tools, descriptions = fixture_tools()

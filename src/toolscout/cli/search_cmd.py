@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
 from ..core.engine import Engine
@@ -10,6 +11,7 @@ from ..core.sanitize import dumps_json
 from ..core.settings import choices
 from . import fail
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .progress import encoding_progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
     add_trust_flag(p)
     p.add_argument("--explain", action="store_true", help="explain every score")
+    p.add_argument("--wait-for-vectors", action="store_true",
+                   help="on a first-time encode, wait for the dense ranker (progress on a TTY) instead of "
+                        "answering from the lexical ranker at once (`toolscout index` encodes ahead of time)")
     p.set_defaults(func=_run)
 
 
@@ -35,12 +40,18 @@ def _run(args: argparse.Namespace) -> int:
 
     async def body(engine: Engine) -> int:
         engine.search.warm()
-        # cached vectors load in well under a second: only announce a real (first-time) encode
-        pending = 0 if engine.search.wait_ready(timeout=1.5) else engine.search.index.dense_pending
-        if pending:
+        # cached vectors load in well under a second: only a real (first-time) encode is pending
+        ready = await asyncio.to_thread(engine.search.wait_ready, 1.5)
+        pending = 0 if ready else engine.search.index.dense_pending
+        if pending and args.wait_for_vectors:
             print(f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
                   file=sys.stderr, flush=True)
-        engine.search.wait_ready(timeout=600)  # a one-shot search should rank with the full profile
+            with encoding_progress(engine):
+                await asyncio.to_thread(engine.search.wait_ready, None)
+        elif pending:
+            print(f"toolscout: ranked by {engine.search.active_profile} while {pending} tool descriptions are "
+                  "encoded for the dense ranker; run `toolscout index` once (or pass --wait-for-vectors) "
+                  "for the full ranking", file=sys.stderr, flush=True)
         result = engine.search_tools(args.query, args.limit)
         if args.json:
             print(dumps_json(result.to_json(), indent=2))

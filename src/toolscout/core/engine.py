@@ -10,6 +10,7 @@ Engine methods must be called on one asyncio event loop (the CLI's ``asyncio.run
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +27,7 @@ from .mcp.pool import ServerPool
 from .mcp.server_names import assign_server_names
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
+from .progress import ProgressRelay
 from .rule_specs import Workspace
 from .schemas import schema_warning_line
 from .server_sizes import ServerSizes, server_key
@@ -74,6 +76,8 @@ class Engine(EventSource):
         self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
         self.search = ToolSearch(self.catalog, settings, background_dense=True)
+        self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded
+        self.search.on_progress = self.progress
         self.builtins: dict[str, Any] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         self._file_servers: dict[str, ServerStatus] = {}
@@ -144,6 +148,7 @@ class Engine(EventSource):
                 now. False leaves it to the first search: commands that never search
                 (``context``, ``call``, ``mcp list``) skip seconds of work on a large catalog.
         """
+        self.progress.loop = asyncio.get_running_loop()
         for path in self._catalog_paths:
             self.load_catalog_file(path)
         if warm_search:

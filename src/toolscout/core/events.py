@@ -76,3 +76,22 @@ class SettingsChanged(Event):
     """Settings were changed at run time (e.g. from the settings screen)."""
 
     changed: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VectorsProgress(Event):
+    """Tool texts are being encoded for the dense ranker (first-time encoding of a catalog).
+
+    Emitted a few times a second while encoding, and once with ``done == total`` at the end.
+    """
+
+    done: int
+    total: int
+    elapsed_s: float
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds still to go at the rate so far (None before the first text is done)."""
+        if self.done <= 0 or self.elapsed_s <= 0:
+            return None
+        return self.elapsed_s / self.done * max(0, self.total - self.done)

@@ -145,6 +145,8 @@ KEYS: tuple[Key, ...] = (
     Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
     Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
     Key("toolSearch.displayFloor", 0.10, _number(0.0, 1.0), "scores below this are not shown"),
+    Key("toolSearch.vectorCacheMB", 64.0, _number(0.1, 100_000),
+        "cap of the on-disk tool-vector cache (MiB); least recently used vectors are evicted past it"),
     Key("recommendations.enabled", True, _bool, "recommend deferred tools after each turn (UI bar and model reminder)"),
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),

@@ -30,6 +30,8 @@ def translate(event: object) -> Message | None:
     if isinstance(event, core_events.EngineWarning):
         text = f"{event.source}: {event.message}" if event.source else event.message
         return m.WarningRaised(text)
+    if isinstance(event, core_events.VectorsProgress):
+        return m.VectorsProgressed(event.done, event.total, event.eta_s)
     if isinstance(event, core_events.SettingsChanged):
         return m.SettingsApplied(dict(event.changed))
     return None

@@ -42,6 +42,18 @@ class CatalogChanged(Message):
 
 
 @dataclass
+class VectorsProgressed(Message):
+    """Tool texts are being encoded for the dense ranker: ``done`` of ``total``, ``eta_s`` to go."""
+
+    done: int
+    total: int
+    eta_s: float | None = None
+
+    def can_replace(self, message: Message) -> bool:  # only the latest count matters
+        return isinstance(message, VectorsProgressed)
+
+
+@dataclass
 class WarningRaised(Message):
     """The engine or the session recorded a warning."""
 

@@ -21,8 +21,8 @@ equal; spinning with ``session.force_spinning_stop=1`` is 13% faster on an idle 
 slower (p95 +55%) when one other process keeps a core busy, so spinning stays off.
 
 Tool vectors are cached by a hash of (model id, embedded text): in memory for the process, and
-optionally in an SQLite file in the user cache dir, so an incremental add only encodes the new
-tools and a restart re-encodes nothing.
+optionally in a size-capped SQLite file in the user cache dir (:mod:`.vector_cache`), so an
+incremental add only encodes the new texts and a restart re-encodes nothing.
 """
 
 from __future__ import annotations
@@ -30,17 +30,20 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 
+from .vector_cache import VECTOR_DIM, VectorCache, default_cache_path
+
+__all__ = ["DenseEncoder", "VectorCache", "cosine_scores", "default_cache_path", "embed_tools", "load_encoder",
+           "text_key"]
+
 log = logging.getLogger(__name__)
 
-DIM = 384
+DIM = VECTOR_DIM
 MAX_PIECES = 256
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
@@ -85,13 +88,20 @@ class DenseEncoder:
         self._lock = threading.Lock()
         self.model_id = MODEL_ID
 
-    def encode(self, texts: Sequence[str], batch: int = BATCH) -> np.ndarray:
-        """Encode ``texts`` → float32[len(texts), 384], rows L2-normalised (zeros for empty text)."""
+    def encode(self, texts: Sequence[str], batch: int = BATCH,
+               progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Encode ``texts`` → float32[len(texts), 384], rows L2-normalised (zeros for empty text).
+
+        Args:
+            progress: called with the number of texts just encoded after each ONNX batch.
+        """
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
         if len(texts) == 1:
             out[0] = self.encode_one(texts[0])
+            if progress is not None:
+                progress(1)
             return out
         safe = [_safe(t) for t in texts]
         with self._lock:
@@ -113,6 +123,8 @@ class DenseEncoder:
             pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             out[idx] = pooled / np.maximum(norms, 1e-12)
+            if progress is not None:
+                progress(len(idx))
         return out
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -224,105 +236,22 @@ def text_key(text: str, model_id: str = MODEL_ID) -> str:
     return hashlib.sha256(f"{model_id}\0{_safe(text)}".encode()).hexdigest()
 
 
-class VectorCache:
-    """Tool vectors by :func:`text_key`: a process-wide dict plus an optional SQLite file.
+def embed_tools(encoder: DenseEncoder, texts: Sequence[str], cache: VectorCache,
+                progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """float32[len(texts), 384]: cached vectors where present, the rest encoded and cached.
 
-    Args:
-        path: SQLite file (created on demand), or None for memory only. Disk errors are logged
-            and the cache keeps working in memory.
+    Only texts whose key is in no cache are encoded (a text repeated in ``texts`` once).
+    ``progress`` is called with the number of texts encoded after each ONNX batch.
     """
-
-    _memory: ClassVar[dict[str, np.ndarray]] = {}
-    _memory_lock = threading.Lock()
-    MAX_MEMORY = 200_000
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path
-        self._db: sqlite3.Connection | None = None
-
-    def _conn(self) -> sqlite3.Connection | None:
-        if self.path is None:
-            return None
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(str(self.path), timeout=2.0, check_same_thread=False)
-                self._db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, v BLOB)")
-            except (OSError, sqlite3.Error) as exc:
-                log.warning("embedding cache %s unusable: %s", self.path, exc)
-                self.path = None
-                return None
-        return self._db
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """Cached vectors for those ``keys`` that are cached (disk first when configured; vectors
-        only in memory are then written to disk, so a later process finds them)."""
-        found: dict[str, np.ndarray] = {}
-        db = self._conn()
-        if db is not None:
-            try:
-                for start in range(0, len(keys), 500):
-                    chunk = list(keys[start : start + 500])
-                    marks = ",".join("?" * len(chunk))
-                    for key, blob in db.execute(f"SELECT key, v FROM vec WHERE key IN ({marks})", chunk):
-                        vec = np.frombuffer(blob, dtype=np.float32)
-                        if vec.shape == (DIM,):
-                            found[key] = vec
-            except sqlite3.Error as exc:
-                log.warning("embedding cache read failed: %s", exc)
-        with self._memory_lock:
-            from_memory = {k: self._memory[k] for k in keys if k not in found and k in self._memory}
-            self._remember({k: v for k, v in found.items() if k not in self._memory})
-        if db is not None and from_memory:
-            self._write(db, from_memory)
-        found.update(from_memory)
-        return found
-
-    def put_many(self, items: dict[str, np.ndarray]) -> None:
-        """Store vectors (memory always, disk when configured)."""
-        with self._memory_lock:
-            self._remember(items)
-        db = self._conn()
-        if db is not None and items:
-            self._write(db, items)
-
-    @staticmethod
-    def _write(db: sqlite3.Connection, items: dict[str, np.ndarray]) -> None:
-        try:
-            with db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO vec VALUES (?, ?)",
-                    [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
-                )
-        except sqlite3.Error as exc:
-            log.warning("embedding cache write failed: %s", exc)
-
-    def _remember(self, items: dict[str, np.ndarray]) -> None:
-        if len(self._memory) + len(items) > self.MAX_MEMORY:
-            self._memory.clear()
-        self._memory.update(items)
-
-
-def default_cache_path() -> Path | None:
-    """``<user cache dir>/toolscout/embeddings.sqlite``; ``TOOLSCOUT_CACHE_DIR`` overrides the
-    directory and ``TOOLSCOUT_CACHE_DIR=off`` disables the disk cache."""
-    override = os.environ.get("TOOLSCOUT_CACHE_DIR")
-    if override is not None and override.strip().lower() in ("", "0", "off", "none"):
-        return None
-    if override:
-        return Path(override) / "embeddings.sqlite"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("toolscout")) / "embeddings.sqlite"
-
-
-def embed_tools(encoder: DenseEncoder, texts: Sequence[str], cache: VectorCache) -> np.ndarray:
-    """float32[len(texts), 384]: cached vectors where present, the rest encoded and cached."""
     keys = [text_key(t, encoder.model_id) for t in texts]
     found = cache.get_many(keys)
-    todo = [i for i, k in enumerate(keys) if k not in found]
+    first: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k not in found:
+            first.setdefault(k, i)
+    todo = list(first.values())
     if todo:
-        vecs = encoder.encode([texts[i] for i in todo])
+        vecs = encoder.encode([texts[i] for i in todo], progress=progress)
         fresh = {keys[i]: vecs[j] for j, i in enumerate(todo)}
         cache.put_many(fresh)
         found.update(fresh)

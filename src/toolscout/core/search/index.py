@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +93,8 @@ class ToolIndex:
         dense_cache: Path | None = None,
         encoder: dense_mod.DenseEncoder | bool | None = None,
         background_dense: bool = False,
+        dense_cache_bytes: int | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> None:
         self.requested_profile = profile if profile in PROFILES else "default"
         self.fallback_reason: str | None = None
@@ -126,7 +128,12 @@ class ToolIndex:
         self._tfidf = FieldTfidf()
         self._sk = SklearnTfidf()
         self._kw = KeywordScorer()
-        self._vec_cache = dense_mod.VectorCache(dense_cache)
+        self._vec_cache = dense_mod.VectorCache(dense_cache, dense_cache_bytes)
+        #: ``on_progress(done, total)`` while tool texts are being encoded (worker thread or caller)
+        self.on_progress = on_progress
+        self._round_done = 0  # tools given a vector since ``_pending`` was last empty
+        #: Texts the encoder really encoded (cache misses), over the index's life.
+        self.encoded_texts = 0
         self._vectors: dict[str, np.ndarray] = {}
         #: tool vectors by store row (float32[capacity, DIM]); rebuilt when rows are renumbered
         self._dense_rs: np.ndarray | None = None
@@ -208,13 +215,23 @@ class ToolIndex:
                         return
                     batch = dict(list(self._pending.items())[:64])
                     encoder = self._encoder
-                vecs = dense_mod.embed_tools(encoder, list(batch.values()), self._vec_cache)
+                encoded = [0]
+                vecs = dense_mod.embed_tools(encoder, list(batch.values()), self._vec_cache,
+                                             progress=functools.partial(self._encoded, counter=encoded))
                 with self._dense_cond:
                     for (name, text), vec in zip(batch.items(), vecs, strict=True):
                         if self._pending.get(name) == text:
                             self._vectors[name] = vec
                             self._dense_dirty.add(name)
                             del self._pending[name]
+                    cached = len(batch) - encoded[0]
+                    self._round_done += cached
+                    total = self._round_done + len(self._pending)
+                    done = self._round_done
+                    if not self._pending:
+                        self._round_done = 0
+                if cached:  # the encoded ones were reported as they went
+                    self._report(done, total)
         except Exception as exc:
             log.exception("background encoding failed")
             with self._dense_cond:
@@ -225,6 +242,27 @@ class ToolIndex:
             with self._dense_cond:
                 self._job_running = False
                 self._dense_cond.notify_all()
+
+    @property
+    def vector_cache_path(self) -> Path | None:
+        """The on-disk vector cache file, or None (memory only)."""
+        return self._vec_cache.path
+
+    def _encoded(self, n: int, counter: list[int]) -> None:
+        """Progress from the encoder: ``n`` more texts encoded (in the worker thread)."""
+        counter[0] += n
+        with self._dense_cond:
+            self.encoded_texts += n
+            self._round_done += n
+            done, total = self._round_done, self._round_done + max(0, len(self._pending) - counter[0])
+        self._report(done, total)
+
+    def _report(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(done, max(done, total))
+            except Exception:  # a display problem must not stop encoding
+                log.debug("progress callback failed", exc_info=True)
 
     def __len__(self) -> int:
         return len(self.store)
@@ -263,7 +301,11 @@ class ToolIndex:
         elif changed and self._encoder is not None:
             docs = self.store.docs
             texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
-            vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache)
+            encoded = [0]
+            vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache,
+                                         progress=functools.partial(self._encoded, counter=encoded))
+            with self._dense_cond:
+                self._round_done = 0
             with self._dense_cond:
                 for name, vec in zip(changed, vecs, strict=True):
                     self._vectors[name] = vec

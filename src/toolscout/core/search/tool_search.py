@@ -19,7 +19,7 @@ import difflib
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,6 +73,9 @@ class ToolSearch:
             }
         self._index_args = (profile, weights, dense_cache, encoder)
         self._background_dense = background_dense
+        #: ``on_progress(done, total)`` while tool texts are encoded for the dense signal (called
+        #: from the encoding thread); set it before the index is built.
+        self.on_progress: Callable[[int, int], None] | None = None
         self._index: ToolIndex | None = None
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
@@ -98,9 +101,15 @@ class ToolSearch:
                 dense_cache=Path(cache) if isinstance(cache, str) else cache,
                 encoder=encoder,
                 background_dense=self._background_dense,
+                dense_cache_bytes=int(float(self.settings.get("toolSearch.vectorCacheMB", 64.0)) * 2**20),
+                on_progress=self._progress,
             )
             self._snapshot = ([], {})
         return self._index
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total)
 
     def warm(self) -> None:
         """Build the index now (e.g. in the background before the first query)."""

@@ -259,6 +259,9 @@ class MainScreen(Screen[None]):
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
 
+    def on_vectors_progressed(self, message: m.VectorsProgressed) -> None:
+        self.query_one(StatusBar).show_encoding(message.done, message.total, message.eta_s)
+
     def on_warning_raised(self, message: m.WarningRaised) -> None:
         self.chat.add(NoticeEntry(f"! {clean(message.text, single_line=True)}", title="warning", variant="warning"))
 

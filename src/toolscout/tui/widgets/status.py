@@ -19,6 +19,12 @@ class StatusBar(Widget):
     busy: reactive[bool] = reactive(False)
     starting: reactive[bool] = reactive(False)
     servers: reactive[dict[str, ServerStatus]] = reactive(dict, always_update=True)
+    #: First-time encoding for the dense ranker: (done, total, eta seconds or None), or None.
+    encoding: reactive[tuple[int, int, float | None] | None] = reactive(None)
+
+    def show_encoding(self, done: int, total: int, eta_s: float | None) -> None:
+        """Show encoding progress (hidden again once ``done`` reaches ``total``)."""
+        self.encoding = None if done >= total else (done, total, eta_s)
 
     def render(self) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis")
@@ -38,6 +44,10 @@ class StatusBar(Widget):
                 out.append(f" · {connecting} connecting", style="yellow")
             if failed:
                 out.append(f" · {failed} failed", style="red")
+        if self.encoding is not None:
+            done, total, eta = self.encoding
+            out.append(f"  encoding tools {done:,}/{total:,}", style="yellow")
+            out.append(f" · ETA {format_eta(eta)}" if eta is not None else "", style="yellow")
         out.append("  ")
         if self.starting:
             out.append("◌ loading tools…", style="yellow")
@@ -46,3 +56,13 @@ class StatusBar(Widget):
         else:
             out.append("○ ready", style="green")
         return out
+
+
+def format_eta(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s`` or ``1 h 02 min``: an ETA for a status line."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"

@@ -1,0 +1,69 @@
+"""``toolscout index``: build the dense ranker's tool vectors ahead of time.
+
+Encodes every searchable tool of the configured MCP servers (or of ``--catalog`` files) into the
+on-disk vector cache, so the first ``search``, the app's first ranking and ``eval`` start from
+cached vectors. Only texts not already cached are encoded; a bar with rate and ETA is drawn on
+stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+from ..core.engine import Engine
+from . import fail
+from .common import make_engine, print_warnings, run_with_engine
+from .progress import encoding_progress
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``index`` subcommand."""
+    p = sub.add_parser("index", help="encode tool vectors ahead of time (configured servers or --catalog)")
+    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
+    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    engine = make_engine(args)
+
+    async def body(engine: Engine) -> int:
+        started = time.perf_counter()
+        with encoding_progress(engine):
+            await asyncio.to_thread(engine.search.warm)
+            ready = await asyncio.to_thread(engine.search.wait_ready, None)
+        took = time.perf_counter() - started
+        index = engine.search.index
+        tools = len(index)
+        encoded = index.encoded_texts
+        summary = {
+            "tools": tools,
+            "encoded": encoded,
+            "cached": max(0, tools - encoded),
+            "seconds": round(took, 2),
+            "tools_per_second": round(encoded / took, 1) if encoded and took > 0 else None,
+            "servers": sorted({t.server for t in index.tools() if t.server}),
+            "vector_cache": str(index.vector_cache_path) if index.vector_cache_path else None,
+            "profile": index.active_profile,
+        }
+        if not ready:
+            return fail(f"no vectors built: {index.fallback_reason or 'the dense ranker is unavailable'}")
+        if args.json:
+            print(json.dumps(summary, indent=2))
+        else:
+            rate = f", {summary['tools_per_second']:,} tools/s" if summary["tools_per_second"] else ""
+            print(f"indexed {tools:,} tools from {len(summary['servers'])} servers: {encoded:,} encoded, "
+                  f"{summary['cached']:,} already cached ({took:.1f} s{rate})")
+            print(f"vector cache: {summary['vector_cache'] or 'memory only (TOOLSCOUT_CACHE_DIR=off)'}")
+        return 0
+
+    code = run_with_engine(engine, body)
+    if not args.json:
+        print_warnings(engine)
+    sys.stdout.flush()
+    return code
