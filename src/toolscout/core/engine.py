@@ -140,7 +140,8 @@ class Engine(EventSource):
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:
-        """Load catalog files, then start servers in the background. Returns without waiting
+        """Load catalog files, build the search index in a worker thread (when ``warm_search``),
+        then start servers in the background. Returns without waiting for servers
         (see :meth:`wait_for_servers`); each server reports ``ServerStateChanged`` as it goes.
 
         Args:
@@ -151,13 +152,13 @@ class Engine(EventSource):
         self.progress.loop = asyncio.get_running_loop()
         for path in self._catalog_paths:
             self.load_catalog_file(path)
-        if warm_search:
-            self.search.warm()
+        if warm_search:  # numpy/scipy/scikit-learn imports and tokenizing: off the caller's loop
+            await asyncio.to_thread(self.search.warm)
         for status in self.pool.statuses():
             if status.state in (ServerState.FAILED, ServerState.NOT_APPROVED):
                 self.emit(ServerStateChanged(status))
         if self.pool.configs:
-            await self.pool.start()
+            await self.pool.start()  # servers connect on their own loop from now on
 
     async def approve_project(self, settings: Settings) -> list[str]:
         """The person approved the project folder (:mod:`toolscout.core.trust`): apply the

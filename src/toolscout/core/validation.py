@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, SchemaError
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-from referencing import Registry
-from referencing.exceptions import Unresolvable
+if TYPE_CHECKING:  # jsonschema takes ~0.3 s to import: loaded at the first validation, not at start-up
+    from jsonschema.protocols import Validator
 
 #: Most validation errors listed in one message.
 MAX_ERRORS = 5
@@ -48,6 +44,10 @@ def _compile(schema: Any) -> Validator | SchemaProblem:
     cached = _cache.get(id(schema))
     if cached is not None and cached[0] is schema:
         return cached[1]
+    from jsonschema import Draft202012Validator, SchemaError
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
     result: Validator | SchemaProblem
     if not isinstance(schema, dict):
         result = SchemaProblem(f"inputSchema is a {type(schema).__name__}, not an object")
@@ -73,6 +73,9 @@ def validate_params(schema: Any, params: Any) -> Invalid | SchemaProblem | None:
     Never raises: a broken schema (invalid, or with a ``$ref`` that does not resolve inside the
     document) returns :class:`SchemaProblem`.
     """
+    from jsonschema.exceptions import best_match
+    from referencing.exceptions import Unresolvable
+
     validator = _compile(schema)
     if isinstance(validator, SchemaProblem):
         return validator

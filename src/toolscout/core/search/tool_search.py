@@ -16,22 +16,25 @@ builds it ahead of time.
 from __future__ import annotations
 
 import difflib
+import importlib
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..catalog import CatalogDelta, ToolCatalog
 from ..models import ToolSpec
 from ..names import sanitize, split_mcp_name, written_name
 from ..settings import Settings
-from . import dense as dense_mod
 from .grammar import ParsedQuery, parse_query
-from .index import ToolIndex
-from .lexical import Query
 from .results import ScoredTool, SearchResult
+
+if TYPE_CHECKING:  # numpy, scipy and scikit-learn: imported when the index is first built
+    from . import dense as dense_mod
+    from .index import ToolIndex
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,10 @@ class ToolSearch:
     def _build_index(self) -> ToolIndex:
         if self._index is None:
             profile, weights, dense_cache, encoder = self._index_args
-            cache = dense_mod.default_cache_path() if dense_cache == "auto" else dense_cache
+            from .index import ToolIndex
+            from .vector_cache import default_cache_path
+
+            cache = default_cache_path() if dense_cache == "auto" else dense_cache
             tools, descriptions = self._snapshot
             self._index = ToolIndex(
                 tools,
@@ -112,7 +118,10 @@ class ToolSearch:
             self.on_progress(done, total)
 
     def warm(self) -> None:
-        """Build the index now (e.g. in the background before the first query)."""
+        """Build the index now (e.g. in the background before the first query). The heavy
+        modules are imported before the lock is taken, so a ``sync`` from the event loop meanwhile
+        waits only for the build itself."""
+        importlib.import_module(".index", __package__)
         _ = self.index
 
     def wait_ready(self, timeout: float | None = None) -> bool:
@@ -275,6 +284,8 @@ class ToolSearch:
 
     def _unmatched(self, text: str) -> list[str]:
         store = self.index.store
+        from .lexical import Query
+
         q = Query.parse(text, store)
         out = [q.surfaces[t] for t in q.unknown if t not in q.compounds]  # not createIssue → createissue
         return list(dict.fromkeys(out))
