@@ -16,7 +16,7 @@ import time
 
 from ..core.engine import Engine
 from . import fail
-from .common import make_engine, print_warnings, run_with_engine
+from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 
@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
     p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_trust_flag(p)
     p.set_defaults(func=_run)
 
 
