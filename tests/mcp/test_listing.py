@@ -87,6 +87,13 @@ async def test_one_bad_tool_never_takes_its_neighbours(events: EventLog):
         result = await engine.call_tool("mcp__messy__create_issue", {"title": "t"}, asker=allow)
         assert not result.is_error, result.text()
         assert json.loads(result.text()) == {"tool": "create_issue", "arguments": {"title": "t"}}
+        # the call made the server announce list_changed: the re-list warns about nothing new
+        connection = engine.pool.connection("messy")
+        with anyio.fail_after(20):
+            while connection.relists < 1:
+                await anyio.sleep(0.02)
+        assert sum("'no_schema' dropped" in w for w in engine.warnings) == 1
+        assert len(engine.catalog.server_tools("messy")) == 11
 
 
 async def test_repeating_pages_are_bounded_and_listed_once(events: EventLog):

@@ -116,6 +116,7 @@ class ServerConnection:
         self._eof = False
         self._stage = "start-up"
         self._noise: str | None = None
+        self._listing_warned: set[str] = set()
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -218,11 +219,14 @@ class ServerConnection:
     # -- listing ----------------------------------------------------------------------------
     async def _list_tools(self, client: Client) -> list[ToolSpec]:
         """Every page of ``tools/list``, read leniently (:mod:`.listing`); its warnings (dropped
-        tools, pagination loops) go to the listener, naming the server."""
+        tools, pagination loops) go to the listener, naming the server, once per connection (a
+        re-list after ``list_changed`` repeats only what is new)."""
         self._stage = "tools/list"
         listing = await list_tools_leniently(client.session)
         for warning in listing.warnings:
-            self._listener.server_warning(warning, self.name)
+            if warning not in self._listing_warned:
+                self._listing_warned.add(warning)
+                self._listener.server_warning(warning, self.name)
         return listing.tools
 
     async def _probe_resources(self, client: Client) -> bool:
