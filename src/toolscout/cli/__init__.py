@@ -13,7 +13,8 @@ from .. import __version__
 from ..core.settings import choices
 
 #: Modules that add subcommands; a module that fails to import is reported, not fatal.
-COMMAND_MODULES = ("search_cmd", "context_cmd", "eval_cmd", "mcp_cmd", "call_cmd", "request_cmd", "index_cmd")
+COMMAND_MODULES = ("search_cmd", "context_cmd", "eval_cmd", "mcp_cmd", "call_cmd", "request_cmd", "index_cmd",
+                   "serve_cmd")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ from typing import Any
 from ..core.engine import Engine
 from ..core.models import ToolResult
 from ..core.sanitize import dumps_json
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_server_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,12 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("call", help="run one tool (built-in or MCP) through the proxy and print the result")
     p.add_argument("tool", help="canonical tool name, e.g. mcp__time__get_current_time or Read")
     p.add_argument("--params", default="{}", help="arguments as a JSON object (default {})")
-    p.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                   help="MCP config file; repeatable")
-    p.add_argument("--allowed-tools", default=argparse.SUPPRESS,
-                   help="comma-separated allow patterns for this run (tool names, servers, globs)")
-    p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
-                   help="do not start the embedded default servers when nothing is configured")
+    add_server_options(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_trust_flag(p)
     p.set_defaults(func=_run)

@@ -54,12 +54,24 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings.with_overrides(overrides) if overrides else settings
 
 
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """``--mcp-config``, ``--allowed-tools`` and ``--no-default-servers`` on a subcommand (left
+    unset unless given, so the same options before the subcommand still count)."""
+    p.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
+                   help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")
+    p.add_argument("--allowed-tools", default=argparse.SUPPRESS,
+                   help="comma-separated allow patterns for this run (tool names, servers, globs)")
+    p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
+                   help="do not start the embedded default servers when nothing is configured")
+
+
 class UsageError(Exception):
     """A command-line argument that cannot be used (the message says which and why); exit 2."""
 
 
 def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
-                server_filter: Callable[[list[Any]], list[Any]] | None = None) -> Engine:
+                server_filter: Callable[[list[Any]], list[Any]] | None = None,
+                with_builtins: bool = True) -> Engine:
     """Build the engine the CLI uses: settings, built-ins, catalogs and (unless only catalogs
     were given) the configured MCP servers.
 
@@ -85,6 +97,7 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
         default_servers=not getattr(args, "no_default_servers", False),
         server_filter=server_filter,
         folder_trust=folder_trust(args),
+        with_builtins=with_builtins,
     )
 
 

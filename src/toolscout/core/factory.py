@@ -33,6 +33,7 @@ def create_engine(
     project_dir: str | Path | None = None,
     server_filter: Callable[[list[ServerConfig]], list[ServerConfig]] | None = None,
     folder_trust: FolderTrust | None = None,
+    with_builtins: bool = True,
 ) -> Engine:
     """Build an engine with the built-in tools, catalog files and MCP configuration.
 
@@ -48,8 +49,10 @@ def create_engine(
         folder_trust: the project folder's approval (:func:`toolscout.core.trust.check_folder`);
             None checks the stored approval and ``projectTrust.autoApprove``. Unapproved: the
             project ``.mcp.json`` servers are marked not approved and never start.
+        with_builtins: False leaves out the built-in tools (``toolscout serve`` serves only the
+            configured servers' tools).
     """
-    builtins, core_names = _builtins()
+    builtins, core_names = _builtins() if with_builtins else ([], set())
     project = Path(project_dir or Path.cwd())
     if folder_trust is None:
         folder_trust = check_folder(project, auto=bool(settings.get("projectTrust.autoApprove")))

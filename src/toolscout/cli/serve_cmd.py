@@ -1,0 +1,113 @@
+"""``toolscout serve``: deferred tool loading for any MCP client (the gateway of
+:mod:`toolscout.core.gateway`), over stdio (default) or streamable HTTP (``--http``).
+
+The configuration is the app's: the same MCP config files (``.mcp.json``, user ``mcp.json``,
+``--mcp-config``), settings and permission rules. Nothing but the MCP protocol goes to stdout;
+warnings and the HTTP address go to stderr. Exit status 0 when the client disconnects, 2 for
+usage errors, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from ..core.events import EngineWarning
+from ..core.sanitize import strip_controls
+from .common import UsageError, add_server_options, add_trust_flag, make_engine
+
+#: Default wait of a client's first tools/list for servers still connecting (s).
+DEFAULT_WAIT_S = 5.0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``serve`` subcommand."""
+    from ..core.gateway.http import TOKEN_ENV
+
+    p = sub.add_parser("serve", help="serve your MCP servers to any MCP client through search + call tools",
+                       description="Run an MCP server in front of the configured MCP servers: a search tool and a "
+                                   "call tool instead of every tool's schema.")
+    p.add_argument("--http", metavar="[HOST:]PORT",
+                   help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1)")
+    p.add_argument("--token", help=f"bearer token HTTP clients must send (default ${TOKEN_ENV}); required for a "
+                                   "non-loopback HOST")
+    p.add_argument("--stateless", action="store_true",
+                   help="HTTP without sessions (replicas behind a load balancer); not with --expose dynamic")
+    p.add_argument("--expose", choices=("static", "dynamic"), default="static",
+                   help="dynamic: tools found by search are added to the served list (tools/list_changed)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
+                   help="another Host/Origin name clients use to reach a non-loopback bind; repeatable")
+    p.add_argument("--wait-servers", type=float, default=DEFAULT_WAIT_S, metavar="SECONDS",
+                   help=f"first tools/list waits this long for servers still connecting (default {DEFAULT_WAIT_S:g})")
+    add_server_options(p)
+    add_trust_flag(p)
+    p.add_argument("--catalog", action="append", default=argparse.SUPPRESS, metavar="PATH",
+                   help="tool catalog file or directory (searchable, not callable)")
+    p.set_defaults(func=_run)
+
+
+def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
+    from ..core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
+
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    if args.stateless and not args.http:
+        raise UsageError("--stateless applies to --http only")
+    if args.stateless and args.expose == "dynamic":
+        raise UsageError("--expose dynamic needs sessions: it cannot be combined with --stateless")
+    if args.wait_servers < 0:
+        raise UsageError(f"--wait-servers {args.wait_servers:g}: must be 0 or more")
+    if not args.http:
+        return None, token
+    try:
+        bind = parse_bind(args.http)
+        check_exposure(bind, token)
+    except BindError as exc:
+        raise UsageError(str(exc)) from None
+    return bind, token
+
+
+def _run(args: argparse.Namespace) -> int:
+    bind, token = _check(args)
+    engine = make_engine(args, with_builtins=False)
+
+    def warn(text: str) -> None:  # server-supplied text: inert on the terminal
+        print(f"toolscout serve: warning: {strip_controls(text)}", file=sys.stderr, flush=True)
+
+    def report(event: Any) -> None:
+        if isinstance(event, EngineWarning):
+            warn(f"{event.source}: {event.message}" if event.source else event.message)
+
+    async def main() -> None:
+        from ..core.gateway.http import serve_http
+        from ..core.gateway.server import Gateway, serve_stdio
+
+        for warning in dict.fromkeys(engine.warnings):
+            warn(warning)
+        engine.subscribe(report)
+        task = asyncio.current_task()
+        if bind is None and task is not None:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        await engine.start()
+        try:
+            gateway = Gateway(engine, expose=args.expose, stateless=args.stateless,
+                              first_list_wait=args.wait_servers)
+            if bind is None:
+                await serve_stdio(gateway)
+            else:
+                await serve_http(gateway, bind, token=token, stateless=args.stateless,
+                                 allowed_hosts=args.allowed_host)
+        finally:
+            await engine.stop()
+
+    try:
+        asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return 130
+    except OSError as exc:
+        print(f"toolscout serve: {strip_controls(exc)}", file=sys.stderr)
+        return 1
+    return 0

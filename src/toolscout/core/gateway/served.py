@@ -1,0 +1,155 @@
+"""What the gateway serves as tools: the fixed search and call tools, and search answers.
+
+The served list starts as exactly two tools, :data:`SEARCH_TOOL` and :data:`CALL_TOOL`, so the
+client's context does not grow with the number of upstream tools. The search tool's description
+announces the deferred tools the way the app's announcements do (:func:`announcement`): names
+grouped by server prefix, written once, while that fits :data:`ANNOUNCE_MAX_TOKENS`; beyond that,
+one line per server with its tool count and a pointer to the catalog resource. A client's
+description is computed once, at its first ``tools/list``, and then kept (prompt-cache stable);
+tools that connect later are found by search and listed in the catalog resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..models import ToolSpec
+from ..search.render import MAX_INSTRUCTIONS_CHARS
+from ..search.results import SearchResult
+from ..serialize import announcement_groups
+from ..tokens import TokenCounter, default_counter
+
+SEARCH_TOOL = "search_tools"
+CALL_TOOL = "call_tool"
+#: URIs of the gateway's own resources.
+CATALOG_URI = "toolscout://catalog"
+CONTEXT_URI = "toolscout://context"
+#: Most tokens the compact name list may take in the search tool's description.
+ANNOUNCE_MAX_TOKENS = 4_000
+#: Most hits one search may return (ToolSearch's own cap).
+MAX_RESULTS = 50
+
+_SEARCH_HEAD = (
+    "Search the tools of the user's MCP servers (they are not in your tool list) and get their exact "
+    "input schemas. Query grammar: \"select:NAME[,NAME...]\" loads tools by exact name; keywords describing the "
+    "action (e.g. \"create github issue\") rank tools; \"+word\" requires a word; \"discover:TEXT\" explores. "
+    f"Each result gives the tool's canonical name, server, description, score and inputSchema. Then run a tool "
+    f"with {CALL_TOOL} {{\"name\": NAME, \"arguments\": {{...}}}} following that schema."
+)
+_HOW_TO_READ = ("Names are grouped by prefix, written once: \"mcp__github__: create_issue list_issues\" means "
+                "mcp__github__create_issue and mcp__github__list_issues; always use the full name.")
+
+
+def announcement(tools: Sequence[ToolSpec], pending: Sequence[str], *, counter: TokenCounter | None = None,
+                 max_tokens: int = ANNOUNCE_MAX_TOKENS) -> str:
+    """The part of the search tool's description that says which tools exist.
+
+    Args:
+        tools: the visible MCP tools, catalog order.
+        pending: servers still connecting (their tools are not known yet).
+        counter: token counter for the budget (default: :func:`~toolscout.core.tokens.default_counter`).
+        max_tokens: budget of the compact name list; above it, servers and counts only.
+
+    Returns:
+        Plain text (may be several lines).
+    """
+    parts: list[str] = []
+    if tools:
+        names = "\n".join(announcement_groups(tools))
+        if (counter or default_counter()).count(names) <= max_tokens:
+            parts.append(f"Available tools ({len(tools)}). {_HOW_TO_READ}\n{names}")
+        else:
+            counts: dict[str, int] = {}
+            for tool in tools:
+                counts[tool.server or "built-in"] = counts.get(tool.server or "built-in", 0) + 1
+            lines = "\n".join(f"{server}: {n} tools" for server, n in counts.items())
+            parts.append(f"Available tools: {len(tools)} on {len(counts)} servers (every name is in the resource "
+                         f"{CATALOG_URI}; search by keywords to find them):\n{lines}")
+    else:
+        parts.append("No tools are available yet.")
+    if pending:
+        parts.append("Still connecting (search finds their tools once they are up): " + ", ".join(pending))
+    return "\n".join(parts)
+
+
+def search_tool(announced: str) -> dict[str, Any]:
+    """The served search tool (``name``, ``description``, ``inputSchema``)."""
+    return {
+        "name": SEARCH_TOOL,
+        "description": f"{_SEARCH_HEAD}\n\n{announced}",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "select:NAME[,NAME], keywords (+required words), "
+                                                           "or discover:TEXT"},
+                "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS,
+                                "description": "most results (default 5)"},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    }
+
+
+def call_tool() -> dict[str, Any]:
+    """The served call tool: ExecuteTool for MCP clients."""
+    return {
+        "name": CALL_TOOL,
+        "description": (
+            f"Run a tool found with {SEARCH_TOOL}: \"name\" is its exact canonical name (mcp__server__tool), "
+            "\"arguments\" follow its inputSchema. Arguments are checked against that schema and the user's "
+            "permission rules first; the tool's own result is returned as is."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "canonical tool name from the search results"},
+                "arguments": {"type": "object", "description": "the tool's arguments (its inputSchema)"},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    }
+
+
+def exposed_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool found by search, served under its canonical name (``--expose dynamic``)."""
+    entry: dict[str, Any] = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+    if tool.annotations:
+        # Hints are passed on for the client's display; they never grant anything here.
+        entry["annotations"] = tool.annotations
+    return entry
+
+
+def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[str, Any]:
+    """A search result as the structured answer of the search tool.
+
+    Args:
+        result: the ToolSearch result (MCP tools only).
+        instructions: server name → its ``instructions`` (from ``initialize``).
+
+    Returns:
+        ``{"results": [{"name", "server", "description", "score", "inputSchema"}], "instructions":
+        {server: text}, "missing", "suggestions", "pending_servers", "notes"}``; empty parts are left out.
+    """
+    answer: dict[str, Any] = {"query": result.query, "results": [
+        {"name": h.tool.name, "server": h.tool.server, "description": h.tool.description,
+         "score": round(h.score, 4), "inputSchema": h.tool.input_schema}
+        for h in result.hits
+    ]}
+    servers = dict.fromkeys(h.tool.server for h in result.hits if h.tool.server)
+    carried = {s: (result.instructions.get(s) or instructions.get(s) or "").strip()[:MAX_INSTRUCTIONS_CHARS]
+               for s in servers}
+    if any(carried.values()):
+        answer["instructions"] = {s: text for s, text in carried.items() if text}
+    notes = list(result.errors)
+    if result.no_good_match and not result.hits:
+        unmatched = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
+        notes.append(f"No good match{unmatched}. Try other words, a shorter query, or select:<exact name>.")
+    for key, value in (("missing", result.missing), ("suggestions", result.suggestions),
+                       ("pending_servers", sorted(result.pending_servers)), ("notes", notes)):
+        if value:
+            answer[key] = value
+    return answer

@@ -1,0 +1,246 @@
+"""The gateway's MCP server: the served tools, per-client state, and the stdio transport.
+
+Built on the MCP SDK's lowlevel :class:`mcp.server.Server` (the high-level ``MCPServer`` derives
+tool schemas from Python signatures; the gateway serves upstream schemas as they are and needs
+per-client tool lists and ``list_changed`` control). Every handler answers: a failing upstream
+server, a bad argument or a refused permission is an ``isError`` tool result, never a crash.
+
+Per client (a stdio connection, or one streamable-HTTP session) the gateway keeps a
+:class:`ClientState`: the search tool's description as first listed (kept byte-stable), the tools
+exposed so far (``dynamic`` exposure; the list only grows by appending) and tools the person
+allowed "for the session".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ... import __version__
+from ..engine import Engine
+from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..serialize import dumps
+from ..tokens import default_counter
+from . import resources
+from .asking import ElicitingAsker, can_elicit
+from .results import error_result, json_result, to_call_result
+from .served import (
+    CALL_TOOL,
+    MAX_RESULTS,
+    SEARCH_TOOL,
+    announcement,
+    call_tool,
+    exposed_tool,
+    search_answer,
+    search_tool,
+)
+
+log = logging.getLogger(__name__)
+
+EXPOSE_MODES = ("static", "dynamic")
+#: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
+MAX_CLIENTS = 1_024
+INSTRUCTIONS = (
+    "toolscout gateway: the tools of the user's MCP servers are not listed one by one. Find them with "
+    f"{SEARCH_TOOL} (keywords, or select:NAME), then run them with {CALL_TOOL} using the exact name and "
+    "the inputSchema from the search results. Permission rules of the user apply to every call."
+)
+
+
+@dataclass
+class ClientState:
+    """What the gateway remembers about one client.
+
+    Attributes:
+        announced: the search tool's announcement as first listed (None until then).
+        exposed: canonical name → served definition of tools exposed by search (insertion order).
+        remembered: tools the person allowed for the rest of this client's session.
+        waited: its first request has waited for connecting servers (see :meth:`Gateway.ready`).
+    """
+
+    announced: str | None = None
+    waited: bool = False
+    exposed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    remembered: set[str] = field(default_factory=set)
+
+
+class Gateway:
+    """The MCP server in front of an engine's upstream servers.
+
+    Args:
+        engine: a started (or starting) engine; its catalog, search, permission rules and
+            executor are used as they are.
+        expose: ``static`` (two tools, always) or ``dynamic`` (tools found by search appended).
+        stateless: HTTP without sessions: nothing is remembered between requests.
+        first_list_wait: seconds a client's first ``tools/list`` waits for servers that are still
+            connecting, so the announcement it keeps names their tools (0: answer at once).
+
+    Raises:
+        ValueError: unknown ``expose`` mode.
+    """
+
+    def __init__(self, engine: Engine, *, expose: str = "static", stateless: bool = False,
+                 first_list_wait: float = 0.0) -> None:
+        if expose not in EXPOSE_MODES:
+            raise ValueError(f"expose must be one of {', '.join(EXPOSE_MODES)}, not {expose!r}")
+        self.engine = engine
+        self.expose = expose
+        self.stateless = stateless
+        self.first_list_wait = first_list_wait
+        self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        self.server: Server[Any] = Server(
+            "toolscout", version=__version__, instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources, on_read_resource=self._read_resource,
+        )
+
+    def initialization_options(self) -> InitializationOptions:
+        """Capabilities for ``initialize``: ``tools.listChanged`` only with dynamic exposure."""
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=self.expose == "dynamic"))
+
+    # -- per-client state ---------------------------------------------------------------------
+    def client(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+        """The state of the client behind ``ctx`` (keyed by its HTTP session id; stdio has one)."""
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        key = headers.get("mcp-session-id") if headers is not None else "stdio"
+        if key is None or self.stateless:
+            return ClientState()
+        state = self._clients.get(key)
+        if state is None:
+            state = self._clients[key] = ClientState()
+            while len(self._clients) > MAX_CLIENTS:
+                self._clients.popitem(last=False)
+        self._clients.move_to_end(key)
+        return state
+
+    async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+        """The client's state, after its first request has waited (at most ``first_list_wait``
+        seconds, once per client) for servers that are still connecting."""
+        state = self.client(ctx)
+        if not state.waited:
+            state.waited = True
+            if self.first_list_wait > 0 and self.engine.pending_servers():
+                await self.engine.wait_for_servers(self.first_list_wait)
+        return state
+
+    def served_tools(self, state: ClientState) -> list[dict[str, Any]]:
+        """The tool list served to a client (the announcement is fixed at its first listing)."""
+        if state.announced is None:
+            state.announced = announcement(self.mcp_tools(), self.engine.pending_servers())
+        return [search_tool(state.announced), call_tool(), *state.exposed.values()]
+
+    def mcp_tools(self) -> list[ToolSpec]:
+        """Visible upstream tools (built-ins of the engine are never served)."""
+        return [t for t in self.engine.catalog.tools() if t.server is not None]
+
+    # -- handlers ------------------------------------------------------------------------------
+    async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
+        state = await self.ready(ctx)
+        tools = self.served_tools(state)
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools])
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
+                         params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
+        args = params.arguments or {}
+        try:
+            await self.ready(ctx)
+            if params.name == SEARCH_TOOL:
+                return await self._search(ctx, args)
+            if params.name == CALL_TOOL:
+                if set(args) - {"name", "arguments"} or not isinstance(args.get("name"), str):
+                    return error_result(f"{CALL_TOOL} takes {{\"name\": \"<canonical tool name>\", \"arguments\": "
+                                        f"{{...}}}}; got {dumps(args)[:500]}")
+                return await self.run(ctx, args["name"], args.get("arguments"), params)
+            state = self.client(ctx)
+            if params.name in state.exposed:
+                return await self.run(ctx, params.name, args, params)
+            return error_result(f"Unknown tool {params.name!r}: this server serves {SEARCH_TOOL} and {CALL_TOOL}"
+                                + (" and the tools its searches exposed." if self.expose == "dynamic" else "."))
+        except Exception as exc:  # the gateway answers every call
+            log.exception("tools/call %s failed", params.name)
+            return error_result(f"toolscout gateway error during {params.name}: {type(exc).__name__}: {exc}")
+
+    async def _search(self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]) -> types.CallToolResult:
+        query, limit = args.get("query"), args.get("max_results")
+        extra = set(args) - {"query", "max_results"}
+        if not isinstance(query, str) or extra or (limit is not None and (
+                not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RESULTS)):
+            return error_result(f"{SEARCH_TOOL} takes {{\"query\": string, \"max_results\": integer 1-{MAX_RESULTS} "
+                                f"(optional)}}; got {dumps(args)[:500]}")
+        # Ranking is CPU work (and may wait for the dense model): off the event loop, so other
+        # clients and upstream notifications keep flowing. ToolSearch locks its index itself.
+        result = await anyio.to_thread.run_sync(self.engine.search_tools, query, limit)
+        result.hits = [h for h in result.hits if h.tool.server is not None]
+        answer = search_answer(result, self.engine.catalog.instructions)
+        if self.expose == "dynamic" and not self.stateless:
+            await self._expose(ctx, [h.tool for h in result.hits])
+        return json_result(answer)
+
+    async def _expose(self, ctx: ServerRequestContext[Any, Any], tools: list[ToolSpec]) -> None:
+        state = self.client(ctx)
+        served = {SEARCH_TOOL, CALL_TOOL, *state.exposed}
+        added = [t for t in tools if t.name not in served]
+        for tool in added:
+            state.exposed[tool.name] = exposed_tool(tool)
+        if added and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            try:
+                await ctx.session.send_notification(types.ToolListChangedNotification(),
+                                                    related_request_id=ctx.request_id)
+            except Exception as exc:  # a lost notification must not fail the search
+                log.warning("could not send tools/list_changed: %s", exc)
+
+    async def run(self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any,
+                  params: Any) -> types.CallToolResult | types.InputRequiredResult:
+        """Run upstream tool ``name`` for the client of ``ctx`` (ExecuteTool semantics: looked up,
+        validated against its projected schema, permission rules applied, result passed through).
+
+        Returns:
+            The tool's result; an ``isError`` result for every refusal; ``InputRequiredResult``
+            when a 2026-07-28 client must answer the permission question first.
+        """
+        found = self.engine.executor.lookup(name)
+        if isinstance(found, ToolSpec) and found.server is None:
+            return error_result(f"Unknown tool {name!r}. Use {SEARCH_TOOL} to find tools by what they do.")
+        state = self.client(ctx)
+        asker = ElicitingAsker(ctx, state.remembered, params) if can_elicit(ctx) else None
+        result = await self.engine.call_tool(name, arguments, asker=asker)
+        if asker is not None and asker.input_required is not None:
+            return asker.input_required
+        if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
+            result = ToolResult.error(result.tool_name, ToolErrorKind.PERMISSION_DENIED,
+                                      f"{result.tool_name} was not run: {asker.failure}.")
+        elif result.error_kind is ToolErrorKind.UNKNOWN_TOOL:  # the app's search tool has another name here
+            result = ToolResult.error(result.tool_name, ToolErrorKind.UNKNOWN_TOOL,
+                                      result.text().replace("Use ToolSearch", f"Use {SEARCH_TOOL}"))
+        return to_call_result(result)
+
+    async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
+
+    async def _read_resource(self, ctx: ServerRequestContext[Any, Any],
+                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        state = await self.ready(ctx)
+        served_tokens = default_counter().count(dumps(self.served_tools(state)))
+        text = resources.read(self.engine, str(params.uri), state.exposed, served_tokens)
+        if text is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=str(params.uri), text=text, mime_type="application/json")])
+
+
+async def serve_stdio(gateway: Gateway) -> None:
+    """Serve ``gateway`` on this process's stdin/stdout until the client closes stdin."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await gateway.server.run(read_stream, write_stream, gateway.initialization_options())

@@ -1,0 +1,179 @@
+"""Helpers for the ``toolscout serve`` tests: configs, and the gateway run as a real subprocess
+driven by the real ``mcp`` client over stdio or streamable HTTP.
+
+(Not named ``conftest``: the directory is on ``sys.path``; tests import this module by name.)
+Every wait is bounded (``anyio.fail_after``) and waits on a message, a line or a state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+SERVERS = REPO / "tests" / "fixtures" / "servers"
+#: Bound on one wait for the gateway (start-up includes importing the SDK and search).
+WAIT_S = 60.0
+
+
+def fixture_entry(script: str, *args: str) -> dict[str, Any]:
+    """A ``mcpServers`` entry running fixture server ``script`` with this Python."""
+    return {"command": sys.executable, "args": [str(SERVERS / f"{script}.py"), *args]}
+
+
+def time_entry() -> dict[str, Any]:
+    """The real ``mcp-server-time`` reference server (installed with toolscout)."""
+    return {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+
+
+def write_config(tmp_path: Path, servers: dict[str, dict[str, Any]]) -> Path:
+    """An MCP config file (Claude Code format) listing ``servers``."""
+    path = tmp_path / "servers.mcp.json"
+    path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return path
+
+
+def write_user_settings(settings: dict[str, Any]) -> None:
+    """User settings (``$TOOLSCOUT_CONFIG_DIR/settings.json``; the hermetic fixture set the dir)."""
+    folder = Path(os.environ["TOOLSCOUT_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def serve_env() -> dict[str, str]:
+    """The environment of the gateway subprocess: this worktree's sources first."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def serve_command(*args: str) -> list[str]:
+    """``toolscout serve ARGS`` as a command line. A client's first request waits (bounded) for
+    upstream servers, generously on a loaded test machine; a later ``--wait-servers`` in ARGS wins."""
+    return [sys.executable, "-m", "toolscout", "serve", "--wait-servers", str(WAIT_S), *args]
+
+
+class Inbox:
+    """Server notifications the client received; :meth:`wait_for` waits (bounded) for one."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self._changed = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        self.messages.append(message)
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def wait_for(self, kind: type, timeout: float = WAIT_S) -> Any:
+        with anyio.fail_after(timeout):
+            while True:
+                found = [m for m in self.messages if isinstance(m, kind)]
+                if found:
+                    return found[-1]
+                await self._changed.wait()
+
+
+Elicit = Callable[[Any, types.ElicitRequestParams], Awaitable[types.ElicitResult]]
+
+
+@asynccontextmanager
+async def stdio_gateway(tmp_path: Path, *args: str, elicit: Elicit | None = None, inbox: Inbox | None = None,
+                        mode: str = "legacy") -> AsyncIterator[Client]:
+    """``toolscout serve ARGS`` over stdio, connected with the real client (``mode="legacy"`` is
+    the initialize handshake real clients use; ``"auto"`` negotiates 2026-07-28)."""
+    params = StdioServerParameters(command=sys.executable, args=serve_command(*args)[1:], env=serve_env(),
+                                   cwd=str(tmp_path))
+    with (tmp_path / "gateway.stderr").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode=mode,  # type: ignore[arg-type]
+                          elicitation_callback=elicit, message_handler=inbox) as client:
+            yield client
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """All text blocks of a tool result."""
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = WAIT_S) -> None:
+    """Ask ``check`` again (yielding between tries) until it is true; fails after ``timeout``."""
+    with anyio.fail_after(timeout):
+        while not await check():
+            await anyio.sleep(0.05)
+
+
+class HttpGateway:
+    """``toolscout serve --http 127.0.0.1:0 ARGS`` as a subprocess; :attr:`url` once it listens."""
+
+    def __init__(self, tmp_path: Path, *args: str, bind: str = "127.0.0.1:0") -> None:
+        self.log_path = tmp_path / "gateway-http.stderr"
+        self.errlog = self.log_path.open("w")
+        self.proc = subprocess.Popen(serve_command("--http", bind, *args), cwd=tmp_path, env=serve_env(),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog)
+        self.url = ""
+
+    @property
+    def stderr(self) -> str:
+        """What the gateway wrote to stderr so far."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    async def start(self) -> str:
+        """Wait (bounded) for the ``listening on URL`` line; returns the URL."""
+        with anyio.fail_after(WAIT_S):
+            while "listening on " not in self.stderr:
+                if self.proc.poll() is not None:
+                    raise AssertionError(f"gateway exited ({self.proc.returncode}): {self.stderr}")
+                await anyio.sleep(0.05)
+        line = next(x for x in self.stderr.splitlines() if "listening on " in x)
+        self.url = line.rsplit("listening on ", 1)[1].strip()
+        return self.url
+
+    def stop(self) -> None:
+        """End the subprocess (SIGTERM, then wait bounded)."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.errlog.close()
+
+
+@asynccontextmanager
+async def http_gateway(tmp_path: Path, *args: str) -> AsyncIterator[HttpGateway]:
+    """A started :class:`HttpGateway`, stopped on exit."""
+    gateway = HttpGateway(tmp_path, *args)
+    try:
+        await gateway.start()
+        yield gateway
+    finally:
+        gateway.stop()
+
+
+@asynccontextmanager
+async def http_client(url: str, headers: dict[str, str] | None = None, *, elicit: Elicit | None = None,
+                      inbox: Inbox | None = None) -> AsyncIterator[Client]:
+    """The real client over streamable HTTP (legacy handshake), with optional request headers."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    @asynccontextmanager
+    async def transport() -> AsyncIterator[Any]:
+        async with (httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http,
+                    streamable_http_client(url, http_client=http) as streams):
+            yield streams
+
+    async with Client(transport(), mode="legacy", elicitation_callback=elicit,  # type: ignore[arg-type]
+                      message_handler=inbox) as client:
+        yield client

@@ -1,0 +1,139 @@
+"""``toolscout serve --http`` driven by the real client over streamable HTTP: tools, search, calls
+with elicitation, dynamic exposure, bearer tokens, DNS-rebinding protection, stateless mode."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import httpx2
+import mcp_types as types
+import pytest
+from serve_helpers import (
+    HttpGateway,
+    Inbox,
+    fixture_entry,
+    http_client,
+    http_gateway,
+    serve_command,
+    serve_env,
+    text_of,
+    time_entry,
+    write_config,
+)
+
+pytest.importorskip("uvicorn")
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "probe", "version": "0"}}}
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def setup(tmp_path: Path) -> tuple[Path, Path]:
+    log = tmp_path / "calls.log"
+    cfg = write_config(tmp_path, {"notes": fixture_entry("notes", "notes", str(log)), "time": time_entry()})
+    return cfg, log
+
+
+async def post(url: str, headers: dict[str, str]) -> httpx2.Response:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.post(url, json=INIT, headers={**HEADERS, **headers})
+
+
+async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
+    cfg, log = setup(tmp_path)
+    questions: list[str] = []
+
+    async def accept(context, params):
+        questions.append(params.message)
+        return types.ElicitResult(action="accept", content={"remember": False})
+
+    inbox = Inbox()
+    async with (http_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic",
+                             "--allowed-tools", "time") as gateway,
+                http_client(gateway.url, elicit=accept, inbox=inbox) as client):
+        first = [t.name for t in (await client.list_tools()).tools]
+        found = await client.call_tool("search_tools", {"query": "write a note"})
+        await inbox.wait_for(types.ToolListChangedNotification)
+        listed = [t.name for t in (await client.list_tools()).tools]
+        wrote = await client.call_tool("mcp__notes__write_note", {"text": "over http"})
+        now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
+                                                   "arguments": {"timezone": "UTC"}})
+    assert first == ["search_tools", "call_tool"]
+    assert found.structured_content["results"][0]["name"] == "mcp__notes__write_note"
+    assert listed[:3] == [*first, "mcp__notes__write_note"]
+    assert text_of(wrote) == "noted: over http" and len(questions) == 1
+    assert not now.is_error and '"timezone": "UTC"' in text_of(now)
+    assert log.read_text().splitlines() == ['write_note {"text": "over http"}']
+
+
+async def test_bearer_token_is_required_when_given(tmp_path, monkeypatch):
+    cfg, log = setup(tmp_path)
+    monkeypatch.setenv("TOOLSCOUT_SERVE_TOKEN", "s3cret-token")
+    async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "notes") as gateway:
+        missing = await post(gateway.url, {})
+        wrong = await post(gateway.url, {"authorization": "Bearer s3cret-tokem"})
+        right = await post(gateway.url, {"authorization": "Bearer s3cret-token"})
+        with pytest.raises(ExceptionGroup):  # the SDK client gives up on the 401 (MCPError in a group)
+            async with http_client(gateway.url, {"authorization": "Bearer nope"}) as client:
+                await client.call_tool("call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": "x"}})
+        async with http_client(gateway.url, {"authorization": "Bearer s3cret-token"}) as client:
+            ok = await client.call_tool("call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": "y"}})
+    assert missing.status_code == wrong.status_code == 401
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    assert right.status_code == 200
+    assert text_of(ok) == "noted: y"
+    assert log.read_text().splitlines() == ['write_note {"text": "y"}']  # the refused client ran nothing
+
+
+def test_non_loopback_bind_needs_a_token(tmp_path):
+    cfg, _ = setup(tmp_path)
+    env = {k: v for k, v in serve_env().items() if k != "TOOLSCOUT_SERVE_TOKEN"}
+    done = subprocess.run(serve_command("--http", "0.0.0.0:0", "--mcp-config", str(cfg)), cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "listens beyond this machine" in done.stderr and "--token" in done.stderr
+    for args, message in ((["--http", "127.0.0.1:http"], "the port must be a number"),
+                          (["--stateless"], "--stateless applies to --http only"),
+                          (["--http", "0", "--stateless", "--expose", "dynamic"], "cannot be combined")):
+        bad = subprocess.run(serve_command(*args), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and message in bad.stderr
+
+
+async def test_dns_rebinding_protection_stays_on(tmp_path):
+    cfg, _ = setup(tmp_path)
+    async with http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway:
+        rebound = await post(gateway.url, {"host": "evil.example:80"})
+        foreign = await post(gateway.url, {"origin": "http://evil.example"})
+        local = await post(gateway.url, {})
+    assert rebound.status_code == 421 and foreign.status_code == 403 and local.status_code == 200
+
+
+async def test_wide_bind_with_token_still_checks_host(tmp_path):
+    cfg, _ = setup(tmp_path)
+    auth = {"authorization": "Bearer team-token"}
+    wide = HttpGateway(tmp_path, "--mcp-config", str(cfg), "--token", "team-token",
+                       "--allowed-host", "tools.internal", bind="0.0.0.0:0")
+    try:
+        url = (await wide.start()).replace("0.0.0.0", "127.0.0.1")
+        rebound = await post(url, {**auth, "host": "evil.example"})
+        named = await post(url, {**auth, "host": "tools.internal:8080"})
+        no_token = await post(url, {"host": "tools.internal:8080"})
+    finally:
+        wide.stop()
+    assert wide.url.startswith("http://0.0.0.0:")
+    assert rebound.status_code == 421 and named.status_code == 200 and no_token.status_code == 401
+
+
+async def test_stateless_mode_answers_any_request(tmp_path):
+    cfg, log = setup(tmp_path)
+    async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--stateless", "--allowed-tools", "notes") as gateway:
+        for text in ("one", "two"):
+            async with http_client(gateway.url) as client:
+                tools = [t.name for t in (await client.list_tools()).tools]
+                found = await client.call_tool("search_tools", {"query": "select:mcp__notes__write_note"})
+                await client.call_tool("call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": text}})
+    assert tools == ["search_tools", "call_tool"]
+    assert found.structured_content["results"][0]["server"] == "notes"
+    assert log.read_text().splitlines() == ['write_note {"text": "one"}', 'write_note {"text": "two"}']

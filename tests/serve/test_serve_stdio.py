@@ -1,0 +1,176 @@
+"""``toolscout serve`` over stdio, driven by the real ``mcp`` client: the fixed tool list, search,
+calls passed through, bad arguments, upstream failures and late connects, dynamic exposure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mcp_types as types
+from serve_helpers import (
+    Inbox,
+    fixture_entry,
+    stdio_gateway,
+    text_of,
+    time_entry,
+    wait_until,
+    write_config,
+)
+
+PIXEL_PREFIX = "iVBORw0KGgo"
+
+
+def base_config(tmp_path, **extra):
+    return write_config(tmp_path, {"normal": fixture_entry("normal", "normal"), "time": time_entry(), **extra})
+
+
+async def test_fixed_tool_list_announces_upstream_names(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
+        listed = await client.list_tools()
+        again = await client.list_tools()
+        caps = client.session.server_capabilities
+    assert [t.name for t in listed.tools] == ["search_tools", "call_tool"]
+    search = listed.tools[0]
+    assert "mcp__normal__: add echo explode pid rich stall" in search.description
+    assert "mcp__time__: convert_time get_current_time" in search.description
+    assert search.input_schema["required"] == ["query"]
+    # byte-stable for the client's prompt cache
+    assert [t.model_dump() for t in again.tools] == [t.model_dump() for t in listed.tools]
+    assert caps.tools.list_changed is False
+
+
+async def test_search_returns_canonical_name_server_score_and_schema(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
+        found = await client.call_tool("search_tools", {"query": "current time in a timezone"})
+        selected = await client.call_tool("search_tools", {"query": "select:mcp__normal__echo"})
+    assert not found.is_error
+    best = found.structured_content["results"][0]
+    assert best["name"] == "mcp__time__get_current_time" and best["server"] == "time"
+    assert 0 < best["score"] <= 1 and "timezone" in best["inputSchema"]["properties"]
+    assert json.loads(text_of(found)) == found.structured_content  # same answer for text-only clients
+    echo = selected.structured_content["results"][0]
+    assert echo["name"] == "mcp__normal__echo" and echo["inputSchema"]["required"] == ["text"]
+    assert selected.structured_content["instructions"] == {"normal": "The normal server: use echo to repeat text."}
+
+
+async def test_allowed_calls_pass_results_through(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal,time") as client:
+        echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "héllo"}})
+        rich = await client.call_tool("call_tool", {"name": "mcp__normal__rich", "arguments": {}})
+        failed = await client.call_tool("call_tool", {"name": "mcp__normal__explode", "arguments": {"reason": "kaput"}})
+        now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
+                                                   "arguments": {"timezone": "Europe/Paris"}})
+    assert not echo.is_error and text_of(echo) == "héllo" and echo.structured_content == {"result": "héllo"}
+    kinds = [b.type for b in rich.content]
+    assert kinds == ["text", "image", "resource", "resource_link"]
+    assert rich.content[1].data.startswith(PIXEL_PREFIX) and rich.content[1].mime_type == "image/png"
+    assert rich.content[2].resource.text == "embedded body" and str(rich.content[3].uri) == "res://readme"
+    assert failed.is_error and "kaput" in text_of(failed)
+    assert not now.is_error and "Europe/Paris" in text_of(now)
+
+
+async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
+        wrong = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": {"a": "one"}})
+        not_json_object = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": [1, 2]})
+        unknown = await client.call_tool("call_tool", {"name": "mcp__normal__ech", "arguments": {}})
+        no_name = await client.call_tool("call_tool", {"tool": "mcp__normal__echo"})
+        no_query = await client.call_tool("search_tools", {"max_results": 3})
+        too_many = await client.call_tool("search_tools", {"query": "echo", "max_results": 500})
+        not_served = await client.call_tool("mcp__normal__echo", {"text": "x"})
+    assert wrong.is_error and "Invalid parameters for mcp__normal__add" in text_of(wrong)
+    assert "'b' is a required property" in text_of(wrong) and '"integer"' in text_of(wrong)
+    assert not_json_object.is_error and "must be a JSON object" in text_of(not_json_object)
+    assert unknown.is_error and "Did you mean: mcp__normal__echo" in text_of(unknown)
+    assert "Use search_tools" in text_of(unknown)
+    assert no_name.is_error and '"name"' in text_of(no_name)
+    assert no_query.is_error and "query" in text_of(no_query)
+    assert too_many.is_error and "1-50" in text_of(too_many)
+    assert not_served.is_error and "Unknown tool 'mcp__normal__echo'" in text_of(not_served)
+
+
+async def test_failing_upstream_does_not_take_the_gateway_down(tmp_path):
+    cfg = base_config(tmp_path, broken=fixture_entry("crash"))
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal,broken") as client:
+        call = await client.call_tool("call_tool", {"name": "mcp__broken__anything", "arguments": {}})
+        echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "still up"}})
+        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
+    assert call.is_error and "Server broken failed to start" in text_of(call)
+    assert text_of(echo) == "still up"
+    states = {s["name"]: s["state"] for s in catalog["servers"]}
+    assert states["broken"] == "failed" and states["normal"] == "connected"
+    assert "FAKE_API_KEY" in next(s["error"] for s in catalog["servers"] if s["name"] == "broken")
+
+
+async def test_late_server_fills_the_index_live(tmp_path):
+    gate = tmp_path / "open-gate"
+    cfg = base_config(tmp_path, late=fixture_entry("late", "late", "--tools", "3", "--gate", str(gate)))
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--wait-servers", "0",
+                             "--allowed-tools", "late") as client:
+        listed = await client.list_tools()
+        before = await client.call_tool("search_tools", {"query": "select:mcp__late__op_0001"})
+        gate.write_text("go")
+
+        async def found() -> bool:
+            result = await client.call_tool("search_tools", {"query": "select:mcp__late__op_0001"})
+            return bool(result.structured_content["results"])
+
+        await wait_until(found)
+        ran = await client.call_tool("call_tool", {"name": "mcp__late__op_0001", "arguments": {}})
+    pending = listed.tools[0].description.split("Still connecting (search finds their tools once they are up): ")[1]
+    assert "late" in pending.split(", ")
+    assert "late" in before.structured_content["pending_servers"] and not before.structured_content["results"]
+    assert text_of(ran) == "ran op_0001"
+
+
+async def test_dynamic_exposure_appends_and_announces(tmp_path):
+    cfg = base_config(tmp_path)
+    inbox = Inbox()
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic",
+                             "--allowed-tools", "normal", inbox=inbox) as client:
+        assert client.session.server_capabilities.tools.list_changed is True
+        first = [t.name for t in (await client.list_tools()).tools]
+        await client.call_tool("search_tools", {"query": "select:mcp__normal__echo,mcp__normal__add"})
+        await inbox.wait_for(types.ToolListChangedNotification)
+        second = (await client.list_tools()).tools
+        direct = await client.call_tool("mcp__normal__add", {"a": 2, "b": 40})
+        await client.call_tool("search_tools", {"query": "select:mcp__time__get_current_time,mcp__normal__echo"})
+        third = [t.name for t in (await client.list_tools()).tools]
+    assert first == ["search_tools", "call_tool"]
+    assert [t.name for t in second] == [*first, "mcp__normal__echo", "mcp__normal__add"]
+    assert second[3].input_schema["required"] == ["a", "b"]
+    assert text_of(direct) == "42"
+    assert third == [*[t.name for t in second], "mcp__time__get_current_time"]  # only grows, by appending
+
+
+async def test_context_resource_reports_what_the_gateway_saves(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
+        names = [str(r.uri) for r in (await client.list_resources()).resources]
+        report = json.loads((await client.read_resource("toolscout://context")).contents[0].text)
+        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
+    assert names == ["toolscout://catalog", "toolscout://context"]
+    servers = {row["server"]: row for row in report["servers"]}
+    assert set(servers) == {"normal", "time"} and servers["normal"]["tools"] == 6
+    assert report["gateway"]["served_tokens"] > 0 and report["gateway"]["upstream_tokens"] > 0
+    assert {t["name"] for t in catalog["tools"]} >= {"mcp__normal__echo", "mcp__time__convert_time"}
+    assert all(t["state"] == "deferred" and t["tokens"] > 0 for t in catalog["tools"])
+
+
+async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
+    cfg = base_config(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
+        pid = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
+
+    async def gone() -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return True
+        return stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
+
+    await wait_until(gone)
