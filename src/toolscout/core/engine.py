@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .builtins.base import ToolContext
+from .builtins.base import BuiltinTool, ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .context import ContextReport, build_context_report
 from .events import CatalogChanged, EngineWarning, EventSource, ServerStateChanged, SettingsChanged
@@ -30,6 +30,7 @@ from .permissions import Asker, PermissionPolicy
 from .progress import ProgressRelay
 from .rule_specs import Workspace
 from .schemas import schema_warning_line
+from .search.results import SearchResult
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 from .settings import Settings, changed_keys
@@ -61,7 +62,7 @@ class Engine(EventSource):
         settings: Settings,
         *,
         catalog_paths: Iterable[str | Path] = (),
-        builtins: Iterable[Any] = (),
+        builtins: Iterable[BuiltinTool] = (),
         core_names: Iterable[str] = (),
         project_dir: str | Path | None = None,
         mcp_servers: Iterable[ServerConfig] = (),
@@ -78,7 +79,7 @@ class Engine(EventSource):
         self.search = ToolSearch(self.catalog, settings, background_dense=True)
         self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded
         self.search.on_progress = self.progress
-        self.builtins: dict[str, Any] = {}
+        self.builtins: dict[str, BuiltinTool] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         self._file_servers: dict[str, ServerStatus] = {}
         self._listeners = []
@@ -329,7 +330,7 @@ class Engine(EventSource):
         """Names of servers that are still connecting."""
         return [s.name for s in self.server_statuses() if s.state is ServerState.CONNECTING]
 
-    def search_tools(self, query: str, limit: int | None = None):  # -> SearchResult
+    def search_tools(self, query: str, limit: int | None = None) -> SearchResult:
         """Run a ToolSearch query (grammar of :mod:`toolscout.core.search`). Never raises."""
         return self.search.search(query, limit, pending_servers=self.pending_servers())
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .builtins.base import ToolContext
+from .builtins.base import BuiltinTool, ToolContext
 from .catalog import ToolCatalog
 from .mcp.pool import ServerPool
 from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
@@ -87,7 +87,7 @@ class ToolExecutor:
             keeps no set of its own; see :meth:`execute`.
     """
 
-    def __init__(self, catalog: ToolCatalog, builtins: dict[str, Any], pool: ServerPool | None,
+    def __init__(self, catalog: ToolCatalog, builtins: dict[str, BuiltinTool], pool: ServerPool | None,
                  policy: PermissionPolicy, context: ToolContext, *, call_timeout: float,
                  warn: Callable[[str, str], None], file_servers: Callable[[], set[str]],
                  clock: Callable[[], float] = time.perf_counter) -> None:

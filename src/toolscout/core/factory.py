@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from .builtins.base import BuiltinTool
 from .engine import Engine
 from .mcp.config import ServerConfig, load_mcp_config
 from .mcp.config import default_servers as embedded_default_servers
@@ -84,9 +85,7 @@ def create_engine(
     return engine
 
 
-def _builtins() -> tuple[list[object], set[str]]:
-    try:
-        from .builtins.registry import builtin_tools, core_tool_names
-    except ImportError:
-        return [], set()
+def _builtins() -> tuple[list[BuiltinTool], set[str]]:
+    from .builtins.registry import builtin_tools, core_tool_names
+
     return builtin_tools(), core_tool_names()

@@ -71,7 +71,7 @@ def tool_from_dict(raw: dict[str, Any], server: str | None = None) -> ToolSpec:
     annotations = raw.get("annotations")
     return ToolSpec(
         name=name,
-        original_name=raw.get("tool_name") if isinstance(raw.get("tool_name"), str) else name,
+        original_name=tool_name if isinstance(tool_name := raw.get("tool_name"), str) else name,
         description=description if isinstance(description, str) else "",
         input_schema=_schema_of(raw),
         server=server,

@@ -63,7 +63,7 @@ def _compile(schema: Any) -> Validator | SchemaProblem:
             result = SchemaProblem(f"inputSchema cannot be compiled: {exc}")
     if len(_cache) > 4096:
         _cache.clear()
-    _cache[id(schema)] = (schema, result)  # type: ignore[assignment]
+    _cache[id(schema)] = (schema, result)
     return result
 
 

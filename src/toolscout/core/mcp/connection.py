@@ -202,7 +202,7 @@ class ServerConnection:
             transport = sse_client(cfg.url, headers=cfg.headers or None)
         else:
             transport = _http_transport(cfg.url, cfg.headers)
-        return Client(_guarded(transport, self), **common)  # type: ignore[arg-type]
+        return Client(_guarded(transport, self), **common)
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
@@ -318,7 +318,7 @@ class ServerConnection:
         if isinstance(leaf, ListingError):
             return f"{leaf} (during {self._stage})"
         if isinstance(leaf, ValidationError):
-            first = leaf.errors()[0] if leaf.errors() else {}
+            first: dict[str, Any] = dict(leaf.errors()[0]) if leaf.errors() else {}
             where = ".".join(str(p) for p in first.get("loc", ()))
             return f"the {self._stage} result was rejected by the MCP SDK ({where}: {first.get('msg', leaf)})"
         if isinstance(leaf, TimeoutError):

@@ -139,7 +139,7 @@ class DenseEncoder:
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
         pooled = self._session.run(None, feeds)[0][0].mean(axis=0)
-        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return np.asarray(pooled / max(float(np.linalg.norm(pooled)), 1e-12))
 
 
 def cosine_scores(matrix: np.ndarray, qvec: np.ndarray) -> np.ndarray:
@@ -158,8 +158,8 @@ def cosine_scores(matrix: np.ndarray, qvec: np.ndarray) -> np.ndarray:
     if not len(matrix):
         return np.zeros(0)
     if _vecdot is not None:
-        return _vecdot(matrix, q).astype(np.float64)
-    return np.einsum("ij,j->i", matrix, q).astype(np.float64)
+        return np.asarray(_vecdot(matrix, q).astype(np.float64))
+    return np.asarray(np.einsum("ij,j->i", matrix, q).astype(np.float64))
 
 
 #: ``np.vecdot`` (numpy ≥ 2.0): one single-threaded sdot per row. Older numpy: ``einsum``.

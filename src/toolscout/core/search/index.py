@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar, cast
 
 import numpy as np
 
@@ -40,18 +41,20 @@ from .store import FIELD_INDEX, Matrices, TermStore, no_gc
 from .tokenize import MIN_CJK_MATCHES, analyze
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def _locked(method):  # type: ignore[no-untyped-def]
+def _locked(method: Callable[Concatenate[ToolIndex, P], R]) -> Callable[Concatenate[ToolIndex, P], R]:
     """Run a :class:`ToolIndex` method under the index's re-entrant lock (searches may run in a
     worker thread while the event loop adds a server's tools)."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(self: ToolIndex, *args: P.args, **kwargs: P.kwargs) -> R:
         with self._lock:
             return method(self, *args, **kwargs)
 
-    return wrapper
+    return cast("Callable[Concatenate[ToolIndex, P], R]", wrapper)
 
 
 @dataclass
@@ -354,24 +357,26 @@ class ToolIndex:
     def _dense_rowspace(self, n_rows: int) -> np.ndarray:
         """Tool vectors by store row, updated in place for newly encoded tools (lock held)."""
         store = self.store
-        if self._dense_rs is None or self._dense_gen != store.generation:
+        rs = self._dense_rs
+        if rs is None or self._dense_gen != store.generation:
             rs = np.zeros((max(64, n_rows), dense_mod.DIM), dtype=np.float32)
             for name, vec in self._vectors.items():
                 entry = store.docs.get(name)
                 if entry is not None:
                     rs[entry.row] = vec
-            self._dense_rs, self._dense_gen = rs, store.generation
+            self._dense_gen = store.generation
             self._dense_dirty.clear()
-        if len(self._dense_rs) < n_rows:
-            grown = np.zeros((max(n_rows, 2 * len(self._dense_rs)), dense_mod.DIM), dtype=np.float32)
-            grown[: len(self._dense_rs)] = self._dense_rs
-            self._dense_rs = grown
+        if len(rs) < n_rows:
+            grown = np.zeros((max(n_rows, 2 * len(rs)), dense_mod.DIM), dtype=np.float32)
+            grown[: len(rs)] = rs
+            rs = grown
         for name in self._dense_dirty:
-            entry, vec = store.docs.get(name), self._vectors.get(name)
-            if entry is not None and vec is not None and entry.row < len(self._dense_rs):
-                self._dense_rs[entry.row] = vec
+            entry, fresh = store.docs.get(name), self._vectors.get(name)
+            if entry is not None and fresh is not None and entry.row < len(rs):
+                rs[entry.row] = fresh
         self._dense_dirty.clear()
-        return self._dense_rs
+        self._dense_rs = rs
+        return rs
 
     @_locked
     def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
@@ -521,6 +526,7 @@ class ToolIndex:
             sel = boosted >= -kth - 1e-12
             cand, boosted = cand[sel], boosted[sel]
         rounded = -np.round(boosted, 12)
+        order: np.ndarray | list[int]
         if len(cand) > 1_000:  # mass ties: sort by the view's name ranks
             order = np.lexsort((m.name_rank[cand], rounded))[:limit]
         else:

@@ -20,14 +20,17 @@ Sources of the constants:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from .store import FIELD_INDEX, Matrices, Postings, Segment, TermStore, field_weights
 from .tokenize import analyze
+
+V = TypeVar("V")
 
 BM25F_WEIGHTS: dict[str, float] = {
     "name": 2.0,
@@ -115,15 +118,15 @@ def cjk_gate(m: Matrices, q: Query, min_cjk: int = 2) -> np.ndarray:
     return m.live(((latin > 0) | (han >= min_cjk)).astype(np.float64))
 
 
-class _PerView:
+class _PerView(Generic[V]):
     """Holds one derived value per :class:`Matrices` view."""
 
     def __init__(self) -> None:
         self._source: Matrices | None = None
-        self._value: object = None
+        self._value: V | None = None
 
-    def get(self, m: Matrices, build) -> object:  # type: ignore[no-untyped-def]
-        if self._source is not m:
+    def get(self, m: Matrices, build: Callable[[Matrices], V]) -> V:
+        if self._source is not m or self._value is None:
             self._value = build(m)
             self._source = m
         return self._value
@@ -153,7 +156,7 @@ class BM25F:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self.k1, self.b = k1, b
         self._w = field_weights(self.weights)
-        self._cache = _PerView()
+        self._cache: _PerView[np.ndarray] = _PerView()
 
     def _row_weights(self, m: Matrices) -> np.ndarray:
         """float64[n_rows, len(FIELDS)]: ``w_f / (1 − b + b · len_{f,d} / avglen_f)``."""
@@ -165,7 +168,7 @@ class BM25F:
     def idf(self, m: Matrices, ids: np.ndarray) -> np.ndarray:
         """Lucene idf of vocabulary ids ``ids`` (float64)."""
         df = m.df[ids]
-        return np.log1p((m.n_docs - df + 0.5) / (df + 0.5))
+        return np.asarray(np.log1p((m.n_docs - df + 0.5) / (df + 0.5)))
 
     def score(self, m: Matrices, q: Query) -> np.ndarray:
         """float64[N] BM25F scores (0 for documents matching no term)."""
@@ -176,7 +179,7 @@ class BM25F:
             return np.zeros(m.n_docs)
         row_w = self._cache.get(m, self._row_weights)
         starts = p.pairs()
-        tft = np.add.reduceat(row_w[p.rows, p.field] * p.tf, starts)  # type: ignore[index]
+        tft = np.add.reduceat(row_w[p.rows, p.field] * p.tf, starts)
         qp = p.qpos[starts]
         contrib = tft * (self.k1 + 1.0) / (tft + self.k1) * (self.idf(m, q.ids) * q.qtf)[qp]
         return m.live(np.bincount(p.rows[starts], weights=contrib, minlength=m.n_rows))
@@ -217,7 +220,7 @@ class FieldTfidf:
     def __init__(self, weights: dict[str, float] | None = None) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self._w = field_weights(self.weights)
-        self._cache = _PerView()
+        self._cache: _PerView[tuple[np.ndarray, np.ndarray]] = _PerView()
         self._segments: dict[int, tuple[Segment, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
     def _segment_pairs(self, m: Matrices, seg: Segment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -248,7 +251,7 @@ class FieldTfidf:
         """float64[N] cosine similarities in [0, 1]."""
         if not len(q.ids) or not m.n_docs:
             return np.zeros(m.n_docs)
-        norms, idf = self._cache.get(m, self._row_norms)  # type: ignore[misc]
+        norms, idf = self._cache.get(m, self._row_norms)
         qv = _sublinear(q.qtf) * idf[q.ids]
         qnorm = float(np.sqrt((qv**2).sum()))
         if qnorm == 0:
@@ -270,9 +273,9 @@ class SklearnTfidf:
     def __init__(self, weights: dict[str, float] | None = None) -> None:
         self.weights = dict(HYBRID_TFIDF_WEIGHTS if weights is None else weights)
         self._w = field_weights(self.weights)
-        self._cache = _PerView()
+        self._cache: _PerView[tuple[Any, sp.csc_matrix]] = _PerView()
 
-    def _build(self, m: Matrices) -> tuple[object, sp.csc_matrix]:
+    def _build(self, m: Matrices) -> tuple[Any, sp.csc_matrix]:
         from sklearn.feature_extraction.text import TfidfTransformer
 
         rows, terms, counts = m.field_pairs(self._w)
@@ -289,10 +292,10 @@ class SklearnTfidf:
         """float64[N] cosine similarities in [0, 1]."""
         if not len(q.ids) or not m.n_docs:
             return np.zeros(m.n_docs)
-        transformer, matrix = self._cache.get(m, self._build)  # type: ignore[misc]
+        transformer, matrix = self._cache.get(m, self._build)
         # the same transform as transformer.transform(counts) (raw tf × idf, L2), without the
         # per-call overhead of building a sparse row
-        qv = q.qtf * transformer.idf_[q.ids]  # type: ignore[attr-defined]
+        qv = q.qtf * transformer.idf_[q.ids]
         norm = float(np.sqrt((qv**2).sum()))
         if norm == 0:
             return np.zeros(m.n_docs)
@@ -362,5 +365,5 @@ def minmax(x: np.ndarray) -> np.ndarray:
         return x
     lo, hi = float(x.min()), float(x.max())
     if hi - lo <= 1e-12:
-        return np.clip(x, 0.0, 1.0)
+        return np.asarray(np.clip(x, 0.0, 1.0))
     return (x - lo) / (hi - lo)

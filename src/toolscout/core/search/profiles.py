@@ -54,7 +54,7 @@ def _maxnorm(x: np.ndarray) -> np.ndarray:
 
 
 def _clip(x: np.ndarray) -> np.ndarray:
-    return np.clip(x, 0.0, 1.0)
+    return np.asarray(np.clip(x, 0.0, 1.0))
 
 
 NORMALISERS = {"minmax": minmax, "max": _maxnorm, "raw": _clip}

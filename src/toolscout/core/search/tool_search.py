@@ -357,7 +357,7 @@ def _server_of(name: str) -> str | None:
 
 def _clamp(value: object, default: int) -> int:
     try:
-        n = int(value)  # type: ignore[call-overload]
+        n: int = int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return default
     return max(1, min(MAX_LIMIT, n))

@@ -51,7 +51,8 @@ class ManualDriver:
         Raises:
             RuntimeError: a turn is already running.
         """
-        return await self._exclusive(self._manual_call(name, params))
+        result: ToolResult = await self._exclusive(self._manual_call(name, params))
+        return result
 
     async def load_tools(self, names: list[str]) -> None:
         """Load deferred tools the person picked (the UI's recommendation bar) so the model has

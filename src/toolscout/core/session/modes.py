@@ -13,14 +13,18 @@ time the model invents a tool name (:func:`admit_invented`), so that call can be
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..context import build_context_report
 from ..tokens import ModeDecision
 from .projection import INLINE, Projection
 
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import Settings
 
-def decide(engine: Any, settings: Any, provider: Any, strategy: str) -> ModeDecision:
+
+def decide(engine: Engine, settings: Settings, provider: Any, strategy: str) -> ModeDecision:
     """The mode decision for ``engine``'s catalog now (servers still connecting counted with
     their last known size when the engine offers ``pending_sizes``)."""
     model = getattr(provider, "model", None) or settings.get("provider.model")

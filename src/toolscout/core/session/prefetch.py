@@ -15,10 +15,14 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models import ToolSpec
 from .events import Recommendation, RecommendationsReady
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import Settings
 
 #: The remembered-recommendations set is trimmed from this size ...
 SEEN_LIMIT = 500
@@ -58,7 +62,7 @@ class Prefetcher:
         emit: delivers :class:`RecommendationsReady`.
     """
 
-    def __init__(self, engine: Any, settings: Any, is_deferred: Callable[[ToolSpec], bool],
+    def __init__(self, engine: Engine, settings: Settings, is_deferred: Callable[[ToolSpec], bool],
                  emit: Callable[[Any], None]) -> None:
         self.engine = engine
         self.apply_settings(settings)

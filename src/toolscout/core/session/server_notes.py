@@ -18,10 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..instructions import budgeted
 from .reminders import wrap
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import Settings
 
 INSTRUCTIONS_TAG = "server-instructions"
 CONNECTING_TAG = "servers-connecting"
@@ -85,7 +89,7 @@ def connecting_reminder(names: Iterable[str], *, inline: bool) -> str | None:
                 + f"\n</{CONNECTING_TAG}>")
 
 
-def server_notes(engine: Any, settings: Any, messages: list[dict[str, Any]], *, inline: bool) -> list[str]:
+def server_notes(engine: Engine, settings: Settings, messages: list[dict[str, Any]], *, inline: bool) -> list[str]:
     """The server reminders the next user message carries (instructions of servers not yet
     introduced, then servers newly seen connecting)."""
     state = read_state(messages)

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import EventSource
 from ..models import ToolSpec
+from ..permissions import Asker
 from ..settings import Settings
 from ..tokens import ModeDecision
 from .events import (
@@ -64,6 +66,10 @@ from .transcript import (
 log = logging.getLogger(__name__)
 
 CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+T = TypeVar("T")
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
 #: Settings a provider is built from: a change to one of them builds a new provider.
@@ -100,8 +106,8 @@ class Session(ManualDriver, EventSource):
         max_tokens: output cap per model request (tokens).
     """
 
-    def __init__(self, engine: Any, *, settings: Any = None, provider: Provider | None = None,
-                 asker: Any = None, strategy: str | None = None, session_id: str | None = None,
+    def __init__(self, engine: Engine, *, settings: Settings | None = None, provider: Provider | None = None,
+                 asker: Asker | None = None, strategy: str | None = None, session_id: str | None = None,
                  persist: bool = True, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
         self.engine = engine
         self.settings = settings if settings is not None else engine.settings
@@ -205,7 +211,7 @@ class Session(ManualDriver, EventSource):
         if self.store is not None:
             self.store.close()
 
-    async def _exclusive(self, body: Any) -> Any:
+    async def _exclusive(self, body: Coroutine[Any, Any, T]) -> T:
         if self.busy:
             body.close()
             raise RuntimeError("a turn is already running; cancel it or wait for it to finish")
@@ -309,7 +315,8 @@ class Session(ManualDriver, EventSource):
     @staticmethod
     def _result_of(use: dict[str, Any], task: asyncio.Future[Any], fallback: str) -> dict[str, Any]:
         if task.done() and not task.cancelled() and task.exception() is None:
-            return task.result()[0]
+            block: dict[str, Any] = task.result()[0]
+            return block
         if task.done() and not task.cancelled():
             fallback = f"The call failed inside toolscout: {task.exception()!r}"
         return {"type": "tool_result", "tool_use_id": use["id"], "content": fallback, "is_error": True}
@@ -437,7 +444,7 @@ class Session(ManualDriver, EventSource):
 
     # -- resume ---------------------------------------------------------------------------
     @classmethod
-    def resume(cls, engine: Any, session_id: str | None = None, **kwargs: Any) -> Session:
+    def resume(cls, engine: Engine, session_id: str | None = None, **kwargs: Any) -> Session:
         """Continue a saved session (``session_id`` or a unique prefix; None: the most recent).
 
         The saved projection is reused (same bytes, so the cache keeps hitting); discovered and

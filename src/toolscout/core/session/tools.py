@@ -9,54 +9,21 @@ a ``tool_result``.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models import ToolErrorKind, ToolResult
-from ..serialize import dumps
+from ..permissions import Asker
+from ..search.render import render_for_model
+from ..search.results import SearchResult
 from .events import SearchResultsReady, ToolCallFinished, ToolCallStarted
 from .projection import EXECUTE_TOOL, TOOL_SEARCH
 from .reminders import loaded_trailer
 
+if TYPE_CHECKING:
+    from ..engine import Engine
+
 DEFAULT_SEARCH_LIMIT = 5
-
-
-def render_search(result: Any, catalog: Any) -> str:
-    """The ToolSearch tool_result text: the search engine's renderer, or a plain fallback that
-    gives each hit's name, description and full ``inputSchema``."""
-    try:
-        from ..search import render_for_model  # type: ignore[attr-defined]
-    except ImportError:
-        try:
-            from ..search.render import render_for_model  # type: ignore[no-redef]
-        except ImportError:
-            render_for_model = None
-    if render_for_model is not None:
-        return render_for_model(result, catalog)
-    parts: list[str] = []
-    for hit in result.hits:
-        tool = hit.tool
-        parts.append(f"<function>{dumps({'name': tool.name, 'description': tool.description, 'parameters': tool.input_schema})}</function>")
-    for error in result.errors:
-        parts.append(f"Error: {error}")
-    for name in result.missing:
-        close = ", ".join(result.suggestions.get(name, []))
-        parts.append(f"No tool named {name!r}." + (f" Did you mean: {close}?" if close else ""))
-    for name in result.already_loaded:
-        parts.append(f"{name} is already loaded: call it directly.")
-    if not result.hits and not result.missing:
-        parts.append(f"No tools matched {result.query!r}. Try other words.")
-    if result.pending_servers:
-        parts.append("Still connecting (their tools may appear later): " + ", ".join(result.pending_servers))
-    return "\n".join(parts)
-
-
-def _accepts(func: Any, name: str) -> bool:
-    try:
-        return name in inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 class ToolRouter:
@@ -71,14 +38,14 @@ class ToolRouter:
         search_limit: default ``max_results`` of ToolSearch (``toolSearch.maxResults``).
     """
 
-    def __init__(self, engine: Any, emit: Callable[[Any], None], asker: Any, loaded: set[str],
+    def __init__(self, engine: Engine, emit: Callable[[Any], None], asker: Asker | None, loaded: set[str],
                  search_limit: int = DEFAULT_SEARCH_LIMIT) -> None:
         self.engine = engine
         self.emit = emit
         self.asker = asker
         self.loaded = loaded
         self.search_limit = search_limit
-        self.last_search: Any = None
+        self.last_search: SearchResult | None = None
         #: Tool-loading texts (ToolSearch results, gate definitions) in the order they were made.
         self.load_texts: list[str] = []
 
@@ -126,7 +93,7 @@ class ToolRouter:
         limit = args.get("max_results")
         limit = limit if isinstance(limit, int) and 1 <= limit <= 50 else self.search_limit
         result = self.engine.search_tools(query, limit)
-        text = render_search(result, self.engine.catalog)
+        text = render_for_model(result, self.engine.catalog)
         names = tuple(h.tool.name for h in result.hits)
         self.loaded.update(names)
         if names:
@@ -141,11 +108,9 @@ class ToolRouter:
         shown = params if isinstance(params, dict) else {"_raw": params}
         self.emit(ToolCallStarted(call_id, name, shown, via))
         direct = via == "direct" and name not in self.loaded
-        kwargs: dict[str, Any] = {"asker": self.asker, "direct": direct}
-        if _accepts(self.engine.call_tool, "loaded"):
-            kwargs["loaded"] = self.loaded
         try:
-            result = await self.engine.call_tool(name, params, **kwargs)
+            result = await self.engine.call_tool(name, params, asker=self.asker, direct=direct,
+                                                 loaded=self.loaded)
         except BaseException as exc:
             cancelled = ToolResult.error(name, ToolErrorKind.CANCELLED, "The call was cancelled by the user.")
             self.emit(ToolCallFinished(call_id, name, shown, cancelled, via))

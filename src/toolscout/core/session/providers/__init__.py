@@ -19,7 +19,7 @@ class ProviderConfigError(ProviderError):
 
 def _base_url(settings: Settings, env: Mapping[str, str], var: str) -> str | None:
     # Precedence: --base-url flag > environment variable > settings files.
-    configured = settings.get("provider.baseUrl")
+    configured: str | None = settings.get("provider.baseUrl")
     if configured and settings.sources.get("provider.baseUrl") == "cli":
         return configured
     return env.get(var) or configured

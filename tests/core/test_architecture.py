@@ -1,0 +1,177 @@
+"""The layering of ``src/toolscout`` as tests: import contracts, no import cycles, small modules,
+and the core strictly typed (mypy, configured in ``pyproject.toml``).
+
+Imports are read from the source (AST). Every import counts for the contracts, wherever it is
+written (a function-level import is still a dependency); for cycles only the imports that run when
+a module is imported count (module level, outside ``if TYPE_CHECKING:``), as those are the ones
+that can fail half-initialised.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SRC / "toolscout"
+MAX_LINES = 450
+#: Modules over :data:`MAX_LINES` today, each to be split by responsibility (issue 13, item 2).
+#: The list may only shrink: a module not on it may not grow past the limit.
+TOO_LONG_TODAY = {"toolscout.core.search.index", "toolscout.core.search.store",
+                  "toolscout.core.session.session", "toolscout.tui.screens.main"}
+
+#: (importer prefix, forbidden prefixes, why).
+CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("toolscout.core", ("toolscout.cli", "toolscout.tui", "textual", "rich"),
+     "the core is UI-free: the CLI and the TUI depend on it, never the reverse"),
+    ("toolscout.core.search", ("toolscout.core.session",),
+     "search ranks tools; it knows nothing of conversations"),
+    ("toolscout.core.mcp", ("toolscout.core.session",), "the MCP layer knows nothing of conversations"),
+    ("toolscout.tui.widgets", ("toolscout.core.mcp", "toolscout.core.session.session"),
+     "widgets render what they are given; they do not drive servers or the session"),
+)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = module.split(".")
+        keep = len(parts) - node.level + (1 if is_package else 0)
+        base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+    # ``from . import x`` may name a submodule: count both the package and ``package.x``
+    return [base, *(f"{base}.{a.name}" for a in node.names)]
+
+
+def imports(path: Path, *, runtime_only: bool) -> set[str]:
+    """Absolute names imported by the module at ``path``."""
+    module, is_package = module_name(path), path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                found.update(_resolve(module, is_package, node))
+            elif isinstance(node, ast.If):
+                if not (runtime_only and _is_type_checking(node)):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif not runtime_only:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.stmt):
+                        visit([child])
+                    for grandchild in ast.walk(child):
+                        if isinstance(grandchild, ast.Import | ast.ImportFrom):
+                            visit([grandchild])
+
+    visit(tree.body)
+    return found
+
+
+def sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def test_import_contracts_hold() -> None:
+    broken = []
+    for path in sources():
+        module = module_name(path)
+        names = imports(path, runtime_only=False)
+        for importer, forbidden, why in CONTRACTS:
+            if _within(module, importer):
+                broken += [f"{module} imports {n} ({why})" for n in sorted(names)
+                           if any(_within(n, f) for f in forbidden)]
+    assert broken == []
+
+
+def test_no_import_cycles() -> None:
+    known = {module_name(p): p for p in sources()}
+    graph: dict[str, set[str]] = {}
+    for module, path in known.items():
+        targets = set()
+        for name in imports(path, runtime_only=True):
+            while name and name not in known:  # ``from pkg import func``: the module is ``pkg``
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                targets.add(name)
+        graph[module] = targets
+    # A package's __init__ importing its own submodules is how packages work, not a cycle.
+    for module in graph:
+        graph[module] = {t for t in graph[module] if not _within(t, module)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def strongconnect(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strongconnect(v)
+    assert cycles == []
+
+
+def test_no_new_module_is_over_450_lines() -> None:
+    long = {module_name(p): n for p in sources() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert set(long) <= TOO_LONG_TODAY, f"split these by responsibility: {long}"
+
+
+def test_the_core_is_strictly_typed() -> None:
+    """``mypy`` as configured in ``pyproject.toml`` (strict on ``toolscout.core``), in its own
+    process: mypy raises the interpreter's recursion limit, which would leak into other tests."""
+    pytest.importorskip("mypy", reason="mypy is in the test extra")
+    cache = os.environ.get("TOOLSCOUT_MYPY_CACHE", str(SRC.parent / ".mypy_cache"))
+    out = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", cache], cwd=SRC.parent,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
