@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -139,3 +141,22 @@ def test_torn_transcript_line_is_repaired_once_and_appends_stay_readable(tmp_pat
     path.write_text(path.read_text().rstrip("\n"))
     assert load_for_resume(path).warnings == [] and path.read_text().endswith("\n")
     assert len(load_transcript(path).messages) == 2
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep"])
+def test_mcp_list_with_a_fifo_or_deep_mcp_json_neither_hangs_nor_crashes(tmp_path, kind):
+    project = tmp_path / "project"
+    project.mkdir()
+    if kind == "fifo":
+        os.mkfifo(project / ".mcp.json")
+        os.mkfifo(tmp_path / "trusted-folders.json")  # the trust store too
+    else:
+        (project / ".mcp.json").write_text('{"a": ' * 3000 + "1" + "}" * 3000)
+    env = {**os.environ, "TOOLSCOUT_CONFIG_DIR": str(tmp_path), "TOOLSCOUT_CACHE_DIR": "off",
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "toolscout", "mcp", "list", "--no-default-servers",
+                           "--trust-project"], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    reason = "not a regular file (a FIFO)" if kind == "fifo" else "JSON nested too deep to read"
+    assert f"MCP config {project / '.mcp.json'}: " in done.stderr and reason in done.stderr
+    assert "Traceback" not in done.stderr

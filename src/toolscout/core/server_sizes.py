@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .safe_read import read_json
+
 #: The file is ignored when larger than this (bytes); a few KiB is normal.
 MAX_FILE_BYTES = 1 << 20
 FILE_NAME = "server-sizes.json"
@@ -72,10 +74,8 @@ class ServerSizes:
         if self.path is None:
             return {}
         try:
-            if not self.path.is_file() or self.path.stat().st_size > MAX_FILE_BYTES:
-                return {}
-            data = json.loads(self.path.read_text(encoding="utf-8-sig"))
-        except (OSError, ValueError, RecursionError):
+            data = read_json(self.path, max_bytes=MAX_FILE_BYTES)
+        except (OSError, ValueError):  # SafeReadError (FIFO, too large, malformed) is a ValueError
             return {}
         servers = data.get("servers") if isinstance(data, dict) else None
         if not isinstance(servers, dict):

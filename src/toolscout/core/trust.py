@@ -32,6 +32,7 @@ from typing import Any
 
 import platformdirs
 
+from .safe_read import SafeReadError, parse_json, read_bytes, read_json
 from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings
 
 TRUST_FILE = "trusted-folders.json"
@@ -85,11 +86,13 @@ def mcp_fingerprint(project_dir: str | Path) -> str:
     malformed file hashes its raw bytes (any edit then asks again)."""
     path = Path(project_dir) / ".mcp.json"
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except OSError:
         return ""
+    except SafeReadError as exc:  # a FIFO, a device, too large: nothing is read from it
+        return hashlib.sha256(str(exc).encode("utf-8", "surrogatepass")).hexdigest()
     try:
-        servers = json.loads(raw.decode("utf-8")).get("mcpServers")
+        servers = parse_json(raw.decode("utf-8-sig")).get("mcpServers")
         reduced: Any = {str(k): {f: v.get(f) for f in _COMMAND_FIELDS} if isinstance(v, dict) else v
                         for k, v in servers.items()}
         data = json.dumps(reduced, sort_keys=True, ensure_ascii=True).encode()
@@ -110,8 +113,8 @@ def _real(project_dir: str | Path) -> str:
 
 def _read_store(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path)
+    except (OSError, ValueError):  # SafeReadError is a ValueError
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
     return folders if isinstance(folders, dict) else {}
