@@ -153,3 +153,14 @@ async def test_execute_tool_accepts_the_announced_form(engine) -> None:
     assert result is not None and result.tool_name == "get_forecast"
     text, _ = router.search("t2", {"query": "select:built-in: get_forecast"})
     assert '"name":"get_forecast"' in text
+
+
+def test_a_query_naming_a_connecting_server_says_so_next_to_other_hits(tmp_path) -> None:
+    from toolscout.core.search.render import render_for_model
+
+    engine = _engine(tmp_path, _catalog(tmp_path, [("one", "")]))
+    result = engine.search.search("get item from google workspace", pending_servers=["google-workspace"])
+    text = render_for_model(result, engine.catalog)
+    assert result.hits and "Still connecting: server google-workspace; its tools will be announced" in text
+    other = render_for_model(engine.search.search("get item", pending_servers=["google-workspace"]), engine.catalog)
+    assert "google-workspace" not in other  # hits, and the query does not ask for it

@@ -11,6 +11,8 @@ the same result and catalog give the same bytes (prompt-cache friendly).
 
 from __future__ import annotations
 
+import re
+
 from ..catalog import ToolCatalog
 from ..instructions import budgeted
 from ..names import from_announcement, sanitize, split_mcp_name
@@ -77,7 +79,11 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
             f"No good match for {result.query!r}{what}. Try other words, a shorter query, "
             "or select:<exact tool name>."
         )
-    if result.pending_servers and not result.hits:
+    named = _pending_named(result) if result.mode != "select" else []
+    if named:  # the query asks for a server that is not in yet: say so, even next to other hits
+        lines.append("Still connecting: server " + ", ".join(named)
+                     + "; its tools will be announced when it connects: search again then.")
+    elif result.pending_servers and not result.hits:
         lines.append(
             "Servers still connecting (their tools may appear shortly): "
             + ", ".join(sorted(result.pending_servers))
@@ -85,6 +91,18 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
     if not lines:
         lines.append("No tools matched.")
     return "\n".join(lines)
+
+
+def _pending_named(result: SearchResult) -> list[str]:
+    """Servers still connecting whose name the query spells out (``slack``, ``google workspace``
+    for ``google-workspace``): words are compared case-insensitively, every part must occur."""
+    words = set(re.split(r"[^0-9a-z]+", result.query.lower()))
+    out = []
+    for server in sorted(result.pending_servers):
+        parts = [p for p in re.split(r"[^0-9a-z]+", server.lower()) if p]
+        if parts and all(p in words for p in parts):
+            out.append(server)
+    return out
 
 
 def _pending_server_of(result: SearchResult) -> dict[str, str]:
