@@ -256,6 +256,13 @@ class Engine(EventSource):
         if cfg is not None:
             self.sizes.record(server_key(cfg), self.server_schema_tokens(name))
 
+    def prepare_tools(self, name: str, tools: list[ToolSpec]) -> list[ToolSpec]:
+        """Called by the pool on its relay thread before a listing is delivered: the CPU-heavy
+        part of adding tools, done off this loop (see :mod:`toolscout.core.prepare`)."""
+        from .prepare import prepare_listing
+
+        return prepare_listing(name, tools, self.catalog.server_descriptions.get(name))
+
     def server_schema_tokens(self, name: str) -> int:
         """Tokens of the full definitions of server ``name``'s deferrable tools now."""
         return sum(tool_tokens(t) for t in self.catalog.server_tools(name) if self.catalog.is_deferred(t))

@@ -9,9 +9,12 @@ connections report reaches the listener on the caller's loop, in order, one call
 change or listing. Statuses read from the pool (:meth:`ServerPool.statuses`) are those the
 listener has been told, so they always agree with the catalog the listener maintains.
 
-A server that re-lists faster than the caller's loop takes listings in is coalesced: a listing
-not yet delivered is replaced by the newer one (never across a state change), so a
-``list_changed`` storm costs the caller one catalog update per loop turn at most.
+Between the two loops sits one relay thread: it prepares each listing (the listener's
+``prepare_tools``: schema projection, token counts and search terms, the CPU-heavy part of adding
+a server, done off the caller's loop) and posts reports in the order they happened. A server
+that re-lists faster than that is coalesced: a listing not yet prepared is replaced by the newer
+one (never across a state change), so a ``list_changed`` storm costs one catalog update per
+listing the relay gets to.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +75,8 @@ class ServerPool:
         self._changed: asyncio.Event | None = None  # caller's loop; created on first wait
         self._home: asyncio.AbstractEventLoop | None = None
         self._runner = LoopThread()
+        #: The relay thread (see :meth:`_relay`); created by :meth:`start`.
+        self._executor: ThreadPoolExecutor | None = None
         # pool-loop state (created on the pool loop by ``_start_remote``)
         self._tg: anyio.abc.TaskGroup | None = None
         self._task: asyncio.Future[None] | None = None
@@ -93,10 +99,10 @@ class ServerPool:
             return  # a superseded connection (before a reconnect) reporting late
         with self._slots_lock:
             self._slots.pop(status.name, None)  # later listings must not overtake this change
-        post(self._home, self._deliver_status, status)
+        self._relay(post, self._home, self._deliver_status, status)
 
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
-        """Forward a tool listing; replaces one of the same server not yet delivered."""
+        """Forward a tool listing; replaces one of the same server not yet prepared."""
         with self._slots_lock:
             self.listings_received += 1
             slot = self._slots.get(name)
@@ -104,11 +110,34 @@ class ServerPool:
                 slot[0], slot[1] = tools, instructions
                 return
             slot = self._slots[name] = [tools, instructions]
-        post(self._home, self._deliver_tools, name, slot)
+        self._relay(self._prepare_and_post, name, slot)
 
     def server_warning(self, message: str, name: str) -> None:
         """Forward a warning."""
-        post(self._home, self._listener.server_warning, message, name)
+        self._relay(post, self._home, self._listener.server_warning, message, name)
+
+    # -- the relay thread: prepares listings, keeps every report in order --------------------
+    def _relay(self, fn: Any, *args: Any) -> None:
+        """Run ``fn(*args)`` on the relay thread (one worker: reports keep their order)."""
+        executor = self._executor
+        if executor is None:
+            fn(*args)
+            return
+        with contextlib.suppress(RuntimeError):  # shut down: the caller's loop is going away
+            executor.submit(fn, *args)
+
+    def _prepare_and_post(self, name: str, slot: list[Any]) -> None:
+        with self._slots_lock:
+            if self._slots.get(name) is slot:
+                del self._slots[name]  # a newer listing now gets a slot of its own
+            tools, instructions = slot
+        prepare = getattr(self._listener, "prepare_tools", None)
+        if prepare is not None:
+            try:
+                tools = prepare(name, tools)
+            except Exception:  # preparing is an optimisation: deliver the listing as it came
+                log.debug("preparing the tools of %s failed", name, exc_info=True)
+        post(self._home, self._deliver_tools, name, tools, instructions)
 
     # -- deliveries (on the caller's loop) --------------------------------------------------
     def _deliver_status(self, status: ServerStatus) -> None:
@@ -118,12 +147,8 @@ class ServerPool:
             self._changed = None
         self._listener.server_status_changed(status)
 
-    def _deliver_tools(self, name: str, slot: list[Any]) -> None:
-        with self._slots_lock:
-            if self._slots.get(name) is slot:
-                del self._slots[name]
-            tools, instructions = slot
-            self.listings_delivered += 1
+    def _deliver_tools(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
+        self.listings_delivered += 1
         self._listener.server_tools_changed(name, tools, instructions)
 
     # -- queries ----------------------------------------------------------------------------
@@ -174,6 +199,7 @@ class ServerPool:
         if self._task is not None:
             return
         self._home = asyncio.get_running_loop()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="toolscout-mcp-relay")
         self._runner.start()
         await self._runner.run(self._start_remote())
 
@@ -266,6 +292,12 @@ class ServerPool:
             with contextlib.suppress(Exception):
                 await self._runner.run(self._stop_remote())
         await self._runner.close()
+        if self._executor is not None:  # post every report still queued (the last states) ...
+            executor, self._executor = self._executor, None
+            await asyncio.to_thread(executor.shutdown, True)
+        handled = asyncio.get_running_loop().create_future()  # ... and let this loop handle them
+        asyncio.get_running_loop().call_soon(handled.set_result, None)
+        await handled
         self._task = None
 
     async def _stop_remote(self) -> None:

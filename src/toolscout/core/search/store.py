@@ -498,6 +498,13 @@ def field_weights(weights: dict[str, float]) -> np.ndarray:
     return np.asarray([float(weights.get(name, 0.0)) for name in FIELDS])
 
 
+def warm_terms(tool: ToolSpec, server_description: str | None = None) -> None:
+    """Analyse ``tool``'s field texts into the process-wide memo (thread-safe, any thread), so
+    that indexing the tool later, on the event loop, only looks its terms up."""
+    for text in tool_fields(tool, server_description).values():
+        _field_terms(text)
+
+
 @functools.lru_cache(maxsize=65_536)
 def _field_terms(text: str) -> tuple[tuple[str, ...], np.ndarray]:
     """Unique index terms of one field text and their counts (float32, read-only), memoised:

@@ -1,0 +1,156 @@
+"""The dense signal's background work for :class:`~.index.ToolIndex`: loading the encoder,
+encoding pending tool texts in one worker thread, readiness, and progress reports.
+
+A mixin over the index's state (all guarded by ``_dense_cond``): ``_pending`` (tool name → text
+still waiting for its vector), ``_vectors``, ``_dense_dirty``, ``_encoder``, ``_worker`` and the
+profile to fall back to. Split from :mod:`.index` by responsibility; the index owns the state.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import dense as dense_mod
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .profiles import Profile
+
+log = logging.getLogger(__name__)
+
+
+class BackgroundDense:
+    """Background encoding of tool texts (mixed into :class:`~.index.ToolIndex`)."""
+
+    _dense_cond: threading.Condition
+    _pending: dict[str, str]
+    _vectors: dict[str, np.ndarray]
+    _dense_dirty: set[str]
+    _encoder: dense_mod.DenseEncoder | None
+    _worker: ThreadPoolExecutor | None
+    _job_running: bool
+    _closed: bool
+    _vec_cache: dense_mod.VectorCache
+    _lexical_profile: Profile
+    _round_done: int
+    profile: Profile
+    fallback_reason: str | None
+    encoded_texts: int
+    on_progress: Callable[[int, int], None] | None
+
+    @property
+    def dense_ready(self) -> bool:
+        """True when the dense signal can be used: model loaded and every tool encoded."""
+        with self._dense_cond:
+            return self._encoder is not None and not self._pending
+
+    @property
+    def dense_pending(self) -> int:
+        """Tools still waiting for their vector (background mode)."""
+        with self._dense_cond:
+            return len(self._pending)
+
+    def wait_dense(self, timeout: float | None = None) -> bool:
+        """Block until background encoding is done (or failed); True when the dense signal is ready.
+
+        Args:
+            timeout: seconds to wait at most (None: no limit).
+        """
+        with self._dense_cond:
+            self._dense_cond.wait_for(lambda: not self._job_running and not self._pending_work(), timeout)
+            return self._encoder is not None and not self._pending
+
+    def close(self) -> None:
+        """Stop the background encoder (pending work is dropped; safe to call twice)."""
+        with self._dense_cond:
+            self._closed = True
+            self._dense_cond.notify_all()
+        if self._worker is not None:
+            self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def _pending_work(self) -> bool:
+        return bool(self._pending) and self._encoder is not None and not self._closed
+
+    def _load_encoder_in_background(self) -> None:
+        encoder = dense_mod.load_encoder()
+        with self._dense_cond:
+            self._job_running = False
+            if encoder is None:
+                self.fallback_reason = dense_mod.unavailable_reason or "dense encoder unavailable"
+                self.profile = self._lexical_profile
+                self._pending.clear()
+                self._worker = None
+            else:
+                self._encoder = encoder
+                self._schedule_locked()
+            self._dense_cond.notify_all()
+
+    def _schedule_locked(self) -> None:
+        if self._worker is not None and not self._job_running and self._pending_work():
+            self._job_running = True
+            self._worker.submit(self._encode_pending)
+
+    def _encode_pending(self) -> None:
+        try:
+            while True:
+                with self._dense_cond:
+                    if self._closed or not self._pending or self._encoder is None:
+                        return
+                    batch = dict(list(self._pending.items())[:64])
+                    encoder = self._encoder
+                encoded = [0]
+                vecs = dense_mod.embed_tools(encoder, list(batch.values()), self._vec_cache,
+                                             progress=functools.partial(self._encoded, counter=encoded))
+                with self._dense_cond:
+                    for (name, text), vec in zip(batch.items(), vecs, strict=True):
+                        if self._pending.get(name) == text:
+                            self._vectors[name] = vec
+                            self._dense_dirty.add(name)
+                            del self._pending[name]
+                    cached = len(batch) - encoded[0]
+                    self._round_done += cached
+                    total = self._round_done + len(self._pending)
+                    done = self._round_done
+                    if not self._pending:
+                        self._round_done = 0
+                if cached:  # the encoded ones were reported as they went
+                    self._report(done, total)
+        except Exception as exc:
+            log.exception("background encoding failed")
+            with self._dense_cond:
+                self.fallback_reason = f"dense encoding failed: {exc}"
+                self.profile = self._lexical_profile
+                self._pending.clear()
+        finally:
+            with self._dense_cond:
+                self._job_running = False
+                self._dense_cond.notify_all()
+
+    @property
+    def vector_cache_path(self) -> Path | None:
+        """The on-disk vector cache file, or None (memory only)."""
+        return self._vec_cache.path
+
+    def _encoded(self, n: int, counter: list[int]) -> None:
+        """Progress from the encoder: ``n`` more texts encoded (in the worker thread)."""
+        counter[0] += n
+        with self._dense_cond:
+            self.encoded_texts += n
+            self._round_done += n
+            done, total = self._round_done, self._round_done + max(0, len(self._pending) - counter[0])
+        self._report(done, total)
+
+    def _report(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(done, max(done, total))
+            except Exception:  # a display problem must not stop encoding
+                log.debug("progress callback failed", exc_info=True)
+
