@@ -4,6 +4,7 @@ calls passed through, bad arguments, upstream failures and late connects, dynami
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import mcp_types as types
@@ -174,3 +175,13 @@ async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
         return stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
 
     await wait_until(gone)
+
+
+async def test_a_configured_gateway_entry_is_not_started(tmp_path):
+    """The gateway listed in the config it reads (Claude Code's .mcp.json) must not start itself."""
+    cfg = write_config(tmp_path, {"normal": fixture_entry("normal", "normal"),
+                                  "toolscout": {"command": sys.executable, "args": ["-m", "toolscout", "serve"]}})
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
+        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
+    assert [s["name"] for s in catalog["servers"]] == ["normal"]
+    assert "toolscout: not started: it runs toolscout serve itself" in (tmp_path / "gateway.stderr").read_text()

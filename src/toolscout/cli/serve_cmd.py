@@ -71,11 +71,14 @@ def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ..core.gateway.selfref import without_gateway
+
     bind, token = _check(args)
-    engine = make_engine(args, with_builtins=False)
 
     def warn(text: str) -> None:  # server-supplied text: inert on the terminal
         print(f"toolscout serve: warning: {strip_controls(text)}", file=sys.stderr, flush=True)
+
+    engine = make_engine(args, with_builtins=False, server_filter=without_gateway(warn))
 
     def report(event: Any) -> None:
         if isinstance(event, EngineWarning):
