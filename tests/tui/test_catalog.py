@@ -159,8 +159,7 @@ async def test_a_servers_warnings_are_lines_under_it() -> None:
         await sc.settle(pilot)
         app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")
         app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")  # a re-list repeats it
-        panel = app.screen.query_one(CatalogPanel)
-        panel.refresh_tree()
+        await pilot.pause()
         await pilot.pause()
         tree = app.screen.query_one("#catalog-tree")
         weather = next(n for n in tree.root.children if n.data == "weather")

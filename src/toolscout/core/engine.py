@@ -139,6 +139,11 @@ class Engine(EventSource):
             seen.append(message)
         self.emit(EngineWarning(message, source))
 
+    def server_warnings(self, name: str) -> list[str]:
+        """Server ``name``'s distinct warnings (dropped tools, schema repairs, stray output), in
+        order; its failure reason is its status's ``error``, not repeated here."""
+        return [w for w in self.source_warnings.get(name, ()) if not w.startswith("failed: ")]
+
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:
         """Load catalog files, build the search index in a worker thread (when ``warm_search``),

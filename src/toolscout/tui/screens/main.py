@@ -264,6 +264,7 @@ class MainScreen(Screen[None]):
 
     def on_warning_raised(self, message: m.WarningRaised) -> None:
         self.chat.add(NoticeEntry(f"! {clean(message.text, single_line=True)}", title="warning", variant="warning"))
+        self.query_one(CatalogPanel).refresh_tree()  # a server's warning is also a line under it
 
     def refresh_report(self) -> None:
         """Recompute the token report in a thread (tiktoken over every schema takes a while).

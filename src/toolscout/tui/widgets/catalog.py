@@ -281,7 +281,7 @@ class CatalogPanel(Vertical):
 
     def _warnings(self, group: str) -> list[str]:
         """The server's distinct warnings (dropped tools, schema repairs, stray output)."""
-        return [] if group == BUILTIN_GROUP else self._engine.source_warnings.get(group, [])
+        return [] if group == BUILTIN_GROUP else self._engine.server_warnings(group)
 
     def refresh_tree(self) -> None:
         """Bring the tree up to date with the catalog, rebuilding only the subtrees of servers
