@@ -28,6 +28,7 @@ from .mcp.server_names import assign_server_names
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy
 from .progress import ProgressRelay
+from .result_cap import results_root
 from .rule_specs import Workspace
 from .schemas import schema_warning_line
 from .search.results import SearchResult
@@ -74,7 +75,9 @@ class Engine(EventSource):
         self.project_dir = Path(project_dir or Path.cwd())
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
         self.policy = PermissionPolicy.from_settings(settings)
-        self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
+        # Saved full tool results are readable like the project (the truncation note pages them with Read).
+        self.policy.workspace = Workspace.of(self.project_dir,
+                                             [*settings["permissions.additionalDirectories"], results_root()])
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
         self.search = ToolSearch(self.catalog, settings, background_dense=True)
         self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded

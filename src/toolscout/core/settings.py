@@ -117,6 +117,8 @@ KEYS: tuple[Key, ...] = (
     # folder trust (toolscout.core.trust): never read from a project's own settings files
     Key("projectTrust.autoApprove", False, _bool,
         "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
+    Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
+        "tool results longer than this (tokens) reach the model cut, with the full text saved on disk"),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")

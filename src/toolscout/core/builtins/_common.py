@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +47,12 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
 def is_binary(data: bytes) -> bool:
     """Heuristic: a NUL byte in the first 8 KB means binary (as git and grep decide)."""
     return b"\x00" in data[:8192]
+
+
+async def kill_group(proc: asyncio.subprocess.Process) -> None:
+    """Kill the process group of ``proc`` (started with ``start_new_session=True``) and reap it
+    (waiting at most 5 s), so no child outlives the call that started it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(proc.wait(), 5)

@@ -1,4 +1,5 @@
-"""Search built-ins: Glob (file names) and Grep (file contents), in pure Python.
+"""Search built-ins: Glob (file names) and Grep (file contents), in pure Python; Grep runs its
+regular expression in a child process that can be killed (:mod:`.grep_worker`).
 
 Both skip version-control and environment directories (``.git``, ``.venv``, ``node_modules`` ...)
 and bound their output, so a search over a large tree stays fast and small.
@@ -7,13 +8,16 @@ and bound their output, so a search over a large tree stays fast and small.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..models import ToolErrorKind, ToolResult
-from ._common import clip, fail, is_binary, resolve, spec
+from ._common import clip, fail, is_binary, kill_group, resolve, spec
 from .base import ToolContext
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
@@ -22,6 +26,8 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "
 MAX_GLOB_RESULTS = 100
 MAX_GREP_LINES = 250
 MAX_GREP_FILE_BYTES = 5_000_000
+#: Time limit of one Grep (s): the search process is killed after it.
+GREP_TIMEOUT_S = 60.0
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -117,50 +123,84 @@ class GrepTool:
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Search ``path`` for ``pattern``; see the spec's description for the modes."""
+        """Search ``path`` for ``pattern`` in a killable child process (:mod:`.grep_worker`),
+        bounded by :data:`GREP_TIMEOUT_S`; see the spec's description for the modes.
+
+        Raises:
+            asyncio.CancelledError: re-raised after the search process is killed.
+        """
         try:
-            regex = re.compile(params["pattern"], re.IGNORECASE if params.get("-i") else 0)
+            re.compile(params["pattern"], re.IGNORECASE if params.get("-i") else 0)
         except re.error as exc:
             return fail("Grep", f"Invalid regular expression {params['pattern']!r}: {exc}",
                         ToolErrorKind.INVALID_PARAMS)
         root = resolve(ctx.cwd, params.get("path") or ".")
         if not root.exists():
             return fail("Grep", f"No such file or directory: {root}")
-        mode = params.get("output_mode") or "files_with_matches"
-        limit = int(params.get("head_limit") or MAX_GREP_LINES)
-        lines = await asyncio.to_thread(self._search, regex, root, params.get("glob"), mode, limit)
-        if not lines:
+        request = {"pattern": params["pattern"], "ignore_case": bool(params.get("-i")), "root": str(root),
+                   "glob": params.get("glob"), "mode": params.get("output_mode") or "files_with_matches",
+                   "limit": int(params.get("head_limit") or MAX_GREP_LINES)}
+        found = await _run_worker(request)
+        if isinstance(found, ToolResult):
+            return found
+        if not found:
             return ToolResult.ok("Grep", f"No matches for {params['pattern']!r}.")
-        return ToolResult.ok("Grep", clip("\n".join(lines)))
+        return ToolResult.ok("Grep", clip("\n".join(found)))
 
-    @staticmethod
-    def _search(regex: re.Pattern[str], root: Path, glob: str | None, mode: str, limit: int) -> list[str]:
-        files = [root] if root.is_file() else _walk(root)
-        base = root.parent if root.is_file() else root
-        out: list[str] = []
-        for file in files:
-            rel = file.relative_to(base)
-            if glob and not _glob_match(rel, glob):
+
+async def _run_worker(request: dict[str, Any]) -> list[str] | ToolResult:
+    """The worker's output lines, or the error result (time limit, crash)."""
+    package_root = str(Path(__file__).resolve().parents[3])  # the folder holding ``toolscout``
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "toolscout.core.builtins.grep_worker", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True, env=env)
+    except OSError as exc:
+        return fail("Grep", f"Cannot start the search process: {exc}")
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(json.dumps(request).encode()), GREP_TIMEOUT_S)
+    except TimeoutError:
+        await kill_group(proc)
+        return fail("Grep", f"The search was stopped after {GREP_TIMEOUT_S:g} s. The pattern "
+                    f"{request['pattern']!r} may backtrack catastrophically (nested repetition such as "
+                    "(a+)+); simplify it or search a narrower path.", ToolErrorKind.TIMEOUT)
+    except asyncio.CancelledError:
+        await kill_group(proc)
+        raise
+    if proc.returncode != 0:
+        return fail("Grep", f"The search failed: {err.decode('utf-8', 'replace').strip()[-500:] or proc.returncode}")
+    return list(json.loads(out))
+
+
+def search_files(regex: re.Pattern[str], root: Path, glob: str | None, mode: str, limit: int) -> list[str]:
+    """Grep's search, in the calling process (the worker runs it): output lines for ``mode``."""
+    files = [root] if root.is_file() else _walk(root)
+    base = root.parent if root.is_file() else root
+    out: list[str] = []
+    for file in files:
+        rel = file.relative_to(base)
+        if glob and not _glob_match(rel, glob):
+            continue
+        try:
+            if file.stat().st_size > MAX_GREP_FILE_BYTES:
                 continue
-            try:
-                if file.stat().st_size > MAX_GREP_FILE_BYTES:
-                    continue
-                data = file.read_bytes()
-            except OSError:
-                continue
-            if is_binary(data):
-                continue
-            text = data.decode("utf-8", errors="replace")
-            if mode == "content":
-                for n, line in enumerate(text.splitlines(), 1):
-                    if regex.search(line):
-                        out.append(f"{rel}:{n}:{line[:500]}")
-                        if len(out) >= limit:
-                            return [*out, f"… [stopped at {limit} lines; use head_limit or a narrower path]"]
-            else:
-                hits = len(regex.findall(text)) if mode == "count" else int(regex.search(text) is not None)
-                if hits:
-                    out.append(f"{rel}:{hits}" if mode == "count" else str(rel))
+            data = file.read_bytes()
+        except OSError:
+            continue
+        if is_binary(data):
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if mode == "content":
+            for n, line in enumerate(text.splitlines(), 1):
+                if regex.search(line):
+                    out.append(f"{rel}:{n}:{line[:500]}")
                     if len(out) >= limit:
-                        return out
-        return out
+                        return [*out, f"… [stopped at {limit} lines; use head_limit or a narrower path]"]
+        else:
+            hits = len(regex.findall(text)) if mode == "count" else int(regex.search(text) is not None)
+            if hits:
+                out.append(f"{rel}:{hits}" if mode == "count" else str(rel))
+                if len(out) >= limit:
+                    return out
+    return out

@@ -7,13 +7,10 @@ process group is killed on timeout and when the call is cancelled, so no child o
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 from typing import Any
 
 from ..models import ToolErrorKind, ToolResult
-from ._common import clip, fail, spec
+from ._common import clip, fail, kill_group, spec
 from .base import ToolContext
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -59,11 +56,11 @@ class BashTool:
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
         except TimeoutError:
-            await _kill(proc)
+            await kill_group(proc)
             return fail("Bash", f"Command timed out after {timeout_s:g} s and was killed: {command}",
                         ToolErrorKind.TIMEOUT)
         except asyncio.CancelledError:
-            await _kill(proc)
+            await kill_group(proc)
             raise
         text = out.decode("utf-8", errors="replace").rstrip("\n")
         code = proc.returncode
@@ -72,9 +69,3 @@ class BashTool:
             return fail("Bash", clip(body))
         return ToolResult.ok("Bash", clip(text) if text else "(no output)")
 
-
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(proc.wait(), 5)

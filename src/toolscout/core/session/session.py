@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..events import EventSource
 from ..models import ToolSpec
 from ..permissions import Asker
+from ..result_cap import DEFAULT_MAX_RESULT_TOKENS, cap_result, results_root
 from ..settings import Settings
 from ..tokens import ModeDecision
 from .events import (
@@ -123,6 +124,9 @@ class Session(ManualDriver, EventSource):
         self._loaded: set[str] = set()
         self.router = ToolRouter(engine, self.emit, asker, self._loaded,
                                  int(self.settings.get("toolSearch.maxResults", 5)))
+        self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
+            text, limit=int(self.settings.get("tools.maxResultTokens", DEFAULT_MAX_RESULT_TOKENS)),
+            folder=results_root() / self.id, name=call_id)
         self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
         self.offline_recommendations: list[Recommendation] = []
         self.turn = 0

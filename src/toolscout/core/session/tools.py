@@ -48,6 +48,9 @@ class ToolRouter:
         self.last_search: SearchResult | None = None
         #: Tool-loading texts (ToolSearch results, gate definitions) in the order they were made.
         self.load_texts: list[str] = []
+        #: ``(call_id, text) -> text`` applied to every result before the model (and the
+        #: transcript) sees it: :func:`toolscout.core.result_cap.cap_result`; None keeps it whole.
+        self.result_cap: Callable[[str, str], str] | None = None
 
     async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
         """Carry out ``block`` (a ``tool_use``).
@@ -75,6 +78,8 @@ class ToolRouter:
         else:
             result = await self.call(call_id, name, args, via="direct")
             text, is_error = self._result_text(result), result.is_error
+        if self.result_cap is not None:
+            text = self.result_cap(call_id, text)
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}, result
 
     def _refused(self, call_id: str, args: Any, result: ToolResult) -> ToolResult:

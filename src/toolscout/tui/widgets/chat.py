@@ -213,7 +213,10 @@ class ChatView(VerticalScroll, can_focus=True):
         super().action_scroll_home()
 
     def add(self, entry: Widget) -> Widget:
-        """Append ``entry`` and keep the newest entry in view."""
+        """Append ``entry`` and keep the newest entry in view (nothing once the chat is gone: a
+        turn cancelled by quitting still reports that it ended)."""
+        if not self.is_attached or self._closing:
+            return entry
         follow = self.following
         self.mount(entry)
         if follow:

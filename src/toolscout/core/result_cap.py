@@ -1,0 +1,88 @@
+"""Tool results are capped before they reach the model; the full text is kept on disk.
+
+A result longer than ``tools.maxResultTokens`` (default 25,000 tokens, Claude Code's default
+``MAX_MCP_OUTPUT_TOKENS``) is cut to its head, and the whole text is written to
+``<data dir>/tool-results/<session id>/<call id>.txt``. The model sees the head plus a note
+that names the file and the Read ``offset``/``limit`` to page through it (that folder is part of
+the workspace Read may reach without asking). Transcripts store what the model saw, so a
+``--resume`` re-sends the capped form, never the whole result.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .tokens import TokenCounter, default_counter
+
+DEFAULT_MAX_RESULT_TOKENS = 25_000
+#: A token is at least one character; above this many characters per allowed token a text is
+#: over the limit without counting (real text averages about 4).
+_SURELY_OVER_CHARS_PER_TOKEN = 8
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def results_root() -> Path:
+    """``<data dir>/tool-results``: where full results are kept (``TOOLSCOUT_DATA_DIR`` honoured)."""
+    from .session.transcript import data_dir
+
+    return data_dir() / "tool-results"
+
+
+def over_limit(text: str, limit: int, counter: TokenCounter) -> int | None:
+    """The token count of ``text`` when it is over ``limit`` (0 when not counted because it is
+    surely over), or None when it fits."""
+    if len(text) <= limit:
+        return None
+    if len(text) > limit * _SURELY_OVER_CHARS_PER_TOKEN:
+        return 0
+    tokens = counter.count(text)
+    return tokens if tokens > limit else None
+
+
+def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: TokenCounter | None = None) -> str:
+    """``text`` itself when it fits in ``limit`` tokens; else its head plus a paging note, with
+    the full text written to ``folder/<name>.txt``.
+
+    Args:
+        text: the tool result as the model would see it.
+        limit: most tokens the model may see (the note adds about 100).
+        folder: where to keep the full text (created when needed).
+        name: the call's id (made file-name safe).
+        counter: token counter (default: tiktoken's cl100k).
+
+    Returns:
+        The text for the model. When the full text cannot be written, the note says so and the
+        head is still all the model gets.
+    """
+    counter = counter or default_counter()
+    tokens = over_limit(text, limit, counter)
+    if tokens is None:
+        return text
+    head = _head(text, limit, tokens, counter)
+    shown_lines = head.count("\n") + 1
+    total_lines = text.count("\n") + 1
+    path = folder / f"{_SAFE_NAME.sub('_', name) or 'result'}.txt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens of {len(text):,} characters; "
+                f"the full result could not be saved ({exc.strerror or exc}).]")
+    per_line = max(1, len(text) // total_lines)
+    page = max(1, min(2000, (limit * 3) // per_line))
+    return (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens (tools.maxResultTokens). The full "
+            f"result ({len(text):,} characters, {total_lines:,} lines) is saved at {path}. The part above ends "
+            f"at line {shown_lines}; read on with Read file_path=\"{path}\" offset={shown_lines + 1} limit={page}, "
+            f"or search it with Grep path=\"{path}\".]")
+
+
+def _head(text: str, limit: int, tokens: int, counter: TokenCounter) -> str:
+    """The longest prefix (cut at a line end when one is near) that fits in ``limit`` tokens."""
+    chars = int(len(text) * limit / tokens * 0.95) if tokens else limit * 3
+    head = text[:chars]
+    while chars > 0 and counter.count(head) > limit:
+        chars = int(chars * 0.8)
+        head = text[:chars]
+    cut = head.rfind("\n")
+    return head[:cut] if cut > len(head) * 0.8 else head
