@@ -70,3 +70,13 @@ def test_vendored_stop_words_match_sklearn():
     from toolscout.core.search.stopwords import ENGLISH_STOP_WORDS as ours
 
     assert ours == ENGLISH_STOP_WORDS
+
+
+def test_word_spans_are_the_words_the_index_reads():
+    from toolscout.core.search.tokenize import word_spans, words
+
+    text = "mcp__github__createIssue: post-comment v2 on_PR éclair 搜索关键词"
+    spans = word_spans(text)
+    shown = [text[a:b] for a, b in spans]
+    assert shown == ["mcp", "github", "create", "Issue", "post", "comment", "v2", "on", "PR", "éclair", "搜索关键词"]
+    assert [w.lower() for w in shown[1:]] == words(text)  # the same split, offsets kept

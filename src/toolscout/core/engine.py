@@ -31,7 +31,7 @@ from .progress import ProgressRelay
 from .result_cap import results_root
 from .rule_specs import Workspace
 from .schemas import schema_warning_line
-from .search.results import SearchResult
+from .search.results import ScoredTool, SearchResult
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 from .settings import Settings, changed_keys
@@ -348,6 +348,19 @@ class Engine(EventSource):
     def search_tools(self, query: str, limit: int | None = None) -> SearchResult:
         """Run a ToolSearch query (grammar of :mod:`toolscout.core.search`). Never raises."""
         return self.search.search(query, limit, pending_servers=self.pending_servers())
+
+    def explain(self, hit: ScoredTool) -> str:
+        """Why ``hit`` (from :meth:`search_tools`) scored what it did: its signals, weights and
+        matched words, in lines of text (:func:`toolscout.core.search.render.explain`)."""
+        from .search.render import explain
+
+        return explain(hit)
+
+    @property
+    def ranker_status(self) -> str:
+        """The ranking profile in use and, while it differs from the configured one, why
+        (``bm25f (encoding 120 tools for default)``); ``RankerChanged`` says when it changes."""
+        return self.search.status
 
     def context_report(self, *, model: str | None = None, strategy: str | None = None,
                        loaded_names: set[str] | None = None,

@@ -11,7 +11,7 @@ import asyncio
 import gc
 import logging
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ..core.models import ToolSpec
+from ..core.permissions import AskAnswer
 from ..core.session.events import Recommendation
 from ..core.settings import Settings, change_user_setting
 from . import messages as m
@@ -30,6 +31,10 @@ from .screens.permission import PermissionDecision, PermissionScreen
 from .screens.settings import SettingsScreen
 from .text import tildify
 from .widgets.chat import NoticeEntry
+
+if TYPE_CHECKING:
+    from ..core.engine import Engine
+    from ..core.session.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +67,8 @@ class ToolscoutApp(App[int]):
         Binding("escape", "interrupt_turn", "Interrupt", show=False, id="app.interrupt"),
     ]
 
-    def __init__(self, settings: Settings, engine: Any, session: Any = None, *, start_engine: bool = True) -> None:
+    def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
+                 start_engine: bool = True) -> None:
         super().__init__()
         self.settings = settings
         self.engine = engine
@@ -80,9 +86,8 @@ class ToolscoutApp(App[int]):
 
     def on_mount(self) -> None:
         self.bridge.connect()
-        router = getattr(self.session, "router", None)
-        if router is not None and getattr(router, "asker", None) is None:
-            router.asker = self.ask_permission  # permission prompts go through the modal
+        if self.session is not None and self.session.asker is None:
+            self.session.asker = self.ask_permission  # permission prompts go through the modal
         from .screens.trust import ask_folder_trust
 
         ask_folder_trust(self, self.engine)  # an unapproved project folder: its servers wait for a yes
@@ -119,7 +124,7 @@ class ToolscoutApp(App[int]):
             gc.unfreeze()
             self._heap_frozen = False
         self.bridge.disconnect()
-        if self.session is not None and hasattr(self.session, "close"):
+        if self.session is not None:
             try:
                 await asyncio.wait_for(self.session.close(), STOP_TIMEOUT_S)
             except (TimeoutError, Exception):
@@ -134,14 +139,14 @@ class ToolscoutApp(App[int]):
     @property
     def provider_name(self) -> str:
         """The session's provider (``anthropic``, ``openai``, ``offline``) or the setting."""
-        provider = getattr(self.session, "provider", None)
-        return str(getattr(provider, "name", None) or self.settings["provider.name"])
+        if self.session is not None:
+            return self.session.provider.name
+        return str(self.settings["provider.name"])
 
     @property
     def model_name(self) -> str:
         """The model the session talks to, or the setting ('' when unset)."""
-        provider = getattr(self.session, "provider", None)
-        model = getattr(provider, "model", None) or self.settings["provider.model"]
+        model = (self.session.provider.model if self.session is not None else None) or self.settings["provider.model"]
         return "" if model in (None, "offline") else str(model)
 
     @property
@@ -240,9 +245,7 @@ class ToolscoutApp(App[int]):
     def interrupt_turn(self) -> None:
         """Ask the session to stop; the turn worker ends when the session returns."""
         if self.session is not None and self.main_screen.busy:
-            cancel = getattr(self.session, "cancel", None)
-            if callable(cancel):
-                cancel()
+            self.session.cancel()
 
     def new_conversation(self) -> None:
         """``/clear``: start a fresh conversation over the same engine and say so in the chat.
@@ -265,12 +268,11 @@ class ToolscoutApp(App[int]):
 
         new = Session(self.engine, settings=self.settings, provider=old.provider,
                       strategy=self._strategy_setting or old.strategy, persist=old.store is not None,
-                      max_tokens=old.max_tokens)
+                      max_tokens=old.max_tokens, asker=self.ask_permission)
         self.bridge.disconnect()
         self.session = new
         self.bridge = Bridge(screen, self.engine, new)
         self.bridge.connect()
-        new.router.asker = self.ask_permission
         self._close_session(old)
         saved = old.store.path if old.store is not None and old.store.path.exists() else None
         text = f"Started a new conversation (session {new.id}); the earlier messages are not part of it."
@@ -305,12 +307,11 @@ class ToolscoutApp(App[int]):
 
     @work(group="turn", exclusive=True)
     async def _load_tool(self, name: str) -> None:
-        load = getattr(self.session, "load_tools", None)
-        if not callable(load):
+        if self.session is None:
             self.notify("this session cannot load tools on request", severity="warning", markup=False)
             return
         try:
-            await load([name])
+            await self.session.load_tools([name])
         except RuntimeError as exc:  # a turn is running
             self.notify(str(exc), severity="warning", markup=False)
             return
@@ -326,9 +327,8 @@ class ToolscoutApp(App[int]):
     async def _run_tool(self, name: str, arguments: dict[str, Any]) -> None:
         self.main_screen.busy = True
         try:
-            run = getattr(self.session, "run_tool", None) if self.session is not None else None
-            if callable(run):
-                await run(name, arguments)
+            if self.session is not None:
+                await self.session.run_tool(name, arguments)
             else:
                 self.main_screen.post_message(m.ToolCallStarted(f"manual-{name}", name, arguments))
                 result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
@@ -337,11 +337,11 @@ class ToolscoutApp(App[int]):
             self.main_screen.busy = False
             self.main_screen.action_focus_prompt()
 
-    async def ask_permission(self, tool: Any, params: Any) -> str:
+    async def ask_permission(self, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
         """The permission asker the session and engine call: shows the prompt and waits.
 
         Args:
-            tool: the real tool (a :class:`ToolSpec` or its name), never the ExecuteTool proxy.
+            tool: the real tool, never the ExecuteTool proxy (a bare name is looked up).
             params: the arguments it will be called with.
 
         Returns:
@@ -357,4 +357,7 @@ class ToolscoutApp(App[int]):
                 future.set_result(decision or PermissionDecision.DENY)
 
         self.push_screen(PermissionScreen(name, shown, spec), done)
-        return (await future).value
+        answers: dict[PermissionDecision, AskAnswer] = {
+            PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
+            PermissionDecision.DENY: "deny"}
+        return answers[await future]

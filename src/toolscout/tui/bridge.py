@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from ..core import events as core_events
+from ..core.events import EventSource
 from . import messages as m
 
 log = logging.getLogger(__name__)
@@ -101,8 +102,8 @@ class Bridge:
     def __init__(
         self,
         target: MessagePump,
-        engine: Any,
-        session: Any = None,
+        engine: EventSource,
+        session: EventSource | None = None,
         session_translate: Callable[[object], Message | list[Message] | None] | None = None,
     ) -> None:
         self._target = target
@@ -114,7 +115,7 @@ class Bridge:
     def connect(self) -> None:
         """Start forwarding events. Safe to call once."""
         self._unsubscribe.append(self._engine.subscribe(self._on_engine_event))
-        if self._session is not None and hasattr(self._session, "subscribe"):
+        if self._session is not None:
             self._unsubscribe.append(self._session.subscribe(self._on_session_event))
 
     def disconnect(self) -> None:

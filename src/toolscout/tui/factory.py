@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.settings import Settings
+
+if TYPE_CHECKING:
+    from ..core.engine import Engine
+    from ..core.session.session import Session
+    from .app import ToolscoutApp
 
 log = logging.getLogger(__name__)
 
 
-def make_app(settings: Settings, engine: Any, session: Any = None, *, start_engine: bool = True) -> Any:
+def make_app(settings: Settings, engine: Engine, session: Session | None = None, *,
+             start_engine: bool = True) -> ToolscoutApp:
     """Build the Textual app over ``engine`` (and ``session`` when there is one).
 
     Args:
@@ -28,7 +34,7 @@ def make_app(settings: Settings, engine: Any, session: Any = None, *, start_engi
     return ToolscoutApp(settings, engine, session, start_engine=start_engine)
 
 
-def make_session(settings: Settings, engine: Any, args: argparse.Namespace | None = None) -> Any:
+def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None) -> Session:
     """The session the app drives (a new one, or ``--resume``'d).
 
     Raises:

@@ -10,13 +10,13 @@ from :func:`clean` output.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 
 from rich.text import Text
 
 from ..core.sanitize import strip_controls
+from ..core.search.tokenize import stem, word_spans  # the index's own split and stemmer
 
 _SPACES = re.compile(r"\s+")
 
@@ -65,40 +65,24 @@ def plain(text: object, style: str = "", **kwargs: bool | int | None) -> Text:
     return Text(clean(text, **kwargs), style=style)  # type: ignore[arg-type]
 
 
-_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-
-
-@functools.cache  # once: an import statement on every call was ~25% of filling the scoring table
-def _stemmer():  # the index's own stemmer, so "issues" in a query lights up "issue"
-    try:
-        from ..core.search.tokenize import stem
-    except ImportError:  # pragma: no cover - the search package is part of the core
-        return lambda word: word
-    return stem
-
-
 def highlight_terms(text: object, terms: Iterable[str], style: str = "bold underline") -> Text:
     """``text`` as a literal :class:`Text` with the words that match any of ``terms`` styled.
 
     ``terms`` are query words as the search reports them (``ScoredTool.matched``). A word of
     ``text`` matches when it, or its Snowball stem, equals a term or the term's stem. Words are
-    split the way the search tokenizer splits names: snake_case, kebab-case and camelCase parts.
+    split by the search tokenizer itself (:func:`~toolscout.core.search.tokenize.word_spans`):
+    snake_case, kebab-case and camelCase parts.
     """
     value = clean(text)
     out = Text(value)
-    stem = _stemmer()
     wanted: set[str] = set()
     for term in terms:
         if term:
             wanted.update((term.lower(), stem(term.lower())))
     if not wanted:
         return out
-    for match in _WORD.finditer(value):
-        start = match.start()
-        for part in _CAMEL.split(match.group()):
-            lower = part.lower()
-            if lower in wanted or stem(lower) in wanted:
-                out.stylize(style, start, start + len(part))
-            start += len(part)
+    for start, end in word_spans(value):
+        lower = value[start:end].lower()
+        if lower in wanted or stem(lower) in wanted:
+            out.stylize(style, start, end)
     return out

@@ -158,6 +158,24 @@ def words(text: str) -> list[str]:
     return [run.lower() for run, _ in _runs(text)]
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets in ``text`` of the words the tokenizer reads: runs of
+    letters and digits (snake_case, kebab-case and spaces separate them), camelCase runs as their
+    parts, a CJK run whole. For showing which words of a text matched (the UI's highlighting);
+    lower-case and :func:`stem` a word to compare it with a query's terms.
+    """
+    spans: list[tuple[int, int]] = []
+    for match in _TOKEN.finditer(text):
+        start = match.start()
+        if match.group("cjk") is not None:
+            spans.append((start, match.end()))
+            continue
+        for part in _CAMEL.split(match.group()):
+            spans.append((start, start + len(part)))
+            start += len(part)
+    return spans
+
+
 def _cjk_terms(run: str) -> list[Term]:
     if len(run) == 1:
         return [Term(run, run, True)]

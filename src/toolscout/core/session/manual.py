@@ -15,6 +15,7 @@ from typing import Any
 from ..models import ToolErrorKind, ToolResult
 from .events import AssistantMessageDone, Recommendation, RecommendationsReady, TurnCancelled
 from .projection import EXECUTE_TOOL, normalize_tool_use
+from .tools import ToolRouter
 
 CANCELLED_TEXT = "Cancelled: the user interrupted this tool call before it finished."
 
@@ -31,7 +32,7 @@ class ManualDriver:
     ``_append_user``, ``_repair`` and ``_loaded``.
     """
 
-    router: Any
+    router: ToolRouter
     projection: Any
     turn: int
     offline_recommendations: list[Recommendation]

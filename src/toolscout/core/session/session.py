@@ -159,6 +159,15 @@ class Session(ManualDriver, EventSource):
         self.engine.apply_settings(settings)
         return problems
 
+    @property
+    def asker(self) -> Asker | None:
+        """Asks the person about tools that need permission (None: they are refused)."""
+        return self.router.asker
+
+    @asker.setter
+    def asker(self, asker: Asker | None) -> None:
+        self.router.asker = asker
+
     # -- public state ---------------------------------------------------------------------
     @property
     def offline(self) -> bool:

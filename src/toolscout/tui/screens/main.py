@@ -39,6 +39,8 @@ from ..widgets.status import StatusBar
 from ..widgets.usage import CacheStats, UsagePanel, context_renderable
 
 if TYPE_CHECKING:
+    from ...core.engine import Engine
+    from ...core.session.session import Session
     from ..app import ToolscoutApp
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
@@ -79,7 +81,7 @@ class MainScreen(Screen[None]):
     busy: reactive[bool] = reactive(False)
     """True while a turn runs."""
 
-    def __init__(self, engine: Any, session: Any = None) -> None:
+    def __init__(self, engine: Engine, session: Session | None = None) -> None:
         super().__init__()
         self.engine = engine
         self.session = session
@@ -123,7 +125,7 @@ class MainScreen(Screen[None]):
             welcome = WELCOME_OFFLINE if self.tapp.offline else WELCOME_MODEL
         self.chat.add(NoticeEntry(f"{welcome}\n/help lists the commands and keys.", title="welcome"))
         self.show_startup_warnings()
-        saved = list(getattr(self.session, "messages", None) or [])
+        saved = list(self.session.messages) if self.session is not None else []
         if saved:  # a --resume'd session: show what was said before
             self.show_history(saved)
 
@@ -163,14 +165,14 @@ class MainScreen(Screen[None]):
                         entry.finish_saved(saved_result_text(result.get("content")),
                                            is_error=bool(result.get("is_error")))
                     count += 1
-        sid = getattr(self.session, "id", "")
+        sid = self.session.id if self.session is not None else ""
         self.chat.add(NoticeEntry(f"Resumed session {sid}: {count} earlier entries above. "
                                   "The conversation continues from here.", title="resumed"))
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
         provider without its key) once, as one notice; later ones arrive as ``WarningRaised``."""
-        warnings = list(dict.fromkeys(str(w) for w in getattr(self.engine, "warnings", ())))
+        warnings = list(dict.fromkeys(str(w) for w in self.engine.warnings))
         if warnings:
             self.chat.add(NoticeEntry("\n".join(f"! {clean(w, single_line=True)}" for w in warnings),
                                       title="warnings", variant="warning"))
@@ -301,10 +303,10 @@ class MainScreen(Screen[None]):
     def defer_decision(self, report: Any = None) -> bool:
         """Whether deferred tools are deferred: the session's decision once its first request is
         built, else the report's (the same verdict F4 shows as "deferral on/off")."""
-        decision = getattr(self.session, "mode_decision", None)
+        decision = self.session.mode_decision if self.session is not None else None
         if decision is None and report is not None:
             decision = report.decision
-        return bool(getattr(decision, "defer", True))
+        return decision.defer if decision is not None else True
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -422,7 +424,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(ServerDetailScreen(message.status))
 
-    def start_over(self, session: Any, notice: str) -> None:
+    def start_over(self, session: Session | None, notice: str) -> None:
         """Show a fresh conversation with ``session``: empty chat, no loaded tools, usage and
         cache figures from zero, no recommendations; then ``notice``."""
         self.session = session

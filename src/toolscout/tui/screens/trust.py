@@ -10,7 +10,7 @@ rendered literally, control sequences stripped.
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -21,6 +21,9 @@ from textual.widgets import Button, Footer, Label, Static
 
 from ...core.trust import FolderTrust, approve_folder, ignored_grants, trusted_settings
 from ..text import clean
+
+if TYPE_CHECKING:
+    from ...core.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +89,11 @@ class TrustScreen(ModalScreen[bool]):
         self.dismiss(bool(approve))
 
 
-def ask_folder_trust(app: App[Any], engine: Any) -> bool:
+def ask_folder_trust(app: App[Any], engine: Engine) -> bool:
     """Push the trust prompt when ``engine``'s folder is not approved; on approval store it
     (user config dir), apply the project's grants and start its servers. Returns True when the
     prompt was shown."""
-    trust = getattr(engine, "folder_trust", None)
+    trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
     servers = [(cfg.configured_name or name, cfg.command_line())

@@ -16,7 +16,7 @@ differs, so a server connecting among 47 rebuilds one subtree, not all 1,700 too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,6 +29,9 @@ from textual.widgets.tree import TreeNode
 from ...core.models import ServerState, ServerStatus, ToolSpec
 from ..text import clean
 from .query_input import QueryInput
+
+if TYPE_CHECKING:
+    from ...core.engine import Engine
 
 BUILTIN_GROUP = "built-in"
 
@@ -146,7 +149,7 @@ class CatalogPanel(Vertical):
 
         status: ServerStatus
 
-    def __init__(self, engine: Any, **kwargs: Any) -> None:
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._engine = engine
         self.statuses: dict[str, ServerStatus] = {s.name: s for s in engine.server_statuses()}
@@ -259,7 +262,7 @@ class CatalogPanel(Vertical):
         summary = Text(text, style="dim")
         connecting = [s for s in self.statuses.values() if s.state is ServerState.CONNECTING]
         failed = [s for s in self.statuses.values() if s.state is ServerState.FAILED]
-        auto = getattr(getattr(self._engine, "settings", None), "mode", "tst-auto") == "tst-auto"
+        auto = self._engine.settings.mode == "tst-auto"
         if connecting:
             noun = "server" if len(connecting) == 1 else "servers"
             what = "deciding: " if auto else ""

@@ -23,7 +23,7 @@ import asyncio
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -40,6 +40,9 @@ from ...core.search.results import ScoredTool, SearchResult
 from ..text import clean, first_line, highlight_terms
 from .query_input import QueryInput
 from .ranking_table import Column, RankingTable
+
+if TYPE_CHECKING:
+    from ...core.engine import Engine
 
 #: Rows shown in the table.
 MAX_ROWS = 25
@@ -128,16 +131,6 @@ def hit_detail(hit: ScoredTool, explanation: str) -> Group:
     return Group(*rows)
 
 
-def explain_hit(engine: Any, hit: ScoredTool) -> str:
-    """The search engine's own explanation of ``hit`` (``ToolSearch.explain`` when the engine's
-    search has one, else :func:`toolscout.core.search.render.explain`)."""
-    method = getattr(getattr(engine, "search", None), "explain", None)
-    if callable(method):
-        return str(method(hit))
-    from ...core.search.render import explain
-
-    return explain(hit)
-
 
 class ScoringPanel(Vertical):
     """Query input, ranked table and the explanation of the highlighted row.
@@ -169,7 +162,7 @@ class ScoringPanel(Vertical):
         query: str
         rows: int
 
-    def __init__(self, engine: Any, **kwargs: Any) -> None:
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._engine = engine
         self.result: SearchResult | None = None
@@ -325,9 +318,7 @@ class ScoringPanel(Vertical):
         self.rescore()
 
     def _ranker_status(self) -> str:
-        search = getattr(self._engine, "search", None)
-        status = getattr(search, "status", "")
-        return str(status() if callable(status) else status or "")
+        return self._engine.ranker_status
 
     def _set_status(self, text: Text) -> None:
         """Show ``text`` in the status line."""
@@ -374,7 +365,7 @@ class ScoringPanel(Vertical):
             return
         self._explained = (row, hit.tool.name)
         try:
-            text = explain_hit(self._engine, hit)
+            text = self._engine.explain(hit)
         except Exception as exc:
             text = f"(no explanation: {exc})"
         self._update_static(explain, hit_detail(hit, text))
