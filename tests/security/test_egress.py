@@ -53,6 +53,8 @@ def test_webfetch_asks_unless_a_domain_rule_allows(tmp_path: Path) -> None:
     assert policy.decide(web, args={"url": "https://example.com/a"}).decision is Decision.ALLOW
     assert policy.decide(web, args={"url": "https://example.com.evil.com/"}).decision is Decision.ASK
     assert policy.decide(web, args={"url": "https://a.docs.org/"}).decision is Decision.ALLOW
+    assert policy.decide(web, args={"url": "http://example.com@evil.com/"}).decision is Decision.ASK
+    assert policy.decide(web, args={"url": "HTTP://EXAMPLE.COM./x"}).decision is Decision.ALLOW
     assert policy.decide(web, args={"url": "https://docs.org/"}).decision is Decision.ASK
     assert policy.is_visible(web)
     # A scoped deny never hides the tool, and still refuses the matching call.

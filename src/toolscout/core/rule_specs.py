@@ -27,7 +27,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from .models import ToolSpec
 from .rule_match import matches as rule_matches
@@ -107,16 +106,22 @@ def target_path(tool: str, args: Mapping[str, Any], cwd: Path) -> Path | None:
 
 
 def url_host(url: object) -> str | None:
-    """The lower-case host of an http(s) URL, or None when there is none."""
+    """The lower-case host of an http(s) URL, or None when there is none.
+
+    Parsed by httpx, the parser WebFetch fetches with, so a rule is matched against the host
+    that is really contacted (``http://a.com\\@b.com`` is one host to every part of toolscout).
+    """
     if not isinstance(url, str):
         return None
+    import httpx
+
     try:
-        parts = urlsplit(url.strip())
-    except ValueError:
+        parts = httpx.URL(url.strip())
+    except (httpx.InvalidURL, ValueError, TypeError):
         return None
-    if parts.scheme.lower() not in ("http", "https"):
+    if parts.scheme not in ("http", "https"):
         return None
-    return (parts.hostname or "").rstrip(".").lower() or None
+    return parts.host.rstrip(".").lower() or None
 
 
 def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace) -> bool:
