@@ -51,6 +51,8 @@ def test_lexical_ranking_while_vectors_are_pending(encoder, monkeypatch):
     monkeypatch.setattr(dense_mod, "embed_tools", slow_embed)
     tools, descriptions = fixture_tools()
     index = ToolIndex(tools, "default", server_descriptions=descriptions, background_dense=True)
+    settled = threading.Event()
+    index.on_ranker_ready = lambda: settled.set() if index.active_profile == "default" else None
     lexical = ToolIndex(tools, "bm25f", server_descriptions=descriptions, encoder=False)
     try:
         assert index.active_profile == "bm25f"
@@ -58,7 +60,9 @@ def test_lexical_ranking_while_vectors_are_pending(encoder, monkeypatch):
         hits = index.rank("create issue", 3)
         assert hits and set(hits[0].components) <= {"bm25f", "field_tfidf", "tfidf", "exact_name"}
         assert ranked(index, "create issue") == ranked(lexical, "create issue")
+        assert not settled.is_set()
         gate.set()
+        assert settled.wait(120)  # told once the fused ranking is in use, not polled
         assert index.wait_dense(timeout=120)
         assert index.active_profile == "default"
         assert "dense" in index.rank("create issue", 1)[0].components

@@ -278,14 +278,16 @@ async def test_a_query_longer_than_the_box_scrolls_to_the_cursor() -> None:
 
 async def test_the_ranking_refreshes_when_encoding_finishes(monkeypatch) -> None:
     """A table ranked lexically while tool vectors were encoding is ranked again, unprompted,
-    once the fused ranking is ready."""
+    when the engine says the fused ranking is ready (``RankerReady``), and only then."""
+    from toolscout.core.events import RankerReady
     from toolscout.core.search.tool_search import ToolSearch
+    from toolscout.tui.messages import RankerChanged
 
     state = {"status": "bm25f (encoding 3 tools for default)"}
     monkeypatch.setattr(ToolSearch, "status", property(lambda self: state["status"]))
     app = sc.make_app(session=None)
     calls: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await open_scoring(pilot)
         real = app.engine.search_tools
         monkeypatch.setattr(app.engine, "search_tools", lambda q, limit=None: (calls.append(q), real(q, limit))[1])
@@ -294,12 +296,15 @@ async def test_the_ranking_refreshes_when_encoding_finishes(monkeypatch) -> None
         status = lambda: str(app.screen.query_one("#scoring-status").render())  # noqa: E731
         assert "encoding 3 tools" in status()
         typed = len(calls)
-        await pilot.pause(1.3)
-        assert len(calls) == typed  # still encoding: nothing re-ranked
         state["status"] = "default"
-        await pilot.pause(1.3)
+        start = len(msgs.seen)
+        app.engine.emit(RankerReady("default"))
+        await msgs.wait_for(pilot, lambda message: isinstance(message, RankerChanged), start=start)
         await sc.settle(pilot)
         assert len(calls) == typed + 1 and calls[-1] == "issue"
         assert "ranker default" in status()
-        await pilot.pause(1.3)
-        assert len(calls) == typed + 1  # the check stopped once the ranking was fused
+        start = len(msgs.seen)
+        app.engine.emit(RankerReady("default"))  # the table is fused already: nothing to redo
+        await msgs.wait_for(pilot, lambda message: isinstance(message, RankerChanged), start=start)
+        await sc.settle(pilot)
+        assert len(calls) == typed + 1

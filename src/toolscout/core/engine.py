@@ -11,6 +11,7 @@ Engine methods must be called on one asyncio event loop (the CLI's ``asyncio.run
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +20,14 @@ from typing import Any
 from .builtins.base import BuiltinTool, ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .context import ContextReport, build_context_report
-from .events import CatalogChanged, EngineWarning, EventSource, ServerStateChanged, SettingsChanged
+from .events import (
+    CatalogChanged,
+    EngineWarning,
+    EventSource,
+    RankerReady,
+    ServerStateChanged,
+    SettingsChanged,
+)
 from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
 from .mcp.config import ServerConfig
@@ -82,6 +90,7 @@ class Engine(EventSource):
         self.search = ToolSearch(self.catalog, settings, background_dense=True)
         self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded
         self.search.on_progress = self.progress
+        self.search.on_ranker_ready = self._ranker_ready
         self.builtins: dict[str, BuiltinTool] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         self._file_servers: dict[str, ServerStatus] = {}
@@ -114,6 +123,16 @@ class Engine(EventSource):
             file_servers=lambda: set(self._file_servers),
         )
 
+
+    def _ranker_ready(self) -> None:
+        """From the encoding thread: emit :class:`RankerReady` on the engine's loop."""
+        event = RankerReady(self.search.status)
+        loop = self.progress.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self.emit, event)
+                return
+        self.emit(event)
 
     def apply_settings(self, settings: Settings) -> dict[str, Any]:
         """Run with ``settings`` from now on (the next search, catalog view, context report) and

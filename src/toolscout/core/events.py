@@ -95,3 +95,12 @@ class VectorsProgress(Event):
         if self.done <= 0 or self.elapsed_s <= 0:
             return None
         return self.elapsed_s / self.done * max(0, self.total - self.done)
+
+
+@dataclass(frozen=True)
+class RankerReady(Event):
+    """The search ranking settled: the fused (dense) ranking took over once every tool text was
+    encoded, or the index fell back to the lexical one. ``status`` is
+    :attr:`Engine.ranker_status <toolscout.core.engine.Engine.ranker_status>` at that moment."""
+
+    status: str

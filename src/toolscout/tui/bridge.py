@@ -35,6 +35,8 @@ def translate(event: object) -> Message | None:
         return m.VectorsProgressed(event.done, event.total, event.eta_s)
     if isinstance(event, core_events.SettingsChanged):
         return m.SettingsApplied(dict(event.changed))
+    if isinstance(event, core_events.RankerReady):
+        return m.RankerChanged(event.status)
     return None
 
 

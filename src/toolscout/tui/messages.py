@@ -42,6 +42,14 @@ class CatalogChanged(Message):
 
 
 @dataclass
+class RankerChanged(Message):
+    """The search ranking settled (the fused ranking took over, or a fallback); ``status`` is
+    the engine's ranker status line."""
+
+    status: str
+
+
+@dataclass
 class VectorsProgressed(Message):
     """Tool texts are being encoded for the dense ranker: ``done`` of ``total``, ``eta_s`` to go."""
 

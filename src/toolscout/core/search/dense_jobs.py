@@ -44,6 +44,9 @@ class BackgroundDense:
     fallback_reason: str | None
     encoded_texts: int
     on_progress: Callable[[int, int], None] | None
+    #: ``on_ranker_ready()`` (encoding thread) when background encoding settles: every tool has
+    #: its vector, or the index fell back to the lexical ranking. Set by the owner.
+    on_ranker_ready: Callable[[], None] | None = None
 
     @property
     def dense_ready(self) -> bool:
@@ -91,6 +94,8 @@ class BackgroundDense:
                 self._encoder = encoder
                 self._schedule_locked()
             self._dense_cond.notify_all()
+        if encoder is None:
+            self._ranker_ready()
 
     def _schedule_locked(self) -> None:
         if self._worker is not None and not self._job_running and self._pending_work():
@@ -132,6 +137,16 @@ class BackgroundDense:
             with self._dense_cond:
                 self._job_running = False
                 self._dense_cond.notify_all()
+                settled = not self._pending and not self._closed
+            if settled:
+                self._ranker_ready()
+
+    def _ranker_ready(self) -> None:
+        if self.on_ranker_ready is not None:
+            try:
+                self.on_ranker_ready()
+            except Exception:  # a display problem must not stop encoding
+                log.debug("ranker-ready callback failed", exc_info=True)
 
     @property
     def vector_cache_path(self) -> Path | None:

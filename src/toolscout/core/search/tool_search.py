@@ -79,6 +79,9 @@ class ToolSearch:
         #: ``on_progress(done, total)`` while tool texts are encoded for the dense signal (called
         #: from the encoding thread); set it before the index is built.
         self.on_progress: Callable[[int, int], None] | None = None
+        #: ``on_ranker_ready()`` (from the encoding thread) when the ranking settles: the fused
+        #: ranking took over once tool vectors were encoded, or the index fell back to lexical.
+        self.on_ranker_ready: Callable[[], None] | None = None
         self._index: ToolIndex | None = None
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
@@ -110,8 +113,13 @@ class ToolSearch:
                 dense_cache_bytes=int(float(self.settings.get("toolSearch.vectorCacheMB", 64.0)) * 2**20),
                 on_progress=self._progress,
             )
+            self._index.on_ranker_ready = self._ranker_ready
             self._snapshot = ([], {})
         return self._index
+
+    def _ranker_ready(self) -> None:
+        if self.on_ranker_ready is not None:
+            self.on_ranker_ready()
 
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:

@@ -261,6 +261,9 @@ class MainScreen(Screen[None]):
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
 
+    def on_ranker_changed(self, message: m.RankerChanged) -> None:
+        self.query_one(ScoringPanel).ranker_changed()
+
     def on_vectors_progressed(self, message: m.VectorsProgressed) -> None:
         self.query_one(StatusBar).show_encoding(message.done, message.total, message.eta_s)
 

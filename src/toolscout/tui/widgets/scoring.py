@@ -32,7 +32,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.css.scalar import Unit
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...core.search.fields import schema_params
@@ -51,8 +50,6 @@ MAX_ROWS = 25
 HOLD_ECHO_S = 2 / 60
 #: ``ToolSearch.status`` contains this while tool vectors are still being encoded.
 RANKER_PENDING = "encoding"
-#: How often (s) the panel checks whether encoding has finished, to rank the query again.
-RANKER_POLL_S = 1.0
 #: Short column titles for field names the index reports.
 FIELD_TITLES = {
     "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
@@ -171,7 +168,8 @@ class ScoringPanel(Vertical):
         self._static_heights: dict[Static, int] = {}
         self._explained: tuple[int, str] | None = None
         self._frame_hold: ExitStack | None = None
-        self._ranker_timer: Timer | None = None
+        #: The table shown was ranked while the fused ranking was still pending.
+        self._ranked_pending = False
         self._last_search_s = 0.0
 
     def compose(self) -> ComposeResult:
@@ -293,7 +291,7 @@ class ScoringPanel(Vertical):
         else:
             ranker = self._ranker_status()
             self._set_status(result_status(result, ranker))
-            self._watch_ranker(ranker)
+            self._ranked_pending = RANKER_PENDING in ranker
         self._explained = None
         self.call_after_refresh(self._after_render, result)
 
@@ -303,19 +301,12 @@ class ScoringPanel(Vertical):
         self.post_message(self.Rendered(result.query, len(result.hits)))
         self._explain(self.query_one(RankingTable).cursor_row)
 
-    def _watch_ranker(self, ranker: str) -> None:
-        """While tool vectors are still being encoded (the table is lexical), check once a second
-        and rank the query again when the fused ranking takes over."""
-        if RANKER_PENDING in ranker and self._ranker_timer is None:
-            self._ranker_timer = self.set_interval(RANKER_POLL_S, self._check_ranker)
-
-    def _check_ranker(self) -> None:
-        if RANKER_PENDING in self._ranker_status():
-            return
-        if self._ranker_timer is not None:
-            self._ranker_timer.stop()
-            self._ranker_timer = None
-        self.rescore()
+    def ranker_changed(self) -> None:
+        """The engine's ranking settled (``RankerReady``): a table ranked while tool vectors were
+        still being encoded (lexically) is ranked again."""
+        if self._ranked_pending:
+            self._ranked_pending = False
+            self.rescore()
 
     def _ranker_status(self) -> str:
         return self._engine.ranker_status
