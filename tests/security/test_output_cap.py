@@ -34,6 +34,14 @@ def test_cap_keeps_head_within_limit_and_the_whole_on_disk(tmp_path: Path) -> No
     assert f"offset={shown + 1}" in capped and f'Read file_path="{path}"' in capped
 
 
+def test_a_cut_inside_one_long_line_points_at_the_byte_to_read_on_from(tmp_path: Path) -> None:
+    text = "é" * 300_000  # one line, two bytes per character
+    capped = cap_result(text, limit=2000, folder=tmp_path, name="c")
+    head = capped.split("\n\n[toolscout:")[0]
+    start = int(re.search(r"tail -c \+(\d+)", capped).group(1))
+    assert (tmp_path / "c.txt").read_bytes()[start - 1 :].decode() == text[len(head) :]
+
+
 def _headless(model: FakeModelServer, cfg: Path, *extra: str) -> int:
     return run(["-p", "dump it", "--provider", "openai", "--base-url", model.url + "/v1", "--mcp-config", str(cfg),
                 "--allowed-tools", "big", "--output-format", "json", *extra])

@@ -61,7 +61,7 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
         return text
     head = _head(text, limit, tokens, counter)
     shown_lines = head.count("\n") + 1
-    total_lines = text.count("\n") + 1
+    total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     path = folder / f"{_SAFE_NAME.sub('_', name) or 'result'}.txt"
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -71,18 +71,28 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
                 f"the full result could not be saved ({exc.strerror or exc}).]")
     per_line = max(1, len(text) // total_lines)
     page = max(1, min(2000, (limit * 3) // per_line))
-    return (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens (tools.maxResultTokens). The full "
-            f"result ({len(text):,} characters, {total_lines:,} lines) is saved at {path}. The part above ends "
-            f"at line {shown_lines}; read on with Read file_path=\"{path}\" offset={shown_lines + 1} limit={page}, "
-            f"or search it with Grep path=\"{path}\".]")
+    intro = (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens (tools.maxResultTokens). The full "
+             f"result ({len(text):,} characters, {total_lines:,} lines) is saved at {path}.")
+    if text[len(head) : len(head) + 1] not in ("\n", ""):  # cut inside a line: Read cuts long lines
+        offset = len(head.encode("utf-8", "replace"))  # bytes, as tail counts them
+        return (f"{intro} The part above stops inside line {shown_lines}, at byte {offset:,}; Read shows at most "
+                f"2,000 characters of a line, so read on with Bash: tail -c +{offset + 1} \"{path}\" | "
+                f"head -c {limit * 3}, or search it with Grep path=\"{path}\".]")
+    return (f"{intro} The part above ends at line {shown_lines}; read on with Read file_path=\"{path}\" "
+            f"offset={shown_lines + 1} limit={page}, or search it with Grep path=\"{path}\".]")
 
 
 def _head(text: str, limit: int, tokens: int, counter: TokenCounter) -> str:
-    """The longest prefix (cut at a line end when one is near) that fits in ``limit`` tokens."""
+    """A prefix of ``text`` of 80–100 % of ``limit`` tokens (cut at a line end when one is near)."""
     chars = int(len(text) * limit / tokens * 0.95) if tokens else limit * 3
-    head = text[:chars]
-    while chars > 0 and counter.count(head) > limit:
-        chars = int(chars * 0.8)
+    fits = ""
+    for _ in range(8):  # rescale by the measured chars/token; converges in 2–3 rounds
         head = text[:chars]
-    cut = head.rfind("\n")
-    return head[:cut] if cut > len(head) * 0.8 else head
+        count = counter.count(head)
+        if count <= limit:
+            fits = head
+            if count >= limit * 0.8 or chars >= len(text):
+                break
+        chars = max(1, int(chars * limit / max(count, 1) * 0.95))
+    cut = fits.rfind("\n")
+    return fits[:cut] if cut > len(fits) * 0.8 else fits
