@@ -43,7 +43,9 @@ def test_search_json_contract(catalog, capsys):
     assert data["mode"] == "keyword"
     top = data["results"][0]
     assert top["name"] == "mcp__weather__get_forecast" and top["server"] == "weather"
-    assert {"score", "keyword_score", "tfidf_score", "matched"} <= set(top)
+    assert {"score", "lexical_score", "tfidf_score", "dense_score", "components", "matched"} <= set(top)
+    parts = top["lexical_score"] + top["tfidf_score"] + top["dense_score"]
+    assert abs(parts - sum(top["components"].values())) < 1e-5  # each part named for what it holds
     assert run(["search", "select:get_forecast,nope", "--catalog", catalog, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["mode"] == "select" and data["missing"] == ["nope"]

@@ -190,7 +190,7 @@ def test_hybrid_profile_components(lexical):
     assert hit.tool.name == "mcp__slack__post_message"
     assert set(hit.components) == {"keyword", "tfidf"}
     assert math.isclose(hit.components["keyword"], 0.4)  # best keyword score, max-normalised
-    assert math.isclose(hit.keyword_score + hit.tfidf_score, hit.score)
+    assert math.isclose(hit.lexical_score + hit.tfidf_score, hit.score) and hit.dense_score == 0
     w = ToolIndex(tools, "hybrid", weights={"keyword": 1.0, "tfidf": 0.0})
     assert set(w.rank("slack message", 1)[0].components) == {"keyword"}
 

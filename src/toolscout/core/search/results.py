@@ -32,14 +32,20 @@ class ScoredTool:
     exact_name: bool = False
 
     @property
-    def keyword_score(self) -> float:
-        """The lexical keyword part of the score (BM25F in the default profile)."""
-        return self.components.get("keyword", self.components.get("bm25f", 0.0))
+    def lexical_score(self) -> float:
+        """The keyword-match part of the score: BM25F (``default``, ``bm25f`` profiles) or the
+        hybrid profile's keyword scorer."""
+        return self.components.get("bm25f", self.components.get("keyword", 0.0))
 
     @property
     def tfidf_score(self) -> float:
-        """The TF-IDF (or, in the default profile, the second signal's) part of the score."""
-        return self.components.get("tfidf", self.components.get("dense", 0.0))
+        """The TF-IDF part of the score (``bm25f`` and ``hybrid`` profiles; 0 otherwise)."""
+        return self.components.get("tfidf", 0.0)
+
+    @property
+    def dense_score(self) -> float:
+        """The embedding-similarity part of the score (``default`` profile; 0 otherwise)."""
+        return self.components.get("dense", 0.0)
 
 
 @dataclass
@@ -81,8 +87,9 @@ class SearchResult:
                     "name": h.tool.name,
                     "server": h.tool.server,
                     "score": round(h.score, 6),
-                    "keyword_score": round(h.keyword_score, 6),
+                    "lexical_score": round(h.lexical_score, 6),
                     "tfidf_score": round(h.tfidf_score, 6),
+                    "dense_score": round(h.dense_score, 6),
                     "components": {k: round(v, 6) for k, v in h.components.items()},
                     "matched": h.matched,
                 }
