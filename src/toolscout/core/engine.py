@@ -87,7 +87,8 @@ class Engine(EventSource):
         self.policy.workspace = Workspace.of(self.project_dir,
                                              [*settings["permissions.additionalDirectories"], results_root()])
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
-        self.search = ToolSearch(self.catalog, settings, background_dense=True)
+        # tool vectors and catalog changes are indexed in worker threads, never on the event loop
+        self.search = ToolSearch(self.catalog, settings, background_dense=True, background_sync=True)
         self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded
         self.search.on_progress = self.progress
         self.search.on_ranker_ready = self._ranker_ready

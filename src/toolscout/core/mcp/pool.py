@@ -126,6 +126,18 @@ class ServerPool:
         with contextlib.suppress(RuntimeError):  # shut down: the caller's loop is going away
             executor.submit(fn, *args)
 
+    async def _flush_relay(self) -> None:
+        """Return once every report queued so far has been handled on this (the caller's) loop."""
+        executor, loop = self._executor, asyncio.get_running_loop()
+        handled = loop.create_future()
+        try:
+            if executor is None:
+                raise RuntimeError("no relay")
+            executor.submit(post, loop, _resolve, handled)  # behind every queued report
+        except RuntimeError:
+            loop.call_soon(_resolve, handled)  # reports already posted to this loop run first
+        await handled
+
     def _prepare_and_post(self, name: str, slot: list[Any]) -> None:
         with self._slots_lock:
             if self._slots.get(name) is slot:
@@ -253,6 +265,7 @@ class ServerPool:
         """Close one server's session and wait for its lifetime task to end (bounded)."""
         if name in self._connections and self._runner.running:
             await self._runner.run(self._disconnect_remote(name))
+            await self._flush_relay()  # its last state has reached the listener when this returns
 
     async def _disconnect_remote(self, name: str) -> None:
         conn = self._connections.get(name)
@@ -292,12 +305,10 @@ class ServerPool:
             with contextlib.suppress(Exception):
                 await self._runner.run(self._stop_remote())
         await self._runner.close()
-        if self._executor is not None:  # post every report still queued (the last states) ...
-            executor, self._executor = self._executor, None
-            await asyncio.to_thread(executor.shutdown, True)
-        handled = asyncio.get_running_loop().create_future()  # ... and let this loop handle them
-        asyncio.get_running_loop().call_soon(handled.set_result, None)
-        await handled
+        await self._flush_relay()  # the last states have reached the listener
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
         self._task = None
 
     async def _stop_remote(self) -> None:
@@ -317,6 +328,11 @@ def not_approved_message(cfg: ServerConfig) -> str:
     shown = cfg.command_line().encode("unicode_escape").decode("ascii")
     return (f"not approved: this folder's .mcp.json would run {shown}; approve the folder (trust prompt "
             "or --trust-project) to start it")
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def math_inf(timeout: float | None) -> float:

@@ -15,13 +15,15 @@ builds it ahead of time.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,6 +66,7 @@ class ToolSearch:
         dense_cache: Path | str | None = "auto",
         encoder: dense_mod.DenseEncoder | bool | None = None,
         background_dense: bool = False,
+        background_sync: bool = False,
     ) -> None:
         self.catalog = catalog
         self.settings = settings or Settings()
@@ -86,13 +89,20 @@ class ToolSearch:
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
         self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
+        #: Catalog changes captured by :meth:`sync`, not yet applied to the index (background sync).
+        self._queue: list[_Change] = []
+        self._queue_lock = threading.Lock()
+        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="toolscout-index") if background_sync else None
         self.sync()
 
     @property
     def index(self) -> ToolIndex:
-        """The ranked index, built (tokenized, dense model loaded, vectors encoded) on first use."""
+        """The ranked index, built (tokenized, dense model loaded, vectors encoded) on first use,
+        with every catalog change captured so far applied."""
         with self._lock:
-            return self._build_index()
+            index = self._build_index()
+            self._drain_locked()
+            return index
 
     def _build_index(self) -> ToolIndex:
         if self._index is None:
@@ -155,6 +165,8 @@ class ToolSearch:
 
     def close(self) -> None:
         """Stop background work (safe to call twice)."""
+        if self._syncer is not None:
+            self._syncer.shutdown(wait=False, cancel_futures=True)
         if self._index is not None:
             self._index.close()
 
@@ -187,27 +199,52 @@ class ToolSearch:
                 index is first built this only notes what a sync would index now; the first
                 use indexes exactly that (the same contents as syncing eagerly).
         """
+        if self._syncer is not None and self._index is not None and delta is not None:
+            # background sync: read the catalog here (it changes on this thread only), index it
+            # in the worker; any use of :attr:`index` first applies what is still queued
+            change = self._capture(delta)
+            with self._queue_lock:
+                self._queue.append(change)
+            with contextlib.suppress(RuntimeError):  # closed: the next use of the index applies it
+                self._syncer.submit(self._drain)
+            return
         with self._lock:
             if self._index is None:
                 self._snapshot = (self.catalog.deferred_tools(), dict(self.catalog.server_descriptions))
             else:
-                self._sync_index(delta)
+                self._drain_locked()
+                self._apply(self._capture(delta))
 
-    def _sync_index(self, delta: CatalogDelta | None) -> None:
-        index = self._index
-        assert index is not None
-        index.set_server_descriptions(dict(self.catalog.server_descriptions))
+    def _capture(self, delta: CatalogDelta | None) -> _Change:
+        """What applying ``delta`` to the index needs, read from the catalog now."""
         deferred = {t.name: t for t in self.catalog.deferred_tools()}
         if delta is None:
-            index.add(deferred.values())
-        else:
-            names = list(delta.added)
-            if delta.server is not None:
-                names += [t.name for t in self.catalog.server_tools(delta.server)]
-            index.remove(delta.removed)
-            index.add(deferred[n] for n in dict.fromkeys(names) if n in deferred)
-        stale = [n for n in index.store.docs if n not in deferred]
-        index.remove(stale)
+            return _Change(dict(self.catalog.server_descriptions), (), list(deferred.values()), frozenset(deferred))
+        names = list(delta.added)
+        if delta.server is not None:
+            names += [t.name for t in self.catalog.server_tools(delta.server)]
+        add = [deferred[n] for n in dict.fromkeys(names) if n in deferred]
+        return _Change(dict(self.catalog.server_descriptions), tuple(delta.removed), add, frozenset(deferred))
+
+    def _apply(self, change: _Change) -> None:
+        index = self._index
+        assert index is not None
+        index.set_server_descriptions(change.descriptions)
+        index.remove(change.removed)
+        index.add(change.add)
+        index.remove([n for n in index.store.docs if n not in change.deferred])  # no longer deferred/visible
+
+    def _drain(self) -> None:
+        with self._lock:
+            self._drain_locked()
+
+    def _drain_locked(self) -> None:
+        while True:
+            with self._queue_lock:
+                if not self._queue:
+                    return
+                change = self._queue.pop(0)
+            self._apply(change)
 
     # -- search -------------------------------------------------------------------------
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
@@ -352,6 +389,16 @@ def _exact_hit(ranked: ScoredTool | None, tool: ToolSpec) -> ScoredTool:
         return ScoredTool(tool=tool, score=1.0, components={"exact_name": 1.0}, raw={}, exact_name=True)
     return replace(ranked, score=1.0, exact_name=True,
                    components={**ranked.components, "exact_name": max(0.0, 1.0 - ranked.score)})
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One catalog change as the index needs it (see :meth:`ToolSearch.sync`)."""
+
+    descriptions: dict[str, str]
+    removed: tuple[str, ...]
+    add: list[ToolSpec]
+    deferred: frozenset[str]
 
 
 def _server_of(name: str) -> str | None:
