@@ -95,6 +95,36 @@ def validate_params(schema: Any, params: Any) -> Invalid | SchemaProblem | None:
     return Invalid("\n".join(lines))
 
 
+def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """The argument form's reading of :func:`validate_params`: the same compiled validator as
+    ``ExecuteTool``, so the form never accepts what the executor refuses (or the reverse).
+
+    Returns:
+        ``[(top-level property or "", message)]`` sorted by path, empty when valid. A schema the
+        executor cannot use (it then sends the arguments unchecked) gives one entry ``("",
+        "the tool's input schema ...; arguments not checked")``, which need not stop a run.
+    """
+    from referencing.exceptions import Unresolvable
+
+    validator = _compile(schema)
+    if isinstance(validator, SchemaProblem):
+        return [("", f"the tool's input schema is invalid ({validator.message}); arguments not checked")]
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.path])
+    except (Unresolvable, RecursionError) as exc:
+        return [("", f"the tool's input schema cannot be used ({type(exc).__name__}); arguments not checked")]
+    problems: list[tuple[str, str]] = []
+    for error in errors:
+        path = [str(p) for p in error.path]
+        name = path[0] if path else ""
+        if not name and error.validator == "required" and isinstance(error.validator_value, list):
+            # one error per missing property; its message names it ("'tags' is a required property")
+            named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
+            name = named[0] if named else ""
+        problems.append((name, error.message))
+    return problems
+
+
 def _path(error: Any) -> str:
     parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return f"params{parts}" if parts else "params"

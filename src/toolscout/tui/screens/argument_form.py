@@ -1,8 +1,8 @@
 """The argument form: fill in a tool's arguments (offline session) and run it.
 
-Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.tui.schema_form`): text for
+Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.core.form_model`): text for
 strings, numeric inputs for numbers, a switch for booleans, a select for enums and a JSON editor
-for arrays, objects and anything else. The arguments are validated with jsonschema before the
+for arrays, objects and anything else. The arguments are validated by the executor's own validator before the
 screen dismisses with them.
 
 Every field is a bordered box (a terminal shows no other cue of where to type), the focused
@@ -25,8 +25,9 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
+from ...core.form_model import FieldSpec, FormError, fields_of, parse_value
 from ...core.models import ToolSpec
-from ..schema_form import FieldSpec, FormError, fields_of, parse_value, validate_arguments
+from ...core.validation import field_problems
 from ..text import clean
 
 #: Longest tool description shown above the fields (characters; it wraps and scrolls).
@@ -142,7 +143,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             if present:
                 arguments[spec.name] = value
         if not problems:
-            problems = validate_arguments(self.tool.input_schema, arguments)
+            problems = field_problems(self.tool.input_schema, arguments)
         return arguments, problems
 
     def _show_problems(self, problems: list[tuple[str, str]]) -> None:

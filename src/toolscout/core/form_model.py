@@ -1,4 +1,6 @@
-"""JSON Schema → form fields, and form values → validated arguments. No widgets here.
+"""JSON Schema → argument-form fields, and typed-in text → argument values. No widgets here
+(the form itself is :mod:`toolscout.tui.screens.argument_form`); the arguments are then checked
+by :func:`toolscout.core.validation.field_problems`, the executor's own validator.
 
 A tool's ``inputSchema`` comes from an untrusted server: anything that is not the expected shape
 becomes a JSON field, and a schema that is itself invalid is reported instead of raising.
@@ -9,9 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
-
-import jsonschema
-from jsonschema.validators import validator_for
 
 #: Field kinds and the widget that edits them.
 KINDS = ("string", "integer", "number", "boolean", "enum", "json")
@@ -133,34 +132,3 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
         return True, json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormError(spec.name, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-
-
-def validate_arguments(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    """Check ``arguments`` against ``schema`` with jsonschema.
-
-    Returns:
-        ``[(field or "", message)]``, empty when valid. A schema that is itself invalid yields
-        one entry with field ``""`` explaining that (the arguments are then unchecked).
-    """
-    if not isinstance(schema, dict):
-        return []
-    try:
-        cls = validator_for(schema)
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        return [("", f"the tool's input schema is invalid ({exc.message}); arguments not checked")]
-    validator = cls(schema)
-    problems: list[tuple[str, str]] = []
-    try:
-        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
-    except Exception as exc:
-        return [("", f"could not validate: {exc}")]
-    for error in errors:
-        path = [str(p) for p in error.path]
-        name = path[0] if path else ""
-        if not name and error.validator == "required" and isinstance(error.validator_value, list):
-            # one error per missing property; its message names it ("'tags' is a required property")
-            named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
-            name = named[0] if named else ""
-        problems.append((name, error.message))
-    return problems

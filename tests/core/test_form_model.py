@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscout.tui.schema_form import FormError, fields_of, parse_value, validate_arguments
+from toolscout.core.form_model import FormError, fields_of, parse_value
+from toolscout.core.validation import field_problems as validate_arguments
 
 SCHEMA = {
     "type": "object",
@@ -66,3 +67,18 @@ def test_validation_names_the_field() -> None:
 def test_an_invalid_schema_is_reported_not_raised() -> None:
     problems = validate_arguments({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1})
     assert problems and problems[0][0] == "" and "invalid" in problems[0][1]
+
+
+@pytest.mark.parametrize(("schema", "arguments"), [
+    (SCHEMA, {"city": "Oslo", "tags": []}),
+    (SCHEMA, {"days": 0}),
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}, {"a": "x"}),
+    ({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}}, {"a": 1}),
+    ({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1}),
+])
+def test_the_form_and_the_executor_agree(schema, arguments) -> None:
+    from toolscout.core.validation import Invalid, validate_params
+
+    blocking = [p for p in validate_arguments(schema, arguments)
+                if p[0] or not p[1].startswith("the tool's input schema")]
+    assert bool(blocking) == isinstance(validate_params(schema, arguments), Invalid)
