@@ -7,11 +7,14 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.engine import Engine
 from ..core.settings import Settings, load_settings
 from ..core.trust import FolderTrust, check_folder
+
+if TYPE_CHECKING:
+    from ..core.session.providers.base import Provider
 
 T = TypeVar("T")
 
@@ -99,6 +102,21 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
         folder_trust=folder_trust(args),
         with_builtins=with_builtins,
     )
+
+
+def provider_or_exit_code(settings: Settings) -> Provider | int:
+    """The model provider ``settings`` ask for, or the exit code after printing why it cannot be
+    created (a missing key, an unknown provider): the one "create a provider or fail" of the
+    commands that talk to a model.
+    """
+    from ..core.session.providers import ProviderError, create_provider
+
+    try:
+        return create_provider(settings)
+    except ProviderError as exc:
+        from . import fail
+
+        return fail(str(exc))
 
 
 def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True) -> T:

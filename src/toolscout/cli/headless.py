@@ -16,19 +16,23 @@ from ..core.engine import Engine
 from ..core.models import ToolErrorKind
 from ..core.sanitize import dumps_json
 from ..core.session.events import SearchResultsReady, ToolCallFinished
-from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session, SessionNotFound
 from . import fail
-from .common import make_engine, print_warnings, run_with_engine, settings_from_args
+from .common import (
+    make_engine,
+    print_warnings,
+    provider_or_exit_code,
+    run_with_engine,
+    settings_from_args,
+)
 
 
 def run_headless(args: argparse.Namespace) -> int:
     """Run ``args.prompt`` to completion; returns the exit code (0 ok, 1 failure, 130 interrupted)."""
     settings = settings_from_args(args)
-    try:
-        provider = create_provider(settings)
-    except ProviderError as exc:
-        return fail(str(exc))
+    provider = provider_or_exit_code(settings)
+    if isinstance(provider, int):
+        return provider
     if provider.name == "offline":
         return fail("toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
                     "--provider openai --base-url URL for a local OpenAI-compatible server.")

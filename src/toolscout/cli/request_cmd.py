@@ -12,11 +12,16 @@ import argparse
 
 from ..core.engine import Engine
 from ..core.sanitize import dumps_json
-from ..core.session.providers import ProviderError, create_provider
 from ..core.session.session import Session
 from ..core.settings import choices
-from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine, settings_from_args
+from .common import (
+    add_trust_flag,
+    make_engine,
+    print_warnings,
+    provider_or_exit_code,
+    run_with_engine,
+    settings_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,10 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    try:
-        provider = create_provider(settings)
-    except ProviderError as exc:
-        return fail(str(exc))
+    provider = provider_or_exit_code(settings)
+    if isinstance(provider, int):
+        return provider
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
