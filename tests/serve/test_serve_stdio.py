@@ -185,3 +185,18 @@ async def test_a_configured_gateway_entry_is_not_started(tmp_path):
         catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
     assert [s["name"] for s in catalog["servers"]] == ["normal"]
     assert "toolscout: not started: it runs toolscout serve itself" in (tmp_path / "gateway.stderr").read_text()
+
+
+async def test_long_results_are_capped_with_the_full_text_as_a_resource(tmp_path):
+    cfg = base_config(tmp_path)
+    long_text = " ".join(f"word{i}" for i in range(40_000))  # ~ 100k tokens
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
+        capped = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": long_text}})
+        uri = text_of(capped).rsplit("The full result is the resource ", 1)[1].split()[0]
+        full = (await client.read_resource(uri)).contents[0].text
+        short = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "short"}})
+    head = text_of(capped)
+    assert not capped.is_error and head.startswith("word0 word1") and len(head) < len(long_text) / 2
+    assert "[Result cut to 25,000 tokens" in head and capped.structured_content is None
+    assert uri.startswith("toolscout://results/") and full.startswith(long_text)
+    assert text_of(short) == "short" and short.structured_content == {"result": "short"}

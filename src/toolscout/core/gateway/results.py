@@ -49,3 +49,58 @@ def _content(block: ContentBlock) -> types.ContentBlock:
         return types.ResourceLink(type="resource_link", uri=block.uri or "about:blank", name=block.text or "",
                                   mime_type=block.mime_type)
     return types.TextContent(type="text", text=block.text)
+
+
+#: Default cap of one result's text, in tokens (the app's ``tools.maxResultTokens`` default, Claude
+#: Code's ``MAX_MCP_OUTPUT_TOKENS``); the setting wins when it exists.
+DEFAULT_MAX_RESULT_TOKENS = 25_000
+#: Full texts of capped results kept for reading as resources (oldest forgotten first).
+MAX_KEPT = 32
+RESULTS_URI = "toolscout://results/"
+
+
+class CappedResults:
+    """Caps long tool results and keeps each full text as the resource ``toolscout://results/<n>``.
+
+    Args:
+        limit: most tokens of text a result may carry (the note adds about 60).
+        counter: token counter (default: :func:`~toolscout.core.tokens.default_counter`).
+    """
+
+    def __init__(self, limit: int = DEFAULT_MAX_RESULT_TOKENS, counter: Any = None) -> None:
+        from collections import OrderedDict
+
+        from ..tokens import default_counter
+
+        self.limit = limit
+        self.counter = counter or default_counter()
+        self.kept: OrderedDict[str, str] = OrderedDict()
+        self._next = 0
+
+    def cap(self, result: ToolResult) -> ToolResult:
+        """``result`` unchanged when its text fits; else its text blocks become one head plus a
+        note naming the resource with the full text (images and other blocks are kept, the
+        ``structuredContent`` copy is dropped: it is in the resource)."""
+        from dataclasses import replace
+
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        structured = dumps(result.structured) if result.structured is not None else ""
+        whole = text + ("\n" + structured if structured else "")
+        if len(whole) <= self.limit or self.counter.count(whole) <= self.limit:
+            return result
+        head = whole[: self.limit * 3]
+        while head and self.counter.count(head) > self.limit:
+            head = head[: int(len(head) * 0.9)]
+        self._next += 1
+        uri = f"{RESULTS_URI}{self._next}"
+        self.kept[uri] = whole
+        while len(self.kept) > MAX_KEPT:
+            self.kept.popitem(last=False)
+        note = (f"\n\n[Result cut to {self.limit:,} tokens of {len(whole):,} characters. The full result is the "
+                f"resource {uri} (kept for the last {MAX_KEPT} long results).]")
+        blocks = [ContentBlock("text", head + note), *(b for b in result.content if b.type != "text")]
+        return replace(result, content=tuple(blocks), structured=None)
+
+    def read(self, uri: str) -> str | None:
+        """The full text of a capped result, or None (unknown or forgotten)."""
+        return self.kept.get(uri)

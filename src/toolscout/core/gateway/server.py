@@ -32,7 +32,14 @@ from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit
-from .results import error_result, json_result, to_call_result
+from .results import (
+    DEFAULT_MAX_RESULT_TOKENS,
+    RESULTS_URI,
+    CappedResults,
+    error_result,
+    json_result,
+    to_call_result,
+)
 from .served import (
     CALL_TOOL,
     MAX_RESULTS,
@@ -97,6 +104,8 @@ class Gateway:
         self.stateless = stateless
         self.first_list_wait = first_list_wait
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        # The app's result cap (``tools.maxResultTokens`` once that setting exists).
+        self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
         self.server: Server[Any] = Server(
             "toolscout", version=__version__, instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
@@ -222,7 +231,7 @@ class Gateway:
         elif result.error_kind is ToolErrorKind.UNKNOWN_TOOL:  # the app's search tool has another name here
             result = ToolResult.error(result.tool_name, ToolErrorKind.UNKNOWN_TOOL,
                                       result.text().replace("Use ToolSearch", f"Use {SEARCH_TOOL}"))
-        return to_call_result(result)
+        return to_call_result(self.results.cap(result))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
@@ -232,10 +241,13 @@ class Gateway:
         state = await self.ready(ctx)
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
         text = resources.read(self.engine, str(params.uri), state.exposed, served_tokens)
+        if text is None and str(params.uri).startswith(RESULTS_URI):
+            text = self.results.read(str(params.uri))
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
-        return types.ReadResourceResult(contents=[types.TextResourceContents(
-            uri=str(params.uri), text=text, mime_type="application/json")])
+        mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), text=text,
+                                                                             mime_type=mime)])
 
 
 async def serve_stdio(gateway: Gateway) -> None:
