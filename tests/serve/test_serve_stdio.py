@@ -200,3 +200,25 @@ async def test_long_results_are_capped_with_the_full_text_as_a_resource(tmp_path
     assert "[Result cut to 25,000 tokens" in head and capped.structured_content is None
     assert uri.startswith("toolscout://results/") and full.startswith(long_text)
     assert text_of(short) == "short" and short.structured_content == {"result": "short"}
+
+
+async def test_upstream_list_changed_updates_the_index_live(tmp_path):
+    cfg = write_config(tmp_path, {"dyn": fixture_entry("dynamic", "dyn")})
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "dyn") as client:
+        await client.call_tool("call_tool", {"name": "mcp__dyn__add_tool", "arguments": {"name": "zebra_tagger"}})
+
+        async def found() -> bool:
+            result = await client.call_tool("search_tools", {"query": "select:mcp__dyn__zebra_tagger"})
+            return bool(result.structured_content["results"])
+
+        await wait_until(found)
+        ran = await client.call_tool("call_tool", {"name": "mcp__dyn__zebra_tagger", "arguments": {"text": "x"}})
+        await client.call_tool("call_tool", {"name": "mcp__dyn__remove_tool", "arguments": {"name": "zebra_tagger"}})
+
+        async def gone() -> bool:
+            return not await found()
+
+        await wait_until(gone)
+        after = await client.call_tool("call_tool", {"name": "mcp__dyn__zebra_tagger", "arguments": {"text": "x"}})
+    assert text_of(ran) == "zebra_tagger:x"
+    assert after.is_error and "Unknown tool" in text_of(after)
