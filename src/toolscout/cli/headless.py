@@ -17,6 +17,7 @@ from ..core.models import ToolErrorKind
 from ..core.sanitize import dumps_json
 from ..core.session.events import SearchResultsReady, ToolCallFinished
 from ..core.session.session import Session, SessionNotFound
+from ..core.session.transcript import message_blocks, tool_results
 from . import fail
 from .common import (
     make_engine,
@@ -112,13 +113,12 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
         ``unanswered`` (no result in the transcript); ``is_error``, ``error_kind``, ``output``
         (the text the model got back) and ``duration_ms``.
     """
-    results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
-               for b in _blocks(m) if b.get("type") == "tool_result"}
+    results = tool_results(messages)
     log: list[dict[str, Any]] = []
     for message in messages:
         if message.get("role") != "assistant":
             continue
-        for block in _blocks(message):
+        for block in message_blocks(message):
             if block.get("type") != "tool_use":
                 continue
             name, arguments, call_id = block.get("name"), block.get("input"), str(block.get("id"))
@@ -137,11 +137,6 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
             entry["output"] = _text(answer)
             log.append(entry)
     return log
-
-
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message.get("content")
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _text(answer: dict[str, Any] | None) -> str | None:

@@ -198,3 +198,64 @@ def interrupted_results(messages: list[dict[str, Any]], reason: str) -> list[dic
         return []
     return [{"type": "tool_result", "tool_use_id": b["id"], "content": reason, "is_error": True}
             for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+# -- reading the messages of a transcript ----------------------------------------------------
+def message_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The content blocks of one message (a plain-string content is one ``text`` block)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def tool_results(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``tool_use`` id → its ``tool_result`` block, over every message."""
+    return {str(b.get("tool_use_id")): b for m in messages for b in message_blocks(m)
+            if b.get("type") == "tool_result"}
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One thing a person saw in a conversation, read back from its messages.
+
+    Attributes:
+        kind: ``user`` | ``assistant`` (``text``) or ``tool`` (a call: ``call_id``, ``tool`` and
+            ``params`` of the real tool, ExecuteTool unwrapped; ``result``, the ``tool_result``
+            block or None when it was never answered).
+        key: ``{message index}.{block index}``, stable for one transcript.
+    """
+
+    kind: str
+    key: str
+    text: str = ""
+    call_id: str = ""
+    tool: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+
+
+def history(messages: list[dict[str, Any]]) -> list[HistoryEntry]:
+    """The user and assistant texts and the tool calls of ``messages``, in order; the system
+    reminders the session added to user messages are left out."""
+    results = tool_results(messages)
+    out: list[HistoryEntry] = []
+    for i, message in enumerate(messages):
+        for j, block in enumerate(message_blocks(message)):
+            kind, key = block.get("type"), f"{i}.{j}"
+            if kind == "text" and str(block.get("text", "")).strip():
+                text = str(block["text"])
+                if message.get("role") == "user":
+                    if not text.startswith("<system-reminder>"):
+                        out.append(HistoryEntry("user", key, text))
+                else:
+                    out.append(HistoryEntry("assistant", key, text))
+            elif kind == "tool_use":
+                name, args = str(block.get("name", "?")), block.get("input") or {}
+                if name == "ExecuteTool" and isinstance(args, dict) and args.get("tool_name"):
+                    name, args = str(args["tool_name"]), args.get("params") or {}
+                call_id = str(block.get("id", ""))
+                out.append(HistoryEntry("tool", key, call_id=call_id, tool=name,
+                                        params=args if isinstance(args, dict) else {},
+                                        result=results.get(str(block.get("id")))))
+    return out

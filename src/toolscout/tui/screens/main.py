@@ -132,39 +132,21 @@ class MainScreen(Screen[None]):
     def show_history(self, messages: list[dict[str, Any]]) -> None:
         """Render a resumed session's transcript: user and assistant text and tool calls (folded,
         with their saved results); system reminders the session added are left out."""
-        results: dict[str, dict[str, Any]] = {}
-        for message in messages:
-            for block in message.get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id"))] = block
+        from ...core.session.transcript import history
+
         count = 0
-        for i, message in enumerate(messages):
-            content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (content or [])
-            for j, block in enumerate(blocks):
-                if not isinstance(block, dict):
-                    continue
-                kind = block.get("type")
-                if kind == "text" and str(block.get("text", "")).strip():
-                    text = str(block["text"])
-                    if message.get("role") == "user":
-                        if text.startswith("<system-reminder>"):
-                            continue
-                        self.chat.add(UserEntry(text))
-                    else:
-                        self.chat.add(AssistantEntry(f"resumed.{i}.{j}", text))
-                    count += 1
-                elif kind == "tool_use":
-                    name, args = str(block.get("name", "?")), block.get("input") or {}
-                    if name == "ExecuteTool" and isinstance(args, dict) and args.get("tool_name"):
-                        name, args = str(args["tool_name"]), args.get("params") or {}
-                    entry = ToolCallEntry(str(block.get("id", "")), name, args if isinstance(args, dict) else {})
-                    self.chat.add(entry)
-                    result = results.get(str(block.get("id")))
-                    if result is not None:
-                        entry.finish_saved(saved_result_text(result.get("content")),
-                                           is_error=bool(result.get("is_error")))
-                    count += 1
+        for item in history(messages):
+            if item.kind == "user":
+                self.chat.add(UserEntry(item.text))
+            elif item.kind == "assistant":
+                self.chat.add(AssistantEntry(f"resumed.{item.key}", item.text))
+            else:
+                entry = ToolCallEntry(item.call_id, item.tool, item.params)
+                self.chat.add(entry)
+                if item.result is not None:
+                    entry.finish_saved(saved_result_text(item.result.get("content")),
+                                       is_error=bool(item.result.get("is_error")))
+            count += 1
         sid = self.session.id if self.session is not None else ""
         self.chat.add(NoticeEntry(f"Resumed session {sid}: {count} earlier entries above. "
                                   "The conversation continues from here.", title="resumed"))
