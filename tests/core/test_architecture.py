@@ -32,6 +32,8 @@ CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("toolscout.core.search", ("toolscout.core.session",),
      "search ranks tools; it knows nothing of conversations"),
     ("toolscout.core.mcp", ("toolscout.core.session",), "the MCP layer knows nothing of conversations"),
+    ("toolscout.tui", ("toolscout.cli",), "the app's command-line entry lives in cli/app_cmd.py: the UI never "
+     "imports the command line"),
     ("toolscout.tui.widgets", ("toolscout.core.mcp", "toolscout.core.session.session"),
      "widgets render what they are given; they do not drive servers or the session"),
 )

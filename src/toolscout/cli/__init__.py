@@ -76,7 +76,7 @@ def run(argv: list[str]) -> int:
                 from .headless import run_headless
 
                 return run_headless(args)
-        from ..tui.factory import run_app
+        from .app_cmd import run_app
 
         return run_app(args)
     except UsageError as exc:

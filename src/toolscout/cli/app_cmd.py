@@ -1,0 +1,62 @@
+"""``toolscout`` with no subcommand: build the engine and the session from the command line and
+run the Textual app (:mod:`toolscout.tui`), which is imported only here."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from . import fail
+from .common import make_engine
+
+if TYPE_CHECKING:
+    from ..core.engine import Engine
+    from ..core.session.session import Session
+    from ..core.settings import Settings
+
+
+def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None) -> Session:
+    """The session the app drives (a new one, or ``--resume``'d).
+
+    Raises:
+        ProviderConfigError: an explicitly chosen provider lacks its key.
+        SessionNotFound: ``--resume ID`` matched no transcript.
+    """
+    from ..core.session.session import Session
+
+    resume = args.resume if args is not None else None
+    strategy = args.strategy if args is not None else None
+    if resume is not None:
+        return Session.resume(engine, resume or None, settings=settings)
+    return Session(engine, settings=settings, strategy=strategy)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """``toolscout`` with no subcommand: build everything from ``args`` and run the app.
+
+    Returns:
+        The process exit code (1 when the session cannot be created, e.g. a missing API key).
+    """
+    from ..core.session.providers import ProviderError
+    from ..core.session.session import SessionNotFound
+
+    engine = make_engine(args)
+    settings = engine.settings
+    try:
+        session = make_session(settings, engine, args)
+    except SessionNotFound as exc:
+        return fail(str(exc))
+    except ProviderError as exc:
+        if args.provider:
+            return fail(str(exc))  # asked for on the command line: say so and stop
+        # From a settings file or the environment: start offline instead of refusing to start,
+        # so a provider picked in the settings screen without its key can be changed back.
+        engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
+        settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
+        engine.settings = settings
+        session = make_session(settings, engine, args)
+    from ..tui.factory import make_app  # Textual is imported only when the app runs
+
+    app = make_app(settings, engine, session)
+    code = app.run()
+    return int(code or 0)
