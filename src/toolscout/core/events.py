@@ -100,7 +100,7 @@ class VectorsProgress(Event):
 @dataclass(frozen=True)
 class RankerReady(Event):
     """The search ranking settled: the fused (dense) ranking took over once every tool text was
-    encoded, or the index fell back to the lexical one. ``status`` is
+    encoded, or the index fell back to the lexical one. ``ranker`` is
     :attr:`Engine.ranker_status <toolscout.core.engine.Engine.ranker_status>` at that moment."""
 
-    status: str
+    ranker: str

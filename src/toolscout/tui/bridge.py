@@ -36,7 +36,7 @@ def translate(event: object) -> Message | None:
     if isinstance(event, core_events.SettingsChanged):
         return m.SettingsApplied(dict(event.changed))
     if isinstance(event, core_events.RankerReady):
-        return m.RankerChanged(event.status)
+        return m.RankerChanged(event.ranker)
     return None
 
 

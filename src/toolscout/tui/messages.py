@@ -43,10 +43,10 @@ class CatalogChanged(Message):
 
 @dataclass
 class RankerChanged(Message):
-    """The search ranking settled (the fused ranking took over, or a fallback); ``status`` is
+    """The search ranking settled (the fused ranking took over, or a fallback); ``ranker`` is
     the engine's ranker status line."""
 
-    status: str
+    ranker: str
 
 
 @dataclass
