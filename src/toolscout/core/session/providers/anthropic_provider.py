@@ -12,7 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .base import ModelRequest, ModelResponse, ProviderError, Usage, merge_consecutive
+from .base import (
+    ErrorWording,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+    merge_consecutive,
+    provider_error,
+)
+
+WORDING = ErrorWording("Anthropic", "the Anthropic API", "Anthropic API error", "ANTHROPIC_API_KEY",
+                       "ANTHROPIC_BASE_URL")
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 _EPHEMERAL = {"type": "ephemeral"}
@@ -65,16 +75,8 @@ class AnthropicProvider:
                     if event.type == "text":
                         on_text(event.text)
                 final = await stream.get_final_message()
-        except anthropic.AuthenticationError as exc:
-            raise ProviderError("Anthropic rejected the API key (401). Check ANTHROPIC_API_KEY.") from exc
-        except anthropic.APIConnectionError as exc:
-            where = self.base_url or "the Anthropic API"
-            raise ProviderError(f"Cannot reach {where}: {exc.__cause__ or exc}. Check the network "
-                                "or --base-url / ANTHROPIC_BASE_URL.") from exc
-        except anthropic.APIStatusError as exc:
-            raise ProviderError(f"Anthropic API error {exc.status_code}: {_message(exc)}") from exc
         except anthropic.APIError as exc:
-            raise ProviderError(f"Anthropic API error: {exc}") from exc
+            raise provider_error(anthropic, exc, WORDING, self.base_url, _message) from exc
         content: list[dict[str, Any]] = []
         for block in final.content:
             if block.type == "text":

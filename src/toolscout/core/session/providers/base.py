@@ -50,6 +50,40 @@ class ProviderError(Exception):
     """A model call failed for a reason a person can act on (the message says how)."""
 
 
+@dataclass(frozen=True)
+class ErrorWording:
+    """How one provider names itself in :func:`provider_error` messages."""
+
+    rejected_by: str  #: "Anthropic" → "Anthropic rejected the API key (401)"
+    service: str  #: what cannot be reached when no base URL is set
+    api_error: str  #: prefix of status errors ("Anthropic API error 529: overloaded")
+    key_var: str  #: the API key's environment variable
+    url_var: str  #: the base URL's environment variable
+
+
+def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: str | None,
+                   status_message: Callable[[Any], str]) -> ProviderError:
+    """The one mapping of an SDK error (``anthropic`` and ``openai`` share the class names:
+    ``AuthenticationError``, ``APIConnectionError``, ``APIStatusError``, ``APIError``) into a
+    :class:`ProviderError` that says what to check.
+
+    Args:
+        sdk: the SDK module (``anthropic`` or ``openai``).
+        exc: the error the SDK raised.
+        wording: the provider's names.
+        base_url: the configured base URL, or None for the provider's own API.
+        status_message: the human message of an ``APIStatusError``.
+    """
+    if isinstance(exc, sdk.AuthenticationError):
+        return ProviderError(f"{wording.rejected_by} rejected the API key (401). Check {wording.key_var}.")
+    if isinstance(exc, sdk.APIConnectionError):
+        return ProviderError(f"Cannot reach {base_url or wording.service}: {exc.__cause__ or exc}. Check the "
+                             f"network or --base-url / {wording.url_var}.")
+    if isinstance(exc, sdk.APIStatusError):
+        return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}")
+    return ProviderError(f"{wording.api_error}: {exc}")
+
+
 class Provider(Protocol):
     """A model API. ``name``: ``anthropic`` | ``openai`` | ``offline``; ``model``: model name."""
 

@@ -14,7 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ...schemas.strict import cached_strict_schema, restore_strict_arguments
-from .base import ModelRequest, ModelResponse, ProviderError, Usage, merge_consecutive
+from .base import (
+    ErrorWording,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+    merge_consecutive,
+    provider_error,
+)
+
+WORDING = ErrorWording("The endpoint", "the OpenAI API", "API error", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 
@@ -126,16 +135,8 @@ class OpenAIProvider:
                             slot["name"] = call.function.name or slot["name"]
                             slot["arguments"] += call.function.arguments or ""
                     finish = choice.finish_reason or finish
-        except openai.AuthenticationError as exc:
-            raise ProviderError("The endpoint rejected the API key (401). Check OPENAI_API_KEY.") from exc
-        except openai.APIConnectionError as exc:
-            where = self.base_url or "the OpenAI API"
-            raise ProviderError(f"Cannot reach {where}: {exc.__cause__ or exc}. Check the network "
-                                "or --base-url / OPENAI_BASE_URL.") from exc
-        except openai.APIStatusError as exc:
-            raise ProviderError(f"API error {exc.status_code}: {exc.message}") from exc
         except openai.APIError as exc:
-            raise ProviderError(f"API error: {exc}") from exc
+            raise provider_error(openai, exc, WORDING, self.base_url, lambda e: str(e.message)) from exc
         content: list[dict[str, Any]] = []
         if text:
             content.append({"type": "text", "text": "".join(text)})
