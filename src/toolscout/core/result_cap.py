@@ -59,7 +59,7 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
     tokens = over_limit(text, limit, counter)
     if tokens is None:
         return text
-    head = _head(text, limit, tokens, counter)
+    head = head_within(text, limit, tokens, counter)
     shown_lines = head.count("\n") + 1
     total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     path = folder / f"{_SAFE_NAME.sub('_', name) or 'result'}.txt"
@@ -82,8 +82,10 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
             f"offset={shown_lines + 1} limit={page}, or search it with Grep path=\"{path}\".]")
 
 
-def _head(text: str, limit: int, tokens: int, counter: TokenCounter) -> str:
-    """A prefix of ``text`` of 80–100 % of ``limit`` tokens (cut at a line end when one is near)."""
+def head_within(text: str, limit: int, tokens: int, counter: TokenCounter) -> str:
+    """A prefix of ``text`` of 80–100 % of ``limit`` tokens (cut at a line end when one is near).
+
+    ``tokens`` is ``over_limit``'s answer for ``text`` (0 when not counted)."""
     chars = int(len(text) * limit / tokens * 0.95) if tokens else limit * 3
     fits = ""
     for _ in range(8):  # rescale by the measured chars/token; converges in 2–3 rounds

@@ -13,6 +13,7 @@ from typing import Any
 import mcp_types as types
 
 from ..models import ContentBlock, ToolResult
+from ..result_cap import DEFAULT_MAX_RESULT_TOKENS, head_within, over_limit
 from ..serialize import dumps
 
 
@@ -51,16 +52,13 @@ def _content(block: ContentBlock) -> types.ContentBlock:
     return types.TextContent(type="text", text=block.text)
 
 
-#: Default cap of one result's text, in tokens (the app's ``tools.maxResultTokens`` default, Claude
-#: Code's ``MAX_MCP_OUTPUT_TOKENS``); the setting wins when it exists.
-DEFAULT_MAX_RESULT_TOKENS = 25_000
 #: Full texts of capped results kept for reading as resources (oldest forgotten first).
 MAX_KEPT = 32
 RESULTS_URI = "toolscout://results/"
 
 
 class CappedResults:
-    """Caps long tool results and keeps each full text as the resource ``toolscout://results/<n>``.
+    """Caps long tool results (the app's rule, :mod:`toolscout.core.result_cap`) and keeps each full text as the resource ``toolscout://results/<n>``.
 
     Args:
         limit: most tokens of text a result may carry (the note adds about 60).
@@ -86,11 +84,10 @@ class CappedResults:
         text = "\n".join(b.text for b in result.content if b.type == "text")
         structured = dumps(result.structured) if result.structured is not None else ""
         whole = text + ("\n" + structured if structured else "")
-        if len(whole) <= self.limit or self.counter.count(whole) <= self.limit:
+        tokens = over_limit(whole, self.limit, self.counter)
+        if tokens is None:
             return result
-        head = whole[: self.limit * 3]
-        while head and self.counter.count(head) > self.limit:
-            head = head[: int(len(head) * 0.9)]
+        head = head_within(whole, self.limit, tokens, self.counter)
         self._next += 1
         uri = f"{RESULTS_URI}{self._next}"
         self.kept[uri] = whole
