@@ -28,12 +28,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ... import __version__
 from ..engine import Engine
 from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..result_cap import DEFAULT_MAX_RESULT_TOKENS
 from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit
 from .results import (
-    DEFAULT_MAX_RESULT_TOKENS,
     RESULTS_URI,
     CappedResults,
     error_result,
