@@ -88,7 +88,7 @@ def test_a_reader_that_stops_early_ends_the_run_quietly():
     import sys
     from pathlib import Path
 
-    catalog = Path(__file__).resolve().parents[1] / "fixtures" / "search_catalog.json"
+    catalog = Path(__file__).resolve().parents[1] / "fixtures" / "tui_catalogs" / "github.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "toolscout", "search", "file", "--catalog", str(catalog), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,

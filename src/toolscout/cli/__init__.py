@@ -11,6 +11,7 @@ import sys
 
 from .. import __version__
 from ..core.settings import choices
+from .parser import Parser
 
 #: Modules that add subcommands; a module that fails to import is reported, not fatal.
 COMMAND_MODULES = ("search_cmd", "context_cmd", "eval_cmd", "mcp_cmd", "call_cmd", "request_cmd", "index_cmd",
@@ -19,7 +20,7 @@ COMMAND_MODULES = ("search_cmd", "context_cmd", "eval_cmd", "mcp_cmd", "call_cmd
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (top-level app/headless options plus subcommands)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="toolscout",
         description="Deferred tool loading for LLM agents: search, inspect and run MCP tools.",
     )

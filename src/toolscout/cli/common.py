@@ -119,14 +119,26 @@ def provider_or_exit_code(settings: Settings) -> Provider | int:
         return fail(str(exc))
 
 
-def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True) -> T:
-    """Start ``engine``, (optionally) wait for servers to settle, run ``body``, stop the engine."""
+def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True,
+                    needs_a_catalog: bool = False) -> T:
+    """Start ``engine``, (optionally) wait for servers to settle, run ``body``, stop the engine.
+
+    Args:
+        needs_a_catalog: the command reports on the catalog (``search``, ``context``,
+            ``request``, ``index``): see :func:`require_a_catalog`. A headless ``-p`` run still
+            has the built-in tools, so an unreadable catalog stays a warning there.
+
+    Raises:
+        UsageError: ``needs_a_catalog`` and no ``--catalog`` could be read.
+    """
 
     async def main() -> T:
         # No index warm-up: a command that searches builds it on its first query, the others
         # (context, call, mcp list) never need it.
         await engine.start(warm_search=False)
         try:
+            if needs_a_catalog:
+                require_a_catalog(engine)
             if wait_servers and hasattr(engine, "wait_for_servers"):
                 await engine.wait_for_servers()
             return await body(engine)
@@ -134,6 +146,22 @@ def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, w
             await engine.stop()
 
     return asyncio.run(main())
+
+
+def require_a_catalog(engine: Engine) -> None:
+    """Fail a catalog-only run (``--catalog`` given, no MCP server to connect) in which no
+    catalog gave a single tool: answering "no good match" from the built-ins alone would hide it.
+
+    Raises:
+        UsageError: naming each catalog path and why it gave no tool (after printing the run's
+            other warnings).
+    """
+    paths, failures = engine.catalog_paths, engine.catalog_failures
+    if not paths or engine.pool.configs or any(path not in failures for path in paths):
+        return
+    print_warnings(engine, skip={w for w in engine.warnings if w.startswith("catalog: ")})
+    reasons = "; ".join(failures[path] for path in paths)
+    raise UsageError(f"no catalog could be read: {reasons}")
 
 
 def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()) -> None:

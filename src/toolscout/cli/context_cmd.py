@@ -31,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         return 0
 
-    code = run_with_engine(engine, body)
+    code = run_with_engine(engine, body, needs_a_catalog=True)
     if not args.json:
         print_warnings(engine)
     return code

@@ -63,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"vector cache: {summary['vector_cache'] or 'memory only (TOOLSCOUT_CACHE_DIR=off)'}")
         return 0
 
-    code = run_with_engine(engine, body)
+    code = run_with_engine(engine, body, needs_a_catalog=True)
     if not args.json:
         print_warnings(engine)
     sys.stdout.flush()

@@ -48,6 +48,6 @@ def _run(args: argparse.Namespace) -> int:
         print(dumps_json(session.request_body(args.prompt), indent=2))
         return 0
 
-    code = run_with_engine(engine, body)
+    code = run_with_engine(engine, body, needs_a_catalog=True)
     print_warnings(engine)
     return code

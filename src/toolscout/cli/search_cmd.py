@@ -59,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             print(format_result(result, explain=args.explain))
         return 0
 
-    code = run_with_engine(engine, body)
+    code = run_with_engine(engine, body, needs_a_catalog=True)
     print_warnings(engine)
     return code
 

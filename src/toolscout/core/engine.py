@@ -94,6 +94,8 @@ class Engine(EventSource):
         self.search.on_ranker_ready = self._ranker_ready
         self.builtins: dict[str, BuiltinTool] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
+        #: each ``catalog_paths`` entry that gave no tool → why (unreadable, not a catalog, empty)
+        self.catalog_failures: dict[Path, str] = {}
         self._file_servers: dict[str, ServerStatus] = {}
         self._listeners = []
         self.warnings: list[str] = [str(w) for w in settings.warnings]
@@ -321,15 +323,26 @@ class Engine(EventSource):
         if added:
             self.apply_delta(CatalogDelta(added=tuple(added)))
 
+    @property
+    def catalog_paths(self) -> list[Path]:
+        """The catalog files/directories given to the engine (loaded by :meth:`start`)."""
+        return list(self._catalog_paths)
+
     def load_catalog_file(self, path: str | Path) -> None:
-        """Register every server in a catalog file/directory (bad entries become warnings)."""
+        """Register every server in a catalog file/directory (bad entries become warnings; a
+        path that gives no tool at all is also recorded in :attr:`catalog_failures`)."""
         try:
             loaded = load_catalog(path)
         except CatalogFileError as exc:
             self.warn(str(exc), "catalog")
+            self.catalog_failures[Path(path)] = str(exc)
             return
         for message in loaded.warnings:
             self.warn(message, "catalog")
+        if not any(group.tools for group in loaded.servers):
+            why = loaded.warnings[0] if loaded.warnings else "no tools in it (expected a tools/list dump, " \
+                "JSONL tool lines, or a directory of them)"
+            self.catalog_failures[Path(path)] = why if why.startswith(str(path)) else f"{path}: {why}"
         for group in loaded.servers:
             if group.name is None:
                 for tool in group.tools:

@@ -29,6 +29,8 @@ from .safe_read import MAX_LARGE_BYTES, parse_json, read_text
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 #: How deep rankings are inspected when explaining failures.
 EXPLAIN_DEPTH = 100
+#: Skipped-line warnings printed per input file before "… and N more" (a wrong file skips every line).
+SHOWN_WARNINGS = 5
 
 
 @dataclass(frozen=True)
@@ -267,6 +269,12 @@ def _parse_ks(value: Any) -> tuple[int, ...]:
     return ks
 
 
+def summarise(warnings: Sequence[str], shown: int = SHOWN_WARNINGS) -> list[str]:
+    """The first ``shown`` of ``warnings`` and, when there are more, ``… and N more``."""
+    rest = len(warnings) - shown
+    return [*warnings[:shown], *([f"… and {rest} more"] if rest > 0 else [])]
+
+
 def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Body of ``toolscout eval``: load, evaluate, print text or JSON.
 
@@ -291,10 +299,16 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
     except (CatalogFileError, ValueError) as exc:
         print(f"toolscout eval: {exc}", file=err)
         return 2
-    for w in [*warnings, *qwarn]:
-        print(f"warning: {w}", file=err)
+    for found in (warnings, qwarn):
+        for line in summarise(found):
+            print(f"warning: {line}", file=err)
     if not tools or not queries:
-        print("toolscout eval: no tools or no queries to evaluate", file=err)
+        path, skipped = (args.tools, warnings) if not tools else (args.queries, qwarn)
+        why = [f"{len(skipped)} entries skipped"] if skipped else []
+        if tools:
+            why.append('each line must be {"query": TEXT, "relevant": [NAME, ...]}')
+        note = f" ({'; '.join(why)})" if why else ""
+        print(f"toolscout eval: {path}: no {'queries' if tools else 'tools'} to evaluate{note}", file=err)
         return 2
     known = {t.name for t in tools}
     unknown = sorted({r for q in queries for r in q.relevant if r not in known})

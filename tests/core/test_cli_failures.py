@@ -1,0 +1,114 @@
+"""The CLI fails clearly (issue 14), run as a newcomer runs it: ``python -m toolscout ...`` in a
+subprocess with a fresh ``HOME`` and config dirs, in an empty folder.
+
+A run no catalog could be read for exits non-zero naming the file and why; ``eval`` on a file that
+is not queries summarises its skipped lines; a mistyped option or command prints that command's
+one-line usage and a "did you mean".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolscout.core.evaluation import SHOWN_WARNINGS
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+CATALOGS = REPO / "tests" / "fixtures" / "tui_catalogs"
+
+
+@pytest.fixture
+def toolscout(tmp_path: Path):
+    """Run ``python -m toolscout ARGS`` in an empty folder with a fresh ``HOME``; returns the
+    finished process (text stdout/stderr)."""
+    home = tmp_path / "home"
+    work = tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+           "TOOLSCOUT_RANKER": "bm25f",  # lexical: no model to load
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    return run
+
+
+def test_search_with_no_readable_catalog_fails_naming_the_file_and_why(toolscout) -> None:
+    proc = toolscout("search", "foo", "--catalog", str(README))
+    assert proc.returncode == 2
+    assert proc.stdout == ""  # no "no good match" from the built-ins alone
+    assert f"no catalog could be read: {README}: not valid JSON" in proc.stderr
+    proc = toolscout("search", "foo", "--catalog", str(README), "--json")
+    assert proc.returncode == 2 and proc.stdout == ""
+
+
+def test_a_folder_without_catalogs_is_no_catalog_either(toolscout, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "index.json").write_text('{"pages": []}', encoding="utf-8")  # JSON, but not a catalog
+    proc = toolscout("context", "--catalog", str(folder))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"no catalog could be read: {folder}: no tools in it" in proc.stderr
+
+
+def test_one_readable_catalog_is_enough(toolscout) -> None:
+    """A bad catalog beside a good one is a warning, not a failure."""
+    proc = toolscout("search", "github issue", "--catalog", str(README), "--catalog",
+                     str(CATALOGS / "github.json"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"][0]["server"] == "github"
+    assert f"warning: catalog: {README}: not valid JSON" in proc.stderr
+
+
+def test_eval_summarises_skipped_lines_then_says_why_it_stops(toolscout) -> None:
+    lines = [line for line in README.read_text(encoding="utf-8").splitlines() if line.strip()]
+    proc = toolscout("eval", "--tools", str(CATALOGS / "github.json"), "--queries", str(README))
+    assert proc.returncode == 2 and proc.stdout == ""
+    err = proc.stderr.splitlines()
+    assert len(err) == SHOWN_WARNINGS + 2  # the first few, the count, the error
+    assert all(line.startswith(f"warning: {README}:") and ": skipped: " in line for line in err[:SHOWN_WARNINGS])
+    assert err[SHOWN_WARNINGS] == f"warning: … and {len(lines) - SHOWN_WARNINGS} more"
+    assert err[-1].startswith(f"toolscout eval: {README}: no queries to evaluate ({len(lines)} entries skipped;")
+    assert '{"query": TEXT, "relevant": [NAME, ...]}' in err[-1]
+
+
+def test_a_mistyped_option_gets_the_commands_usage_and_a_suggestion(toolscout) -> None:
+    proc = toolscout("search", "foo", "--jsno")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "usage: toolscout search [options] QUERY   (toolscout search -h for help)",
+        "toolscout search: error: unrecognized arguments: --jsno; did you mean --json?",
+    ]
+    nested = toolscout("mcp", "list", "--jsn").stderr.splitlines()
+    assert nested[0].startswith("usage: toolscout mcp list [options]")
+    assert nested[1].endswith("did you mean --json?") and len(nested) == 2
+
+
+def test_a_mistyped_command_or_choice_gets_a_suggestion(toolscout) -> None:
+    proc = toolscout("serch", "foo")
+    assert proc.returncode == 2
+    usage, error = proc.stderr.splitlines()
+    assert usage.startswith("usage: toolscout [options] [COMMAND ...]")
+    assert "invalid choice: 'serch'" in error and error.endswith("; did you mean search?")
+    proc = toolscout("search", "foo", "--ranker", "bm25")
+    assert proc.stderr.splitlines()[-1].endswith("; did you mean bm25f?") and proc.returncode == 2
+
+
+def test_common_slips_say_how_to_fix_them(toolscout) -> None:
+    words = toolscout("search", "create", "issue").stderr.splitlines()
+    assert words[-1].endswith("unrecognized arguments: issue; QUERY is one argument: put quotes around several words")
+    late = toolscout("search", "foo", "--provider", "offline").stderr.splitlines()
+    assert late[-1].endswith("; --provider goes before the command: toolscout --provider ... search ...")
+    missing = toolscout("eval").stderr.splitlines()
+    assert missing == ["usage: toolscout eval [options]   (toolscout eval -h for help)",
+                       "toolscout eval: error: the following arguments are required: --tools, --queries"]
