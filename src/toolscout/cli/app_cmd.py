@@ -31,6 +31,24 @@ def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | 
     return Session(engine, settings=settings, strategy=strategy)
 
 
+def offline_tool_search(session: Session, settings: Settings) -> Settings:
+    """A new offline session defaults to tool search on (:func:`~toolscout.core.session.modes.offline_default`):
+    applied to ``session`` (and its engine) before its first request; model sessions and resumed
+    ones keep their settings.
+
+    Returns:
+        The settings in effect (give them to the app).
+    """
+    from ..core.session.modes import offline_default
+
+    if not session.offline or session.projection is not None:
+        return settings
+    demo = offline_default(settings)
+    if demo is not settings:
+        session.apply_settings(demo)
+    return demo
+
+
 def run_app(args: argparse.Namespace) -> int:
     """``toolscout`` with no subcommand: build everything from ``args`` and run the app.
 
@@ -55,6 +73,7 @@ def run_app(args: argparse.Namespace) -> int:
         settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
         engine.settings = settings
         session = make_session(settings, engine, args)
+    settings = offline_tool_search(session, settings)
     from ..tui.factory import make_app  # Textual is imported only when the app runs
 
     app = make_app(settings, engine, session)

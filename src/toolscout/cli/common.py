@@ -45,7 +45,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {}
     for flag, key in (("strategy", "session.strategy"), ("provider", "provider.name"),
                       ("model", "provider.model"), ("base_url", "provider.baseUrl"),
-                      ("ranker", "toolSearch.ranker")):
+                      ("ranker", "toolSearch.ranker"), ("tool_search", "toolSearch.enabled")):
         value = getattr(args, flag, None)
         if value:
             overrides[key] = value

@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..core.context import ContextReport
 from ..core.engine import Engine
 from ..core.sanitize import dumps_json
 from ..core.settings import choices
+from ..core.tokens import ModeDecision
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+
+
+def add_tool_search_flag(p: argparse.ArgumentParser) -> None:
+    """``--tool-search auto|true|false``: ``toolSearch.enabled`` for this run."""
+    p.add_argument("--tool-search", choices=choices("toolSearch.enabled"),
+                   help="tool search for this run: true always defers, false never, auto by threshold")
+
+
+def note_if_inline(decision: ModeDecision | None) -> None:
+    """One stderr line when tool search is off (why, and how to switch it on); nothing otherwise.
+    The output of ``context`` and ``request`` depends on that decision, and stdout stays clean."""
+    if decision is not None and not decision.defer:
+        print(f"note: {decision.summary}; to see deferral pass --tool-search true "
+              "(or set toolSearch.enabled: true, env TOOLSCOUT_TOOL_SEARCH=true)", file=sys.stderr)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model whose context window decides auto mode")
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_tool_search_flag(p)
     add_trust_flag(p)
     p.set_defaults(func=_run)
 
@@ -29,6 +46,7 @@ def _run(args: argparse.Namespace) -> int:
     async def body(engine: Engine) -> int:
         report = engine.context_report(model=args.model, strategy=args.strategy)
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
+        note_if_inline(report.decision)
         return 0
 
     code = run_with_engine(engine, body, needs_a_catalog=True)

@@ -22,6 +22,7 @@ from .common import (
     run_with_engine,
     settings_from_args,
 )
+from .context_cmd import add_tool_search_flag, note_if_inline
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--prompt", default="(your first message)", help="text of the first user message")
     p.add_argument("--json", action="store_true", help="print JSON (the default and only format)")
+    add_tool_search_flag(p)
     add_trust_flag(p)
     p.set_defaults(func=_run)
 
@@ -46,6 +48,7 @@ def _run(args: argparse.Namespace) -> int:
     async def body(engine: Engine) -> int:
         session = Session(engine, provider=provider, persist=False)
         print(dumps_json(session.request_body(args.prompt), indent=2))
+        note_if_inline(session.mode_decision)
         return 0
 
     code = run_with_engine(engine, body, needs_a_catalog=True)

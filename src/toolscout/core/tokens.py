@@ -170,6 +170,24 @@ class ModeDecision:
         """True while an auto decision can still change: servers are connecting."""
         return self.mode == "tst-auto" and bool(self.pending)
 
+    @property
+    def summary(self) -> str:
+        """The verdict in one line, for people (welcome text, usage panel, CLI notes), e.g.
+        ``tool search auto: 1,955 tokens of schemas < 10% of the 200k window, so every tool is
+        inline``. Says nothing of how to change it: each caller names its own switch."""
+        if self.mode == "tst":
+            return "tool search on (toolSearch.enabled = true): deferred tools are found with ToolSearch"
+        if self.mode == "standard":
+            return "tool search off (toolSearch.enabled = false): every tool is inline"
+        window = f"{self.context_window // 1000:,}k" if self.context_window % 1000 == 0 else f"{self.context_window:,}"
+        head = f"tool search auto: {self.deferred_schema_tokens:,} tokens of schemas"
+        if self.unknown:
+            n = len(self.unknown)
+            head += f" so far ({n} server{'s' if n != 1 else ''} still connecting)"
+        if self.defer:
+            return f"{head} > {self.threshold_ratio:.0%} of the {window} window, so deferred tools are found with ToolSearch"
+        return f"{head} < {self.threshold_ratio:.0%} of the {window} window, so every tool is inline"
+
 
 def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: float,
                 pending: dict[str, int | None] | None = None) -> ModeDecision:

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from ..core.models import ToolSpec
 from ..core.permissions import AskAnswer
 from ..core.session.events import Recommendation
+from ..core.session.projection import INLINE
 from ..core.settings import Settings, change_user_setting
 from . import messages as m
 from .bridge import Bridge
@@ -30,7 +31,8 @@ from .screens.main import HELP, MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
 from .screens.settings import SettingsScreen
 from .text import tildify
-from .widgets.chat import NoticeEntry
+from .widgets.chat import ErrorEntry, NoticeEntry
+from .widgets.usage import UsagePanel
 
 if TYPE_CHECKING:
     from ..core.engine import Engine
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds the app waits for the engine to shut down on exit.
 STOP_TIMEOUT_S = 5.0
+#: ``Settings.sources`` value of a setting changed for this session only (``/toolsearch on``).
+SESSION_SOURCE = "this session (/toolsearch on)"
 
 
 class ToolscoutApp(App[int]):
@@ -203,6 +207,8 @@ class ToolscoutApp(App[int]):
                             self.action_open_settings)
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
         yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
+        yield SystemCommand("Tool search on", "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
+                            self.switch_tool_search_on)
         yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
         yield SystemCommand("New conversation", "Start over; the current one stays saved (/clear)",
                             self.action_clear_chat)
@@ -221,12 +227,49 @@ class ToolscoutApp(App[int]):
         self.settings = change_user_setting(self.settings, key, value)
         if key == "session.strategy":
             self._strategy_setting = str(self.settings[key])
+        self._apply_settings("setting saved, not applied")
+        return self.settings
+
+    def _apply_settings(self, problem_title: str) -> None:
         if self.session is None:
             self.engine.apply_settings(self.settings)
-            return self.settings
+            return
         for problem in self.session.apply_settings(self.settings):
-            self.notify(problem, title="setting saved, not applied", severity="warning", markup=False)
-        return self.settings
+            self.notify(problem, title=problem_title, severity="warning", markup=False)
+
+    def tool_search_command(self, arg: str) -> None:
+        """``/toolsearch``: the tool-search verdict in the chat; ``/toolsearch on`` switches it on
+        for this session (:meth:`switch_tool_search_on`)."""
+        arg = arg.strip().lower()
+        if arg == "on":
+            self.switch_tool_search_on()
+        elif arg:
+            self.main_screen.chat.add(ErrorEntry("usage: /toolsearch on (F5 → Tool search sets auto, true or "
+                                                 "false for good)"))
+        else:
+            from .widgets.welcome import mode_line
+
+            decision = self.main_screen.mode_decision(self.main_screen.query_one(UsagePanel).report)
+            self.main_screen.chat.add(NoticeEntry(mode_line(decision), title="/toolsearch"))
+
+    def switch_tool_search_on(self) -> None:
+        """Tool search on for this session (not saved: F5 saves it), through the core's settings
+        entry point (:meth:`Session.apply_settings <toolscout.core.session.session.Session.apply_settings>`):
+        before the first request nothing is inline yet; after an inline one, the session switches to
+        deferral at once and announces it (the one prompt-cache break it already knows)."""
+        chat = self.main_screen.chat
+        if self.settings["toolSearch.enabled"] == "true":
+            chat.add(NoticeEntry("Tool search is already on: deferred tools are found with ToolSearch.",
+                                 title="/toolsearch"))
+            return
+        projection = self.session.projection if self.session is not None else None
+        switching = projection is not None and projection.strategy == INLINE
+        self.settings = self.settings.with_overrides({"toolSearch.enabled": "true"}, source=SESSION_SOURCE)
+        self._apply_settings("tool search")
+        if not switching:  # a switch after the first request announces itself (ToolSearchSwitched)
+            chat.add(NoticeEntry("Tool search is on for this session (not saved; F5 → Tool search keeps it): "
+                                 "deferred tools are announced by name and found with ToolSearch.",
+                                 title="/toolsearch"))
 
     # -- session -----------------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:

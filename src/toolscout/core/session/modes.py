@@ -35,8 +35,9 @@ def decide(engine: Engine, settings: Settings, provider: Any, strategy: str) -> 
 
 
 def may_switch(projection: Projection, settings: Any) -> bool:
-    """True while a switch to deferral is possible: auto mode, still inline."""
-    return projection.strategy == INLINE and settings.mode == "tst-auto"
+    """True while a switch to deferral is possible: still inline, and auto mode (late servers
+    may cross the threshold) or tool search switched on since the projection was fixed."""
+    return projection.strategy == INLINE and settings.mode in ("tst-auto", "tst")
 
 
 def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: Any,
@@ -50,10 +51,32 @@ def switched_projection(projection: Projection, messages: Iterable[dict[str, Any
 
 
 def switch_notice(decision: ModeDecision) -> str:
-    """The text people see (chat notice, transcript event) when a session switches."""
-    return ("Tool search switched on: the tools of servers that connected after the first message "
-            f"would exceed the threshold ({decision.reason}). The tools array changed once (one "
-            "prompt-cache miss); deferred tools are announced to the model from now on.")
+    """The text people see (chat notice, transcript event) when a session switches: because
+    late servers crossed the auto threshold, or because tool search was switched on."""
+    why = ("you switched it on (toolSearch.enabled = true)" if decision.mode == "tst" else
+           f"the tools of servers that connected after the first message would exceed the threshold "
+           f"({decision.reason})")
+    return (f"Tool search switched on: {why}. The tools array changed once (one prompt-cache miss); "
+            "deferred tools are announced to the model from now on.")
+
+
+#: ``Settings.sources`` value of the offline session's tool-search default (:func:`offline_default`).
+OFFLINE_SOURCE = "offline session default"
+
+
+def offline_default(settings: Settings) -> Settings:
+    """The settings of an offline session (no model): tool search on unless a settings file,
+    the environment or a flag chose a mode. An offline session has no context window to
+    protect, and its point is to show deferred tools being searched; model sessions keep
+    ``auto``. Documented in the README (*Settings*).
+
+    Returns:
+        ``settings`` itself when ``toolSearch.enabled`` was set anywhere, else a copy with
+        ``true`` whose source is :data:`OFFLINE_SOURCE`.
+    """
+    if settings.sources.get("toolSearch.enabled", "default") != "default":
+        return settings
+    return settings.with_overrides({"toolSearch.enabled": "true"}, source=OFFLINE_SOURCE)
 
 
 def admit_invented(projection: Projection, blocks: Iterable[dict[str, Any]], catalog: Any) -> bool:

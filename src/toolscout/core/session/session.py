@@ -140,7 +140,9 @@ class Session(ManualDriver, EventSource):
         """Run with ``settings`` from the next request on: recommendations, the strategy (until
         the first request fixes the projection), a new provider when ``provider.*`` changed;
         then the engine applies its part and emits ``SettingsChanged``
-        (:meth:`Engine.apply_settings`).
+        (:meth:`Engine.apply_settings`). Tool search switched on (``toolSearch.enabled`` →
+        ``true``) after an inline first request switches to deferral at once, announced
+        (:func:`.modes.may_switch`); during a turn, before its next request.
 
         Returns:
             Problems worth telling the person (a provider that cannot be created yet keeps the
@@ -157,6 +159,8 @@ class Session(ManualDriver, EventSource):
             except Exception as exc:  # a missing key or SDK: keep talking to the old provider
                 problems.append(str(exc))
         self.engine.apply_settings(settings)
+        if self.projection is not None and settings.mode == "tst" != old.mode and not self.busy:
+            self._sync_projection()  # switched on: if inline so far, defer now (the one announced cache break)
         return problems
 
     @property

@@ -37,6 +37,7 @@ from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
 from ..widgets.usage import CacheStats, UsagePanel, context_renderable
+from ..widgets.welcome import WelcomeEntry
 
 if TYPE_CHECKING:
     from ...core.engine import Engine
@@ -45,17 +46,13 @@ if TYPE_CHECKING:
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
-WELCOME_MODEL = ("Ask anything. The model sees the core tools and finds the deferred ones with "
-                 "ToolSearch; recommended tools appear above the prompt (Tab to pick one).")
-WELCOME_OFFLINE = ("No model is configured, so you drive: describe what you want and your words become a "
-                   "ToolSearch. Tab into the recommended tools, Enter fills in a tool's arguments and runs it.")
-WELCOME_NONE = "Catalog only: browse tools (F2), rank them live (F3) and see token usage (F4)."
 
 HELP = """\
 Type a message and press Enter. Slash commands:
   /context          token usage per server and the tool-search mode decision
   /mcp              server connection states
   /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
+  /toolsearch on    switch tool search on for this session (deferred tools, found by search)
   /settings         open the settings
   /clear            start a new conversation (the current one stays saved)
   /help             this help
@@ -119,11 +116,8 @@ class MainScreen(Screen[None]):
         status.starting = self.tapp.start_engine  # until EngineStarted
         self.query_one(PromptInput).focus()
         self.refresh_report()
-        if self.session is None:
-            welcome = WELCOME_NONE
-        else:
-            welcome = WELCOME_OFFLINE if self.tapp.offline else WELCOME_MODEL
-        self.chat.add(NoticeEntry(f"{welcome}\n/help lists the commands and keys.", title="welcome"))
+        kind = "none" if self.session is None else "offline" if self.tapp.offline else "model"
+        self.welcome = self.chat.add(WelcomeEntry(kind, bool(self.tapp.settings["recommendations.enabled"])))
         self.show_startup_warnings()
         saved = list(self.session.messages) if self.session is not None else []
         if saved:  # a --resume'd session: show what was said before
@@ -220,6 +214,8 @@ class MainScreen(Screen[None]):
         status.model = self.tapp.model_name
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
         status.mode = f"tool search {search} · {settings['session.strategy']}"
+        if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry):
+            welcome.show(recommendations=bool(settings["recommendations.enabled"]))
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
         self.query_one(StatusBar).starting = False
@@ -282,16 +278,17 @@ class MainScreen(Screen[None]):
             per_tool.update(row.per_tool)
         catalog = self.query_one(CatalogPanel)
         catalog.set_tokens(per_tool)
-        catalog.set_defer(self.defer_decision(message.report))
+        decision = self.mode_decision(message.report)
+        catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
+        if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry) and decision is not None:
+            welcome.show(decision=decision)
 
-    def defer_decision(self, report: Any = None) -> bool:
-        """Whether deferred tools are deferred: the session's decision once its first request is
-        built, else the report's (the same verdict F4 shows as "deferral on/off")."""
+    def mode_decision(self, report: Any = None) -> Any:
+        """The session's mode decision once its first request is built, else the report's (the
+        verdict F4 shows as "deferral on/off"); None when neither is known."""
         decision = self.session.mode_decision if self.session is not None else None
-        if decision is None and report is not None:
-            decision = report.decision
-        return decision.defer if decision is not None else True
+        return decision if decision is not None or report is None else report.decision
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -458,6 +455,8 @@ class MainScreen(Screen[None]):
                                                 model=self.tapp.model_name or None)
             self.chat.add(NoticeEntry(context_renderable(report, self.cache),
                                       title="/context"))
+        elif name == "toolsearch":
+            self.tapp.tool_search_command(arg)
         elif name == "mcp":
             self.chat.add(NoticeEntry(self.server_table(), title="/mcp"))
         elif name == "search":

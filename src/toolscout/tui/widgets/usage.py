@@ -130,6 +130,10 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
                       f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if not d.defer and not getattr(d, "deciding", False):  # why nothing is deferred, and how to see it
+        from .welcome import mode_line
+
+        lines.append(mode_line(d))
     lines.append(cache_renderable(cache))
     lines.append(Text(f"counted with {report.counter}", style="dim"))
     for suggestion in report.suggestions:

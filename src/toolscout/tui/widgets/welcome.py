@@ -1,0 +1,72 @@
+"""The welcome notice: what to do first, matching the settings, and the tool-search verdict in
+one line with the way to switch it on (``/toolsearch on``) when every tool is inline.
+
+The verdict is known once the first token report is ready (servers may still be connecting at
+first paint), so the entry starts without it and :meth:`WelcomeEntry.show` redraws it whenever
+the settings or the decision change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from ..text import clean
+from .chat import NoticeEntry
+
+#: What to do first, by kind of session (``model``, ``offline``, ``none``) and whether the
+#: recommendation bar is on.
+WELCOME = {
+    ("model", True): "Ask anything; the model calls the tools it needs. Recommended tools appear above "
+                     "the prompt (Tab to pick one).",
+    ("model", False): "Ask anything; the model calls the tools it needs. Ctrl+P → Run tool… runs one yourself.",
+    ("offline", True): "No model is configured, so you drive: describe what you want and your words become a "
+                       "ToolSearch. Tab into the recommended tools; Enter fills in a tool's arguments and runs it.",
+    ("offline", False): "No model is configured, so you drive: describe what you want and your words become a "
+                        "ToolSearch. Tab into its hits in the chat (or Enter on a tool in the catalog, F2, or "
+                        "Ctrl+P → Run tool…); Enter fills in a tool's arguments and runs it.",
+    ("none", True): "Catalog only: browse tools (F2), rank them live (F3) and see token usage (F4).",
+}
+WELCOME[("none", False)] = WELCOME[("none", True)]
+
+#: How to see deferral when every tool is inline (the slash command of :mod:`..screens.main`).
+SWITCH_HINT = "/toolsearch on defers them for this session"
+
+
+def mode_line(decision: Any) -> Text:
+    """The tool-search verdict (:attr:`~toolscout.core.tokens.ModeDecision.summary`) and, when
+    every tool is inline, how to switch deferral on."""
+    if decision is None:
+        return Text("tool search: deciding once the catalog is loaded…", style="dim")
+    out = Text(clean(decision.summary, single_line=True), style="bold" if decision.defer else "bold yellow")
+    if not decision.defer and not getattr(decision, "deciding", False):
+        out.append(f" · {SWITCH_HINT}", style="cyan")
+    return out
+
+
+class WelcomeEntry(NoticeEntry):
+    """The first chat entry. Args: ``kind``: ``model``, ``offline`` or ``none``."""
+
+    def __init__(self, kind: str, recommendations: bool) -> None:
+        super().__init__("", title="welcome")
+        self.kind = kind
+        self.recommendations = recommendations
+        self.decision: Any = None
+        self.update(self.body())
+
+    def body(self) -> Text:
+        """First steps, the verdict line, and where the help is."""
+        out = Text(WELCOME[(self.kind, self.recommendations)])
+        if self.kind != "none" or self.decision is not None:
+            out.append("\n")
+            out.append_text(mode_line(self.decision))
+        out.append("\n/help lists the commands and keys.")
+        return out
+
+    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: Any = None) -> None:
+        """Redraw with what changed (settings, session kind or the mode decision)."""
+        self.kind = kind if kind is not None else self.kind
+        self.recommendations = recommendations if recommendations is not None else self.recommendations
+        self.decision = decision if decision is not None else self.decision
+        self.update(self.body())

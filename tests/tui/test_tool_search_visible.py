@@ -1,0 +1,86 @@
+"""Issue 14, "the headline feature is invisible on the default": the welcome text and the usage
+panel say in one line why every tool is inline and how to see deferral; ``/toolsearch on`` (and
+the palette's "Tool search on") switches it on for this session through the core's settings
+entry point, announced once."""
+
+from __future__ import annotations
+
+import tui_scenarios as sc
+
+from toolscout.tui.widgets.catalog import CatalogPanel
+from toolscout.tui.widgets.status import StatusBar
+
+SIZE = (140, 44)
+WHY = "so every tool is inline · /toolsearch on defers them for this session"
+
+
+def flat(app, selector: str | None = None) -> str:
+    """The screen's text (or the part inside widget ``selector``), borders dropped, one line."""
+    lines = sc.screen_text(app).splitlines()
+    if selector is not None:
+        r = app.screen.query_one(selector).region
+        lines = [line[r.x:r.right] for line in lines[r.y:r.bottom]]
+    return " ".join(" ".join(line.strip(" │▏▎▊") for line in lines).split())
+
+
+async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_switches() -> None:
+    provider = sc.ScriptedProvider("Hi.")
+    app = sc.make_app(session="model", provider=provider, settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        text = flat(app, "#chat")
+        assert "tool search auto: " in text and "< 10% of the 200k window" in text and WHY in text
+        await pilot.press("f4")
+        await sc.settle(pilot)
+        assert WHY in flat(app, "#usage")
+        await pilot.press("ctrl+l")
+        await sc.type_text(pilot, "hello")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert "ToolSearch" not in [t["name"] for t in provider.requests[0].tools]  # inline first request
+
+        await sc.type_text(pilot, "/toolsearch on")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        text = flat(app, "#chat")
+        assert "Tool search switched on: you switched it on" in text and "one prompt-cache miss" in text
+        assert app.screen.query_one(StatusBar).mode.startswith("tool search on")
+        assert app.screen.query_one(CatalogPanel).defer
+        assert "tool search on (toolSearch.enabled = true)" in text and WHY not in text
+        assert app.settings.sources["toolSearch.enabled"].startswith("this session")  # not saved
+        await sc.type_text(pilot, "again")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert len(provider.requests) == 2
+        assert "ToolSearch" in [t["name"] for t in provider.requests[-1].tools]
+
+
+async def test_palette_switches_tool_search_on_before_any_request() -> None:
+    app = sc.make_app(settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        assert WHY in flat(app, "#chat")
+        await pilot.press("ctrl+p")
+        await sc.type_text(pilot, "tool search on")
+        await pilot.pause()
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        text = flat(app, "#chat")
+        assert "Tool search is on for this session (not saved" in text
+        assert app.session.settings["toolSearch.enabled"] == "true" and app.engine.settings.mode == "tst"
+        assert "tool search on (toolSearch.enabled = true)" in text
+
+
+async def test_offline_welcome_follows_the_recommendation_setting() -> None:
+    app = sc.make_app(settings=sc.make_settings(**{"recommendations.enabled": False}))
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        text = flat(app, "#chat")
+        assert "Tab into the recommended tools" not in text
+        assert "Tab into its hits in the chat" in text and "Run tool…" in text
+        await pilot.press("f5")
+        await pilot.pause()
+        await pilot.press("space")  # the first field: Recommendations on
+        await pilot.press("escape")
+        await sc.settle(pilot)
+        assert "Tab into the recommended tools" in flat(app, "#chat")
