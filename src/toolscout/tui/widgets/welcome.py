@@ -39,7 +39,7 @@ def mode_line(decision: Any) -> Text:
     every tool is inline, how to switch deferral on."""
     if decision is None:
         return Text("tool search: deciding once the catalog is loaded…", style="dim")
-    out = Text(clean(decision.summary, single_line=True), style="bold" if decision.defer else "bold yellow")
+    out = Text(clean(decision.summary, single_line=True), style="" if decision.defer else "bold yellow")
     if not decision.defer and not getattr(decision, "deciding", False):
         out.append(f" · {SWITCH_HINT}", style="cyan")
     return out
