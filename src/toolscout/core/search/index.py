@@ -35,10 +35,12 @@ from .lexical import (
     cjk_gate,
     matched_terms,
 )
+from .matrices import Matrices
 from .multiquery import split_subqueries
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
 from .results import ScoredTool
-from .store import FIELD_INDEX, Matrices, TermStore, no_gc
+from .segments import FIELD_INDEX
+from .store import TermStore, no_gc
 from .tokenize import MIN_CJK_MATCHES, analyze
 
 log = logging.getLogger(__name__)

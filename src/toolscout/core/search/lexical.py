@@ -1,4 +1,4 @@
-"""Lexical scorers over a :class:`~toolscout.core.search.store.Matrices`: BM25F, field TF-IDF,
+"""Lexical scorers over a :class:`~toolscout.core.search.matrices.Matrices`: BM25F, field TF-IDF,
 the Claude-Code-style keyword score and the hybrid profile's scikit-learn TF-IDF.
 
 Every scorer returns one float64 score per live document (row order of the matrices) for a
@@ -27,7 +27,9 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from .store import FIELD_INDEX, Matrices, Postings, Segment, TermStore, field_weights
+from .matrices import Matrices
+from .segments import FIELD_INDEX, Postings, Segment, field_weights
+from .store import TermStore
 from .tokenize import analyze
 
 V = TypeVar("V")

@@ -11,8 +11,9 @@ or segments pile up, everything is rewritten into one segment (amortised, like a
 The vocabulary only grows (ids of terms whose tools were removed stay allocated; their
 document frequency drops to 0), so stored ids never need renumbering.
 
-Scorers (:mod:`.lexical`) read a :class:`Matrices` view: the live rows at one moment, plus
-:meth:`Matrices.postings` to fetch the postings of a query's terms.
+Scorers (:mod:`.lexical`) read a :class:`~.matrices.Matrices` view: the live rows at one moment,
+plus :meth:`~.matrices.Matrices.postings` to fetch the postings of a query's terms. The segment
+layout is in :mod:`.segments`.
 """
 
 from __future__ import annotations
@@ -22,18 +23,15 @@ import functools
 import gc
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
 from ..models import ToolSpec
 from .fields import FIELDS, tool_fields
+from .matrices import Matrices
+from .segments import N_FIELDS, DocEntry, Segment
 from .tokenize import analyze, is_cjk_term, words
 
-#: Field index of each field name (the ``field`` column of the postings).
-FIELD_INDEX: dict[str, int] = {name: k for k, name in enumerate(FIELDS)}
-N_FIELDS = len(FIELDS)
 #: Rewrite everything into one segment beyond this many segments ...
 MAX_SEGMENTS = 12
 #: ... or when this share of the rows is dead (and there are at least MIN_DEAD_TO_MERGE).
@@ -41,234 +39,6 @@ MAX_DEAD_SHARE = 0.5
 MIN_DEAD_TO_MERGE = 64
 #: Distinct field texts whose term ids are remembered (server and parameter descriptions repeat).
 FIELD_MEMO = 65_536
-
-
-@dataclass
-class DocEntry:
-    """One tokenized tool.
-
-    Attributes:
-        tool: the tool. server_description: the description it was indexed with.
-        row: its row in the store's row space.
-        fields: field → ``(term ids int32[n], counts float32[n], length)``, unique ids per field
-            (shared between tools with the same field text: never modify them).
-        name_words: ids (in :attr:`TermStore.surface_vocab`) of the name's lower-cased words.
-        lengths: float64[len(FIELDS)] number of terms per field (BM25 length normalisation).
-    """
-
-    tool: ToolSpec
-    server_description: str | None
-    row: int
-    fields: dict[str, tuple[np.ndarray, np.ndarray, float]]
-    name_words: tuple[int, ...]
-    lengths: np.ndarray
-
-    def term_ids(self) -> np.ndarray:
-        """Unique term ids over all fields (int64, sorted)."""
-        return np.unique(np.concatenate([f[0] for f in self.fields.values()])).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Immutable postings of some rows, sorted by (term, row, field).
-
-    Attributes:
-        indptr: int64[V_s + 1]: postings of term ``t`` are ``[indptr[t], indptr[t+1])`` (terms
-            ≥ V_s, added to the vocabulary after the segment was written, have none).
-        rows: int64[nnz] rows. field: int8[nnz] field index. tf: float32[nnz] counts.
-        name_ptr / name_rows: the same layout for tool-name surface words (no field, no count).
-        row_ids: int64[n] rows written into this segment.
-        df: float64[V_s] in how many of this segment's rows each term occurs (any field).
-    """
-
-    indptr: np.ndarray
-    rows: np.ndarray
-    field: np.ndarray
-    tf: np.ndarray
-    name_ptr: np.ndarray
-    name_rows: np.ndarray
-    row_ids: np.ndarray
-    df: np.ndarray
-
-    @classmethod
-    def build(cls, entries: list[DocEntry], n_terms: int, n_surfaces: int) -> Segment:
-        """Write ``entries`` (any order) into one segment over a vocabulary of ``n_terms``."""
-        n = len(entries)
-        row_ids = np.fromiter((e.row for e in entries), dtype=np.int64, count=n)
-        per_field = [e.fields[name] for e in entries for name in FIELDS]  # doc-major, field-minor
-        sizes = np.fromiter((len(f[0]) for f in per_field), dtype=np.int64, count=len(per_field))
-        ids = np.concatenate([f[0] for f in per_field]) if n else np.zeros(0, np.int32)
-        tfs = np.concatenate([f[1] for f in per_field]) if n else np.zeros(0, np.float32)
-        which = np.repeat(np.tile(np.arange(N_FIELDS, dtype=np.int8), n), sizes)
-        rows = np.repeat(row_ids, sizes.reshape(n, N_FIELDS).sum(axis=1)) if n else np.zeros(0, np.int64)
-        # stable: keeps (row, field) order within a term; uint16 keys get numpy's O(n) radix sort
-        keys = ids.astype(np.uint16) if n_terms <= 65_536 else ids
-        order = np.argsort(keys, kind="stable")
-        indptr = _indptr(ids, n_terms)
-        name_sizes = np.fromiter((len(e.name_words) for e in entries), dtype=np.int64, count=n)
-        name_ids = np.fromiter(chain.from_iterable(e.name_words for e in entries), dtype=np.int64,
-                               count=int(name_sizes.sum()))
-        name_rows = np.repeat(row_ids, name_sizes)
-        name_order = np.argsort(name_ids, kind="stable")
-        rows, sorted_ids = rows[order], ids[order]
-        first = np.ones(len(rows), dtype=bool)  # first posting of each (term, row)
-        first[1:] = (rows[1:] != rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
-        df = np.bincount(sorted_ids[first], minlength=n_terms).astype(np.float64)
-        return cls(
-            indptr, rows, which[order], tfs[order],
-            _indptr(name_ids, n_surfaces), name_rows[name_order], row_ids, df,
-        )
-
-
-def _indptr(ids: np.ndarray, width: int) -> np.ndarray:
-    indptr = np.zeros(width + 1, dtype=np.int64)
-    if len(ids):
-        np.cumsum(np.bincount(ids, minlength=width), out=indptr[1:])
-    return indptr
-
-
-def gather(indptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the postings of ``ids`` in one segment, and which query term each is.
-
-    Returns:
-        ``(positions int64[m], query_pos int64[m])``, grouped by query term in ``ids`` order.
-    """
-    ids = np.asarray(ids, dtype=np.int64)
-    qpos = np.flatnonzero(ids < len(indptr) - 1)
-    if not len(qpos):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    starts = indptr[ids[qpos]]
-    lens = indptr[ids[qpos] + 1] - starts
-    total = int(lens.sum())
-    if not total:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
-    return np.arange(total, dtype=np.int64) + offsets, np.repeat(qpos, lens)
-
-
-@dataclass
-class Postings:
-    """Postings of some query terms over all segments (row space).
-
-    Entries of one (query term, row) pair are adjacent, one per field the term occurs in.
-
-    Attributes:
-        rows: int64[m]. field: int8[m]. tf: float32[m]. qpos: int64[m] index into the query ids.
-    """
-
-    rows: np.ndarray
-    field: np.ndarray
-    tf: np.ndarray
-    qpos: np.ndarray
-
-    def pairs(self) -> np.ndarray:
-        """Start index of each (query term, row) group (int64)."""
-        if not len(self.rows):
-            return np.zeros(0, np.int64)
-        change = np.empty(len(self.rows), dtype=bool)
-        change[0] = True
-        change[1:] = (self.rows[1:] != self.rows[:-1]) | (self.qpos[1:] != self.qpos[:-1])
-        return np.flatnonzero(change)
-
-
-class Matrices:
-    """A read-only view of the live tools at one moment (a new view after any change).
-
-    Score vectors are computed over the row space (:attr:`n_rows`) and turned into live order
-    (:attr:`names` order, length :attr:`n_docs`) with :meth:`live`.
-
-    Attributes:
-        names: live tool names in row order. df: float64[V] document frequency (any field).
-        lengths: float64[n_rows, len(FIELDS)] field lengths per row (dead rows included).
-        avg_lengths: float64[len(FIELDS)] average field length over live rows.
-        live_rows: int64[n_docs] rows of the live tools, or None when every row is live.
-        version: store version this view was taken at (for caches).
-    """
-
-    def __init__(self, store: TermStore) -> None:
-        self.store = store
-        self.version = store.version
-        self.segments = tuple(store.segments)
-        self.n_rows = store.n_rows
-        alive = store.alive[: self.n_rows]
-        self.live_rows: np.ndarray | None = None if alive.all() else np.flatnonzero(alive)
-        row_names = store.row_names
-        if self.live_rows is None:
-            self.names: list[str] = list(row_names[: self.n_rows])  # type: ignore[arg-type]
-        else:
-            self.names = [row_names[r] for r in self.live_rows.tolist()]  # type: ignore[misc]
-        n = len(self.names)
-        self.df = store.df[: len(store.terms)]
-        self.lengths = store.lengths[: self.n_rows]
-        self.avg_lengths = store.length_sums / n if n else np.zeros(N_FIELDS)
-        self._name_rank: np.ndarray | None = None
-        self._positions: dict[str, int] | None = None
-
-    @property
-    def n_docs(self) -> int:
-        """Number of live documents."""
-        return len(self.names)
-
-    def live(self, row_scores: np.ndarray) -> np.ndarray:
-        """A row-space vector (or row-major matrix) in live order."""
-        return row_scores if self.live_rows is None else row_scores[self.live_rows]
-
-    @property
-    def name_rank(self) -> np.ndarray:
-        """int64[n_docs] position of each live name in sorted order (tie-break)."""
-        if self._name_rank is None:
-            order = sorted(range(self.n_docs), key=self.names.__getitem__)
-            rank = np.empty(self.n_docs, dtype=np.int64)
-            rank[order] = np.arange(self.n_docs)
-            self._name_rank = rank
-        return self._name_rank
-
-    def position(self, name: str) -> int | None:
-        """Live index of tool ``name`` (None when not live)."""
-        if self._positions is None:
-            self._positions = {n: i for i, n in enumerate(self.names)}
-        return self._positions.get(name)
-
-    def postings(self, ids: np.ndarray) -> Postings:
-        """Postings of vocabulary ids ``ids`` (int array; query position = index in ``ids``)."""
-        parts = []
-        for seg in self.segments:
-            pos, qpos = gather(seg.indptr, ids)
-            if len(pos):
-                parts.append((seg.rows[pos], seg.field[pos], seg.tf[pos], qpos))
-        if not parts:
-            e = np.zeros(0, np.int64)
-            return Postings(e, np.zeros(0, np.int8), np.zeros(0, np.float32), e)
-        if len(parts) == 1:
-            return Postings(*parts[0])
-        return Postings(*(np.concatenate(col) for col in zip(*parts, strict=True)))
-
-    def name_word_rows(self, surface_id: int) -> np.ndarray:
-        """Rows whose tool name has the surface word ``surface_id`` (int64)."""
-        out = []
-        for seg in self.segments:
-            if 0 <= surface_id < len(seg.name_ptr) - 1:
-                out.append(seg.name_rows[seg.name_ptr[surface_id] : seg.name_ptr[surface_id + 1]])
-        return np.concatenate(out) if out else np.zeros(0, np.int64)
-
-    def field_pairs(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every (row, term) of the live rows with its field-weighted count ``Σ_f w_f · tf``.
-
-        Args:
-            weights: float64[len(FIELDS)] per-field weights.
-
-        Returns:
-            ``(rows int64, terms int64, counts float64)``; pairs with weighted count 0 are left out.
-            Per-segment parts are cached on the store, so only new segments cost anything.
-        """
-        parts = [self.store.segment_pairs(seg, weights) for seg in self.segments]
-        rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
-        terms = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
-        counts = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float64)
-        if self.live_rows is not None and len(rows):
-            keep = self.store.alive[rows]
-            rows, terms, counts = rows[keep], terms[keep], counts[keep]
-        return rows, terms, counts
 
 
 class TermStore:
@@ -491,11 +261,6 @@ def no_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def field_weights(weights: dict[str, float]) -> np.ndarray:
-    """float64[len(FIELDS)] from a field-name → weight dict (missing fields weigh 0)."""
-    return np.asarray([float(weights.get(name, 0.0)) for name in FIELDS])
 
 
 def warm_terms(tool: ToolSpec, server_description: str | None = None) -> None:
