@@ -1,9 +1,11 @@
 """The dense signal's background work for :class:`~.index.ToolIndex`: loading the encoder,
-encoding pending tool texts in one worker thread, readiness, and progress reports.
+encoding pending tool texts in one worker thread, readiness, progress reports, and the tool
+vectors laid out by store row for scoring.
 
 A mixin over the index's state (all guarded by ``_dense_cond``): ``_pending`` (tool name → text
-still waiting for its vector), ``_vectors``, ``_dense_dirty``, ``_encoder``, ``_worker`` and the
-profile to fall back to. Split from :mod:`.index` by responsibility; the index owns the state.
+still waiting for its vector), ``_vectors``, ``_dense_dirty``, ``_encoder``, ``_worker``, the
+row-space matrix ``_dense_rs`` and the profile to fall back to. Split from :mod:`.index` by
+responsibility; the index owns the state.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from . import dense as dense_mod
 
 if TYPE_CHECKING:
-    import numpy as np
-
+    from .matrices import Matrices
     from .profiles import Profile
+    from .store import TermStore
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +44,10 @@ class BackgroundDense:
     _vec_cache: dense_mod.VectorCache
     _lexical_profile: Profile
     _round_done: int
+    #: tool vectors by store row (float32[capacity, DIM]); rebuilt when rows are renumbered
+    _dense_rs: np.ndarray | None
+    _dense_gen: int
+    store: TermStore
     profile: Profile
     fallback_reason: str | None
     encoded_texts: int
@@ -161,6 +169,36 @@ class BackgroundDense:
             self._round_done += n
             done, total = self._round_done, self._round_done + max(0, len(self._pending) - counter[0])
         self._report(done, total)
+
+    def _dense_scores(self, m: Matrices, qvec: np.ndarray) -> np.ndarray:
+        """float64[N] cosine of every live tool's vector with ``qvec`` (0 for tools without one)."""
+        with self._dense_cond:
+            rows = self._dense_rowspace(m.n_rows)
+            return m.live(dense_mod.cosine_scores(rows[: m.n_rows], qvec))
+
+    def _dense_rowspace(self, n_rows: int) -> np.ndarray:
+        """Tool vectors by store row, updated in place for newly encoded tools (lock held)."""
+        store = self.store
+        rs = self._dense_rs
+        if rs is None or self._dense_gen != store.generation:
+            rs = np.zeros((max(64, n_rows), dense_mod.DIM), dtype=np.float32)
+            for name, vec in self._vectors.items():
+                entry = store.docs.get(name)
+                if entry is not None:
+                    rs[entry.row] = vec
+            self._dense_gen = store.generation
+            self._dense_dirty.clear()
+        if len(rs) < n_rows:
+            grown = np.zeros((max(n_rows, 2 * len(rs)), dense_mod.DIM), dtype=np.float32)
+            grown[: len(rs)] = rs
+            rs = grown
+        for name in self._dense_dirty:
+            entry, fresh = store.docs.get(name), self._vectors.get(name)
+            if entry is not None and fresh is not None and entry.row < len(rs):
+                rs[entry.row] = fresh
+        self._dense_dirty.clear()
+        self._dense_rs = rs
+        return rs
 
     def _report(self, done: int, total: int) -> None:
         if self.on_progress is not None:

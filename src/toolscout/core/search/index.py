@@ -37,6 +37,7 @@ from .lexical import (
 )
 from .matrices import Matrices
 from .multiquery import split_subqueries
+from .name_keys import NameKeys
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
 from .results import ScoredTool
 from .segments import FIELD_INDEX
@@ -146,7 +147,7 @@ class ToolIndex(BackgroundDense):
         self._dense_gen = -1
         self._dense_dirty: set[str] = set()
         #: full/bare name keys (lower-case) → names of the indexed tools with that key
-        self._name_keys: dict[str, set[str]] = {}
+        self._name_keys = NameKeys()
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -184,10 +185,8 @@ class ToolIndex(BackgroundDense):
         previous = [docs[t.name].tool for t in tools if t.name in docs]
         changed = self.store.add(tools)
         replaced = set(changed)
-        self._forget_keys([t for t in previous if t.name in replaced])
-        for name in changed:
-            for key in self._exact_keys(self.store.docs[name].tool):
-                self._name_keys.setdefault(key, set()).add(name)
+        self._name_keys.forget([t for t in previous if t.name in replaced])
+        self._name_keys.add(docs[name].tool for name in changed)
         if changed and self._worker is not None and "dense" in self.profile.signals:
             docs = self.store.docs
             with self._dense_cond:
@@ -214,22 +213,13 @@ class ToolIndex(BackgroundDense):
         """Remove tools by exact name (unknown names ignored). Returns the names removed."""
         tools = [self.store.docs[n].tool for n in dict.fromkeys(names) if n in self.store.docs]
         gone = self.store.remove([t.name for t in tools])
-        self._forget_keys(tools)
+        self._name_keys.forget(tools)
         with self._dense_cond:
             for name in gone:
                 self._vectors.pop(name, None)
                 self._pending.pop(name, None)
             self._dense_cond.notify_all()
         return gone
-
-    def _forget_keys(self, tools: list[ToolSpec]) -> None:
-        for tool in tools:
-            for key in self._exact_keys(tool):
-                names = self._name_keys.get(key)
-                if names is not None:
-                    names.discard(tool.name)
-                    if not names:
-                        del self._name_keys[key]
 
     @_locked
     def set_server_descriptions(self, descriptions: dict[str, str]) -> list[str]:
@@ -242,36 +232,6 @@ class ToolIndex(BackgroundDense):
         return self.add([e.tool for e in self.store.docs.values() if (e.tool.server or "") in changed])
 
     # -- scoring ----------------------------------------------------------------------------
-    def _dense_scores(self, m: Matrices, qvec: np.ndarray) -> np.ndarray:
-        """float64[N] cosine of every live tool's vector with ``qvec`` (0 for tools without one)."""
-        with self._dense_cond:
-            rows = self._dense_rowspace(m.n_rows)
-            return m.live(dense_mod.cosine_scores(rows[: m.n_rows], qvec))
-
-    def _dense_rowspace(self, n_rows: int) -> np.ndarray:
-        """Tool vectors by store row, updated in place for newly encoded tools (lock held)."""
-        store = self.store
-        rs = self._dense_rs
-        if rs is None or self._dense_gen != store.generation:
-            rs = np.zeros((max(64, n_rows), dense_mod.DIM), dtype=np.float32)
-            for name, vec in self._vectors.items():
-                entry = store.docs.get(name)
-                if entry is not None:
-                    rs[entry.row] = vec
-            self._dense_gen = store.generation
-            self._dense_dirty.clear()
-        if len(rs) < n_rows:
-            grown = np.zeros((max(n_rows, 2 * len(rs)), dense_mod.DIM), dtype=np.float32)
-            grown[: len(rs)] = rs
-            rs = grown
-        for name in self._dense_dirty:
-            entry, fresh = store.docs.get(name), self._vectors.get(name)
-            if entry is not None and fresh is not None and entry.row < len(rs):
-                rs[entry.row] = fresh
-        self._dense_dirty.clear()
-        self._dense_rs = rs
-        return rs
-
     @_locked
     def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
         """Raw signals for several texts at once (dense queries are encoded in one batch).
@@ -344,25 +304,6 @@ class ToolIndex(BackgroundDense):
         raw["gate"] = np.asarray([gate])
         return m, components, raw, sigs[0].query
 
-    @staticmethod
-    def _exact_keys(tool: ToolSpec) -> set[str]:
-        keys = {tool.name.lower(), (tool.original_name or tool.name).lower()}
-        if "::" in tool.name:
-            keys.add(tool.name.split("::", 1)[1].lower())
-        return keys
-
-    def _exact_rows(self, m: Matrices, text: str) -> list[int]:
-        """Live positions of tools whose full or bare name is ``text`` (case-insensitive)."""
-        key = text.strip().lower()
-        if not key or len(key) > 300:
-            return []
-        positions = (m.position(name) for name in self._name_keys.get(key, ()))
-        return sorted(p for p in positions if p is not None)
-
-    def _maybe_name(self, text: str) -> bool:
-        key = text.strip().lower()
-        return bool(key) and key in self._name_keys
-
     def _required_mask(self, m: Matrices, required: Sequence[str]) -> np.ndarray | None:
         terms = [t.term for r in required for t in analyze(r)]
         if not terms:
@@ -401,7 +342,7 @@ class ToolIndex(BackgroundDense):
             text = " ".join([text, *required])
         m, comps, raw, query = self.score_all(text)
         total = sum(comps.values(), np.zeros(m.n_docs))
-        exact_idx = self._exact_rows(m, text) if self._maybe_name(text) else []
+        exact_idx = self._name_keys.positions(m, text) if self._name_keys.may_name(text) else []
         mask = self._required_mask(m, required) if required else None
         keep = total > 1e-12
         if exact_idx:
