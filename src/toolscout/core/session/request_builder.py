@@ -1,0 +1,149 @@
+"""What the session's next model request carries: the projection (fixed on the first request, late
+tools appended, switched once from inline to deferral in auto mode) and the reminders prepended to
+a user message (announcements of deferred tools, server notes, discovery recommendations).
+
+A mixin of :class:`~.session.Session`, kept apart so the conversation loop stays readable; it
+reads the session's state and records through ``_record``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..models import ToolSpec
+from ..settings import Settings
+from ..tokens import ModeDecision
+from .events import AnnouncementSent, ToolSearchSwitched
+from .modes import decide, may_switch, switch_notice, switched_projection
+from .prefetch import Prefetcher
+from .projection import INLINE, Projection
+from .providers import ModelRequest, Provider
+from .reminders import (
+    HistoryState,
+    delta_announcement,
+    discovery_reminder,
+    full_announcement,
+    rebuild_state,
+)
+from .server_notes import server_notes
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+
+class RequestBuilder:
+    """Builds the session's requests (see the module docstring).
+
+    Relies on the session's ``engine``, ``settings``, ``provider``, ``strategy``, ``max_tokens``,
+    ``messages``, ``projection``, ``mode_decision``, ``prefetch``, ``turn``, ``_loaded``, ``emit``
+    and ``_record``.
+    """
+
+    engine: Engine
+    settings: Settings
+    provider: Provider
+    strategy: str
+    max_tokens: int
+    messages: list[dict[str, Any]]
+    projection: Projection | None
+    mode_decision: ModeDecision | None
+    prefetch: Prefetcher
+    turn: int
+    _loaded: set[str]
+    emit: Callable[[Any], None]
+    _record: Callable[[dict[str, Any]], None]
+
+    def build_request(self, extra_user_text: str | None = None) -> ModelRequest:
+        """The next request (fixing the projection on first use; stub mode appends new stubs).
+
+        Args:
+            extra_user_text: preview only: a user message (with its reminders) appended to a copy
+                of the history, as the first request for that message would carry it.
+        """
+        self._sync_projection()
+        assert self.projection is not None
+        messages = self.messages
+        if extra_user_text is not None:
+            blocks = [*self._reminders(consume=False), {"type": "text", "text": extra_user_text}]
+            messages = [*messages, {"role": "user", "content": blocks}]
+        model = getattr(self.provider, "model", "") or ""
+        return ModelRequest(model, self.projection.system, self.projection.tools, messages, self.max_tokens)
+
+    def _sync_projection(self) -> None:
+        """Fix the projection on first use; later, append late tools and, in auto mode, switch
+        from inline to deferral once if the inline schemas (with the last known sizes of servers
+        still connecting) now cross the threshold, so no request ever exceeds it."""
+        catalog = self.engine.catalog
+        if self.projection is None:
+            self.mode_decision = self._decide_mode()
+            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer)
+            self._record_projection()
+            return
+        decision = self._decide_mode() if may_switch(self.projection, self.settings) else None
+        if decision is not None and decision.defer:
+            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy)
+            self.mode_decision = decision
+            notice = switch_notice(decision)
+            self._record({"type": "event", "name": "tool_search_switched", "turn": self.turn, "notice": notice})
+            self._record_projection()
+            self.emit(ToolSearchSwitched(notice, decision.reason, self.turn))
+            return
+        catalog.freeze()
+        appended = self.projection.sync(catalog)
+        if appended:
+            self._record({"type": "tools_appended", "tools": appended})
+
+    def _record_projection(self) -> None:
+        assert self.projection is not None and self.mode_decision is not None
+        self._record({"type": "projection", **self.projection.to_json(),
+                      "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
+                               "reason": self.mode_decision.reason}})
+
+    def request_body(self, extra_user_text: str | None = None) -> dict[str, Any]:
+        """The exact wire body the provider would send for :meth:`build_request`."""
+        return self.provider.body(self.build_request(extra_user_text))
+
+    def _decide_mode(self) -> ModeDecision:
+        return decide(self.engine, self.settings, self.provider, self.strategy)
+
+    def _history_state(self) -> HistoryState:
+        initial = self.projection.initial_deferred if self.projection and self.strategy == "stub" else None
+        return rebuild_state(self.messages, initial)
+
+    def _is_deferred(self, tool: ToolSpec) -> bool:
+        if self.projection is not None:
+            return tool.name not in self.projection.full_names
+        return self.engine.catalog.is_deferred(tool)
+
+    def _reminders(self, *, consume: bool) -> list[dict[str, Any]]:
+        """Reminder text blocks for the next user message: announcements, server notes
+        (instructions, servers still connecting), then recommendations."""
+        self._sync_projection()  # may switch to deferral: then this message carries the announcement
+        assert self.projection is not None
+        inline = self.projection.strategy == INLINE
+        notes = server_notes(self.engine, self.settings, self.messages, inline=inline)
+        if inline:  # nothing is deferred: no announcements, no discovery reminders
+            return [{"type": "text", "text": t} for t in notes]
+        state = self._history_state()
+        current = self.projection.deferred(self.engine.catalog)
+        texts: list[str] = []
+        if not state.full_sent:
+            texts.append(full_announcement(current, self.strategy))
+            if consume:
+                self.emit(AnnouncementSent(tuple(t.name for t in current), (), True))
+        else:
+            now = {t.name for t in current}
+            added = [t for t in current if t.name not in state.announced]
+            removed = [n for n in state.announced if n not in now]
+            if added or removed:
+                texts.append(delta_announcement(added, removed))
+                if consume:
+                    self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
+        texts.extend(notes)
+        recs = self.prefetch.take() if consume else list(self.prefetch.pending)
+        recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded
+                and r.name not in state.recommended and self.engine.catalog.get(r.name) is not None]
+        if recs:
+            texts.append(discovery_reminder([(r.name, r.description) for r in recs], self.strategy))
+        return [{"type": "text", "text": t} for t in texts]
