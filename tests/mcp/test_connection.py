@@ -74,6 +74,18 @@ async def test_stop_leaves_no_child_process():
     await engine.stop()  # twice is fine
 
 
+async def test_stop_ends_a_server_that_ignores_stdin_close_and_sigterm():
+    """Quit closes stdin, waits a short grace, then SIGTERMs and finally SIGKILLs the server's
+    process group: a server that ignores both, and its grandchild, are gone after stop."""
+    async with running([stdio("stubborn"), stdio("normal")]) as engine:
+        result = await engine.call_tool("mcp__stubborn__pids", {}, asker=allow)
+        pids = [int(p) for p in result.text().split()]
+        pids.append(int((await engine.call_tool("mcp__normal__pid", {}, asker=allow)).text()))
+        assert len(pids) == 3 and all(pid_alive(p) for p in pids)
+    assert not any(pid_alive(p) for p in pids)
+    assert {s.state for s in engine.server_statuses()} == {ServerState.DISCONNECTED}
+
+
 async def test_server_exit_disconnects_and_reconnect_brings_tools_back(events: EventLog):
     async with running([stdio("normal")], events) as engine:
         pid = int((await engine.call_tool("mcp__normal__pid", {}, asker=allow)).text())

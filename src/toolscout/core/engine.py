@@ -208,10 +208,12 @@ class Engine(EventSource):
         """Disconnect every server and release resources. Safe to call twice.
 
         Every server's session is closed by its own lifetime task; stdio child processes are
-        ended (stdin closed, then SIGTERM/SIGKILL after the SDK's bounded grace periods).
+        ended (stdin closed, then SIGTERM/SIGKILL to the process group after
+        :data:`~toolscout.core.mcp.connection.STOP_GRACE_S` each); pending server sizes are written.
         """
         self.search.close()
         await self.pool.stop()
+        await asyncio.to_thread(self.sizes.flush, 5.0)
 
     async def wait_for_servers(self, timeout: float | None = None) -> bool:
         """Wait until no server is still connecting (each is bounded by ``mcp.timeout``).
@@ -283,8 +285,9 @@ class Engine(EventSource):
         remembered for the next run's auto decision (:attr:`sizes`)."""
         self.apply_delta(self.catalog.set_server_tools(name, tools, instructions=instructions))
         cfg = self.pool.configs.get(name)
-        if cfg is not None:
-            self.sizes.record(server_key(cfg), self.server_schema_tokens(name))
+        if cfg is not None:  # counted and written on the sizes' writer thread, not this loop
+            deferred = [t for t in self.catalog.server_tools(name) if self.catalog.is_deferred(t)]
+            self.sizes.record_later(server_key(cfg), lambda: sum(tool_tokens(t) for t in deferred))
 
     def prepare_tools(self, name: str, tools: list[ToolSpec]) -> list[ToolSpec]:
         """Called by the pool on its relay thread before a listing is delivered: the CPU-heavy

@@ -11,6 +11,11 @@ the directory; ``TOOLSCOUT_CACHE_DIR=off`` keeps sizes in memory only): ``{"vers
 started (command, args, url), so a renamed or re-pointed entry does not inherit a stale size. A
 missing, oversized, non-regular or malformed file reads as empty; writes are atomic (temp
 file + replace) and a failed write is ignored (the cache is only an estimate).
+
+The engine records from its event loop (the UI's), where a file write per connecting server cost
+up to 50 ms each on a busy disk (issue 12), so it uses :meth:`ServerSizes.record_later`: sizes
+are counted and written by one short-lived writer thread, coalescing a burst into one write, and
+:meth:`ServerSizes.flush` (on engine stop) waits for what is pending.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +65,10 @@ class ServerSizes:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._sizes: dict[str, int] = self._read()
+        self._lock = threading.Lock()
+        #: key → how to count its size, waiting for the writer thread
+        self._later: dict[str, Callable[[], int]] = {}
+        self._writer: threading.Thread | None = None
 
     def get(self, key: str) -> int | None:
         """The last recorded size of ``key`` in tokens, or None if never seen."""
@@ -69,6 +80,41 @@ class ServerSizes:
             return
         self._sizes[key] = int(tokens)
         self._write()
+
+    def record_later(self, key: str, count: Callable[[], int]) -> None:
+        """Like :meth:`record`, but ``count()`` runs and the file is written on the writer
+        thread; returns at once. A newer ``count`` for the same key replaces a pending one."""
+        with self._lock:
+            self._later[key] = count
+            if self._writer is not None:
+                return  # the running writer picks it up
+            self._writer = threading.Thread(target=self._drain, name="toolscout-sizes", daemon=True)
+            self._writer.start()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait (up to ``timeout`` s) until every :meth:`record_later` is counted and written."""
+        with self._lock:
+            writer = self._writer
+        if writer is not None:
+            writer.join(timeout)
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                pending, self._later = self._later, {}
+                if not pending:
+                    self._writer = None
+                    return
+            changed = False
+            for key, count in pending.items():
+                try:
+                    tokens = int(count())
+                except Exception:  # a size is only an estimate: skip it
+                    continue
+                changed |= self._sizes.get(key) != tokens
+                self._sizes[key] = tokens
+            if changed:
+                self._write()
 
     def _read(self) -> dict[str, int]:
         if self.path is None:
@@ -86,7 +132,7 @@ class ServerSizes:
     def _write(self) -> None:
         if self.path is None:
             return
-        text = json.dumps({"version": 1, "servers": self._sizes}, indent=0, sort_keys=True)
+        text = json.dumps({"version": 1, "servers": dict(self._sizes)}, indent=0, sort_keys=True)
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".sizes-", suffix=".tmp")

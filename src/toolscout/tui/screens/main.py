@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane
 from ...core.models import ServerState, ServerStatus
 from .. import messages as m
 from ..text import clean
+from ..throttle import Throttle
 from ..widgets.catalog import CatalogPanel, tool_state
 from ..widgets.chat import (
     AssistantEntry,
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from ...core.engine import Engine
     from ...core.session.session import Session
     from ..app import ToolscoutApp
+
+#: Shortest interval between two token reports while servers connect (s).
+REPORT_INTERVAL_S = 1.0
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
@@ -86,7 +90,7 @@ class MainScreen(Screen[None]):
         self.usage_counts: dict[str, int] = {}
         self.cache = CacheStats()
         self._report_generation = 0
-        self._report_pending = False
+        self._report = Throttle(self, self._start_report, REPORT_INTERVAL_S, lambda: bool(engine.pending_servers()))
 
     @property
     def tapp(self) -> ToolscoutApp:
@@ -247,21 +251,20 @@ class MainScreen(Screen[None]):
 
     def on_warning_raised(self, message: m.WarningRaised) -> None:
         self.chat.add(NoticeEntry(f"! {clean(message.text, single_line=True)}", title="warning", variant="warning"))
-        self.query_one(CatalogPanel).refresh_tree()  # a server's warning is also a line under it
+        self.query_one(CatalogPanel).schedule_refresh()  # a server's warning is also a line under it
 
     def refresh_report(self) -> None:
         """Recompute the token report in a thread (tiktoken over every schema takes a while).
 
-        Bursts of catalog changes coalesce into one computation; a report that finishes after a
-        newer one was requested is dropped (thread workers cannot be stopped half-way).
+        Bursts of catalog changes coalesce into one computation, at most one per
+        :data:`REPORT_INTERVAL_S` while servers connect (the thread competes with the UI loop
+        for the interpreter); a report that finishes after a newer one was requested is dropped
+        (thread workers cannot be stopped half-way).
         """
         self._report_generation += 1
-        if not self._report_pending:
-            self._report_pending = True
-            self.call_after_refresh(self._start_report)
+        self._report.request()
 
     def _start_report(self) -> None:
-        self._report_pending = False
         self._compute_report(self._report_generation, set(self.loaded_names), dict(self.usage_counts))
 
     @work(thread=True, exclusive=True, group="report")

@@ -10,7 +10,9 @@ cannot wrap, so the screen shows the full reason in a dialog).
 
 Updates touch only what changed: each server's subtree is compared with what it shows (its
 status, its tool objects, their states and token counts, the filter) and rebuilt only when it
-differs, so a server connecting among 47 rebuilds one subtree, not all 1,700 tool nodes.
+differs, so a server connecting among 47 rebuilds one subtree, not all 1,700 tool nodes. While
+servers connect, refreshes are throttled to one per :data:`CONNECTING_REFRESH_S` (each reads the
+whole catalog and may relayout the screen); the summary line is redrawn only when its text changes.
 """
 
 from __future__ import annotations
@@ -28,12 +30,16 @@ from textual.widgets.tree import TreeNode
 
 from ...core.models import ServerState, ServerStatus, ToolSpec
 from ..text import clean
+from ..throttle import Throttle
 from .query_input import QueryInput
 
 if TYPE_CHECKING:
     from ...core.engine import Engine
 
 BUILTIN_GROUP = "built-in"
+#: Shortest interval between two tree refreshes while any server is connecting (s): 47 servers
+#: report in bursts for tens of seconds, and each refresh reads every tool of the catalog.
+CONNECTING_REFRESH_S = 0.5
 
 STATE_STYLE = {
     ServerState.CONNECTING: ("◌", "yellow"),
@@ -159,7 +165,8 @@ class CatalogPanel(Vertical):
         self.defer = True
         self._filter = ""
         self._shown = 0
-        self._refresh_pending = False
+        self._refresh = Throttle(self, lambda: self.refresh_tree(), CONNECTING_REFRESH_S, self._connecting)
+        self._summary: Text | None = None
         #: What each server's subtree shows now (see :meth:`_signature`), by group.
         self._drawn: dict[str, tuple[Any, ...]] = {}
         #: Subtrees rebuilt by the last refresh (group names; a test and benchmark hook).
@@ -178,10 +185,8 @@ class CatalogPanel(Vertical):
 
     # -- inputs from the screen --------------------------------------------------------------
     def set_status(self, status: ServerStatus) -> None:
-        """Record a server's new state and redraw (the summary at once, like the status bar)."""
+        """Record a server's new state and redraw (summary and tree with the next refresh)."""
         self.statuses[status.name] = status
-        if self.is_mounted:
-            self.query_one("#catalog-summary", Static).update(self.summary())
         self.schedule_refresh()
 
     def set_tokens(self, per_tool: dict[str, int]) -> None:
@@ -201,14 +206,12 @@ class CatalogPanel(Vertical):
             self.schedule_refresh()
 
     def schedule_refresh(self) -> None:
-        """Rebuild the tree once after the current burst of updates (servers connect in bursts)."""
-        if not self._refresh_pending:
-            self._refresh_pending = True
-            self.call_after_refresh(self._refresh_now)
+        """Rebuild the tree once after the current burst of updates (servers connect in bursts);
+        while any server is connecting, at most once per :data:`CONNECTING_REFRESH_S`."""
+        self._refresh.request()
 
-    def _refresh_now(self) -> None:
-        self._refresh_pending = False
-        self.refresh_tree()
+    def _connecting(self) -> bool:
+        return any(s.state is ServerState.CONNECTING for s in self.statuses.values())
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "catalog-filter":
@@ -325,7 +328,11 @@ class CatalogPanel(Vertical):
         if rebuilt and cursor is not None and (tree.cursor_node is None or tree.cursor_node.data != cursor):
             self._restore_cursor(tree, cursor)
         self._shown = shown
-        self.query_one("#catalog-summary", Static).update(self.summary())
+        self._refresh.ran()
+        summary = self.summary()
+        if summary != self._summary:  # a Static update lays out the screen again
+            self._summary = summary
+            self.query_one("#catalog-summary", Static).update(summary)
 
     def _draw_group(self, tree: CatalogTree, node: TreeNode[Any] | None, group: str, tools: list[ToolSpec],
                     matching: list[ToolSpec], position: int) -> TreeNode[Any]:

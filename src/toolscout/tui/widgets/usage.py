@@ -150,6 +150,7 @@ class UsagePanel(VerticalScroll, can_focus=True):
         super().__init__(**kwargs)
         self.report: ContextReport | None = None
         self.cache = CacheStats()
+        self._stale = False
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(Text("counting tokens…", style="dim"), id="usage-body")
@@ -165,5 +166,16 @@ class UsagePanel(VerticalScroll, can_focus=True):
         self._redraw()
 
     def _redraw(self) -> None:
-        if self.report is not None and self.is_mounted:
-            self.query_one("#usage-body", Static).update(context_renderable(self.report, self.cache))
+        """Draw now when on screen; otherwise when next shown (a hidden panel's update would
+        still lay out the whole screen, once per report while servers connect)."""
+        if self.report is None or not self.is_mounted:
+            return
+        if not self.region.area:
+            self._stale = True
+            return
+        self._stale = False
+        self.query_one("#usage-body", Static).update(context_renderable(self.report, self.cache))
+
+    def on_show(self) -> None:
+        if self._stale:
+            self._redraw()
