@@ -30,8 +30,8 @@ from .events import (
 )
 from .execute import ToolExecutor
 from .loaders import CatalogFileError, load_catalog
-from .mcp.config import ServerConfig
 from .mcp.pool import ServerPool
+from .mcp.server_config import ServerConfig
 from .mcp.server_names import assign_server_names
 from .models import ServerState, ServerStatus, ToolResult, ToolSpec
 from .permissions import Asker, PermissionPolicy

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from .builtins.base import BuiltinTool
 from .engine import Engine
-from .mcp.config import ServerConfig, load_mcp_config
 from .mcp.config import default_servers as embedded_default_servers
+from .mcp.config import load_mcp_config
+from .mcp.server_config import ServerConfig
 from .settings import Settings
 from .trust import FolderTrust, check_folder
 

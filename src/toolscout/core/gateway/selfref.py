@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePath
 
-from ..mcp.config import ServerConfig
+from ..mcp.server_config import ServerConfig
 
 
 def runs_gateway(cfg: ServerConfig) -> bool:

@@ -35,64 +35,14 @@ import platformdirs
 from ..safe_read import SafeReadError, read_json
 from ..settings import APP_NAME
 
+# re-exported: the configuration's entries (callers import them from here or from .server_config)
+from .server_config import ServerConfig as ServerConfig
+from .server_names import assign_server_names
+
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
 TRANSPORTS = ("stdio", "http", "sse")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """One configured MCP server.
-
-    Attributes:
-        name: the key of ``mcpServers`` (used in canonical tool names, sanitised there).
-        transport: ``stdio``, ``http``, ``sse`` or ``memory`` (an in-process server, for tests
-            and embedding: ``inproc`` holds the ``MCPServer``/lowlevel ``Server``).
-        command, args, env, cwd: how to start a stdio server (``env`` is merged over the SDK's
-            safe default environment: HOME, LOGNAME, PATH, SHELL, TERM, USER).
-        url, headers: the endpoint of an http/sse server.
-        source: the file the entry came from, or ``default`` for the embedded default.
-        error: why the entry is unusable (the server is reported failed and never started).
-        inproc: the in-process server object for ``memory``.
-        configured_name: the key as written in the file (``name`` is its canonical form, see
-            :mod:`.server_names`); empty for servers built in code.
-        scope: ``user``, ``project`` (the folder's ``.mcp.json``), ``explicit``
-            (``--mcp-config``), ``default`` or empty (built in code).
-        not_approved: a project server of a folder the person has not approved
-            (:mod:`toolscout.core.trust`): listed with its command, never started.
-    """
-
-    name: str
-    transport: str = "stdio"
-    command: str = ""
-    args: tuple[str, ...] = ()
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    url: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-    source: str = ""
-    error: str | None = None
-    inproc: Any = field(default=None, compare=False, repr=False)
-    configured_name: str = ""
-    scope: str = ""
-    not_approved: bool = False
-
-    def command_line(self) -> str:
-        """What starting this server runs: the shell-quoted command line, or the URL."""
-        import shlex
-
-        if self.transport == "stdio":
-            return shlex.join([self.command, *self.args])
-        return self.url or self.transport
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.source))
-
-    @classmethod
-    def memory(cls, name: str, server: Any) -> ServerConfig:
-        """An in-process server (an ``MCPServer`` or lowlevel ``Server``), connected in memory."""
-        return cls(name, transport="memory", source="memory", inproc=server)
 
 
 @dataclass
@@ -263,8 +213,6 @@ def load_mcp_config(
         for name, server in part.servers.items():
             merged.servers.pop(name, None)  # a later file wins and moves to its position
             merged.servers[name] = replace(server, scope=scope)
-    from .server_names import assign_server_names
-
     named, warnings = assign_server_names(merged.servers.values())
     merged.servers = {cfg.name: cfg for cfg in named}
     merged.warnings += warnings

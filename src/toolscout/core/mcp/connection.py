@@ -35,8 +35,8 @@ from pydantic import ValidationError
 
 from ... import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
-from .config import ServerConfig
 from .listing import ListingError, list_tools_leniently
+from .server_config import ServerConfig
 from .wire import GuardedStream, quiet_sdk_parse_errors
 
 log = logging.getLogger(__name__)

@@ -32,8 +32,8 @@ import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
-from .config import ServerConfig
 from .loop_thread import LoopThread, RemoteConnection, post
+from .server_config import ServerConfig
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
     from .connection import ConnectionListener, ServerConnection

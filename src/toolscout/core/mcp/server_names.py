@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..names import dedupe, normalise_server_name
-from .config import ServerConfig
+from .server_config import ServerConfig
 
 
 def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerConfig], list[str]]:
