@@ -16,7 +16,6 @@ builds it ahead of time.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 import logging
 import re
@@ -29,10 +28,11 @@ from typing import TYPE_CHECKING
 
 from ..catalog import CatalogDelta, ToolCatalog
 from ..models import ToolSpec
-from ..names import sanitize, split_mcp_name, written_name
+from ..names import written_name
 from ..settings import Settings
 from .grammar import ParsedQuery, parse_query
 from .results import ScoredTool, SearchResult
+from .select import select_tools
 
 if TYPE_CHECKING:  # numpy, scipy and scikit-learn: imported when the index is first built
     from . import dense as dense_mod
@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # numpy, scipy and scikit-learn: imported when the index is f
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 50
-MAX_SUGGESTIONS = 3
 
 
 class ToolSearch:
@@ -275,7 +274,7 @@ class ToolSearch:
         try:
             with self._lock:
                 if parsed.mode == "select":
-                    self._select(parsed, result, set(pending))
+                    select_tools(self.catalog, parsed, result, set(pending))
                 else:
                     self._ranked(parsed, result, _clamp(limit, self.limit))
         except Exception as exc:
@@ -335,50 +334,6 @@ class ToolSearch:
         out = [q.surfaces[t] for t in q.unknown if t not in q.compounds]  # not createIssue → createissue
         return list(dict.fromkeys(out))
 
-    def _select(self, parsed: ParsedQuery, result: SearchResult, pending: set[str]) -> None:
-        if not parsed.names:
-            result.errors.append("select: needs one or more tool names, e.g. select:mcp__github__create_issue")
-            return
-        if parsed.truncated:
-            result.errors.append(f"select: takes at most {MAX_LIMIT} names; the rest were ignored")
-        seen: set[str] = set()
-        for name in parsed.names:
-            matches = self.catalog.resolve(name)
-            if len(matches) > 1:
-                result.missing.append(name)
-                result.suggestions[name] = [t.name for t in matches][:10]
-                result.errors.append(f"{name!r} is ambiguous: {len(matches)} tools have that name; use the full name")
-                continue
-            if not matches:
-                result.missing.append(name)
-                close = self._suggest(name)
-                if close:
-                    result.suggestions[name] = close
-                server = _server_of(name)
-                if server is not None and (server in pending or server in {sanitize(p) for p in pending}):
-                    result.errors.append(f"server {server} is still connecting; {name} may be available shortly")
-                continue
-            tool = matches[0]
-            if tool.name in seen:
-                continue
-            seen.add(tool.name)
-            if not self.catalog.is_deferred(tool):
-                result.already_loaded.append(tool.name)
-                continue
-            result.hits.append(
-                ScoredTool(tool=tool, score=1.0, components={"select": 1.0}, raw={"select": 1.0}, exact_name=True)
-            )
-
-    def _suggest(self, name: str) -> list[str]:
-        tools = self.catalog.tools()
-        by_key: dict[str, str] = {}
-        for tool in tools:
-            by_key.setdefault(tool.name.lower(), tool.name)
-            by_key.setdefault(tool.bare_name.lower(), tool.name)
-        close = difflib.get_close_matches(name.lower()[:200], list(by_key), n=MAX_SUGGESTIONS * 2, cutoff=0.6)
-        return list(dict.fromkeys(by_key[c] for c in close))[:MAX_SUGGESTIONS]
-
-
 _TOKEN_SPLIT = re.compile(r"[\s,;]+")
 _NAME_SHAPED = re.compile(r"[_\-.]|[a-z][A-Z]")
 
@@ -399,15 +354,6 @@ class _Change:
     removed: tuple[str, ...]
     add: list[ToolSpec]
     deferred: frozenset[str]
-
-
-def _server_of(name: str) -> str | None:
-    parts = split_mcp_name(name.strip())
-    if parts is not None:
-        return parts[0]
-    if "::" in name:
-        return name.split("::", 1)[0].strip() or None
-    return None
 
 
 def _clamp(value: object, default: int) -> int:
