@@ -70,6 +70,19 @@ def test_one_readable_catalog_is_enough(toolscout) -> None:
     assert f"warning: catalog: {README}: not valid JSON" in proc.stderr
 
 
+def test_a_catalog_flood_of_skipped_lines_is_summarised(toolscout, tmp_path: Path) -> None:
+    """A JSONL catalog that is really prose skips every line: the first few, then a count."""
+    prose = tmp_path / "notes.jsonl"
+    prose.write_text(README.read_text(encoding="utf-8"), encoding="utf-8")
+    skipped = sum(1 for line in README.read_text(encoding="utf-8").splitlines() if line.strip())
+    proc = toolscout("search", "github issue", "--catalog", str(prose), "--catalog", str(CATALOGS / "github.json"))
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == SHOWN_WARNINGS + 1
+    assert all(w.startswith(f"warning: catalog: {prose}:") for w in warnings[:-1])
+    assert warnings[-1] == f"warning: … and {skipped - SHOWN_WARNINGS} more catalog warnings"
+
+
 def test_eval_summarises_skipped_lines_then_says_why_it_stops(toolscout) -> None:
     lines = [line for line in README.read_text(encoding="utf-8").splitlines() if line.strip()]
     proc = toolscout("eval", "--tools", str(CATALOGS / "github.json"), "--queries", str(README))

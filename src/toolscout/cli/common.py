@@ -166,9 +166,14 @@ def require_a_catalog(engine: Engine) -> None:
 
 def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()) -> None:
     """Print collected warnings to stderr, one per line (except those in ``skip``, and the folder
-    trust notice, which :func:`folder_trust` printed first)."""
+    trust notice, which :func:`folder_trust` printed first). Catalog warnings are summarised
+    (:func:`~toolscout.core.evaluation.summarise`): a wrong file skips every one of its lines."""
+    from ..core.evaluation import summarise
+
     trust = getattr(engine, "folder_trust", None)
     said = trust.notice() if trust is not None else None
-    for warning in dict.fromkeys(engine.warnings):
-        if warning not in skip and warning != said:
-            print(f"warning: {warning}", file=sys.stderr)
+    shown = [w for w in dict.fromkeys(engine.warnings) if w not in skip and w != said]
+    catalog = [w for w in shown if w.startswith("catalog: ")]
+    rest = [w for w in shown if not w.startswith("catalog: ")]
+    for warning in [*summarise(catalog, what="catalog warnings"), *rest]:
+        print(f"warning: {warning}", file=sys.stderr)

@@ -269,10 +269,10 @@ def _parse_ks(value: Any) -> tuple[int, ...]:
     return ks
 
 
-def summarise(warnings: Sequence[str], shown: int = SHOWN_WARNINGS) -> list[str]:
-    """The first ``shown`` of ``warnings`` and, when there are more, ``… and N more``."""
+def summarise(warnings: Sequence[str], shown: int = SHOWN_WARNINGS, what: str = "") -> list[str]:
+    """The first ``shown`` of ``warnings`` and, when there are more, ``… and N more [what]``."""
     rest = len(warnings) - shown
-    return [*warnings[:shown], *([f"… and {rest} more"] if rest > 0 else [])]
+    return [*warnings[:shown], *([f"… and {rest} more{' ' + what if what else ''}"] if rest > 0 else [])]
 
 
 def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
