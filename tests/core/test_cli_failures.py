@@ -122,6 +122,11 @@ def test_common_slips_say_how_to_fix_them(toolscout) -> None:
     assert words[-1].endswith("unrecognized arguments: issue; QUERY is one argument: put quotes around several words")
     late = toolscout("search", "foo", "--provider", "offline").stderr.splitlines()
     assert late[-1].endswith("; --provider goes before the command: toolscout --provider ... search ...")
+    stray = toolscout("--provder", "x").stderr.splitlines()  # not "invalid choice: 'x'"
+    assert stray[-1] == "toolscout: error: unrecognized arguments: --provder; did you mean --provider?"
+    mistyped_top = toolscout("search", "foo", "--provder", "x").stderr.splitlines()
+    assert mistyped_top[-1].endswith("; did you mean --provider? It goes before the command: "
+                                     "toolscout --provider ... search ...")
     missing = toolscout("eval").stderr.splitlines()
     assert missing == ["usage: toolscout eval [options]   (toolscout eval -h for help)",
                        "toolscout eval: error: the following arguments are required: --tools, --queries"]

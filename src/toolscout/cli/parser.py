@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -28,7 +29,8 @@ class Parser(argparse.ArgumentParser):
         Raises:
             SystemExit: exit code 2 after printing the error (argparse's convention).
         """
-        parsed, extras = self.parse_known_args(args, namespace)
+        self._argv = list(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(self._argv, namespace)
         if extras:
             owner = self.chosen(parsed)
             owner.error(f"unrecognized arguments: {' '.join(extras)}{owner.extras_hint(extras, root=self)}")
@@ -64,16 +66,20 @@ class Parser(argparse.ArgumentParser):
         """A hint for arguments this command did not take: the closest option for a mistyped
         flag, "goes before the command" for a top-level option, "quote it" for extra words."""
         options = [s for a in self._actions for s in a.option_strings]
-        top = {s for a in root._actions for s in a.option_strings} if root is not self else set()
+        top = [s for a in root._actions for s in a.option_strings] if root is not self else []
+        before = f"goes before the command: {root.prog} OPTION ... {self.prog.split(' ', 1)[-1]} ..."
         for extra in extras:
             flag = extra.split("=", 1)[0]
             if not flag.startswith("-"):
                 continue
             if flag in top:
-                return f"; {flag} goes before the command: {root.prog} {flag} ... {self.prog.split(' ', 1)[-1]} ..."
+                return f"; {flag} {before.replace('OPTION', flag)}"
             close = difflib.get_close_matches(flag, options, n=1)
             if close:
                 return f"; did you mean {close[0]}?"
+            close = difflib.get_close_matches(flag, top, n=1)
+            if close:
+                return f"; did you mean {close[0]}? It {before.replace('OPTION', close[0])}"
         positionals = [a for a in self._actions if not a.option_strings]
         if len(positionals) == 1 and not isinstance(positionals[0], argparse._SubParsersAction) \
                 and not any(e.startswith("-") for e in extras):
@@ -81,10 +87,22 @@ class Parser(argparse.ArgumentParser):
             return f"; {name} is one argument: put quotes around several words"
         return ""
 
+    def _stray_option_before(self, value: str) -> str | None:
+        """The unknown option just before ``value`` in the parsed arguments, if there is one."""
+        argv: list[str] = getattr(self, "_argv", [])
+        at = argv.index(value) if value in argv else 0
+        before = argv[at - 1] if at > 0 else ""
+        known = before.split("=", 1)[0] in self._option_string_actions
+        return before if before.startswith("-") and not known else None
+
     def error(self, message: str) -> NoReturn:
         """Print the one-line usage, ``PROG: error: MESSAGE`` and a suggestion; exit 2."""
         hint = ""
         match = _INVALID_CHOICE.search(message)
+        stray = self._stray_option_before(match["value"]) if match else None
+        if stray is not None:  # ``toolscout --provder x``: argparse took x for the command
+            message, match = f"unrecognized arguments: {stray}", None
+            hint = self.extras_hint([stray], root=self)
         if match:
             choices = [c.strip().strip("'") for c in match["choices"].split(",")]
             close = difflib.get_close_matches(match["value"], choices, n=1)
