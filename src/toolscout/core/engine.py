@@ -92,6 +92,7 @@ class Engine(EventSource):
         self.progress = ProgressRelay(self.emit)  # VectorsProgress while tool texts are encoded
         self.search.on_progress = self.progress
         self.search.on_ranker_ready = self._ranker_ready
+        self._encoding_held = False
         self.builtins: dict[str, BuiltinTool] = {}
         self._catalog_paths = [Path(p) for p in catalog_paths]
         #: each ``catalog_paths`` entry that gave no tool → why (unreadable, not a catalog, empty)
@@ -181,6 +182,7 @@ class Engine(EventSource):
                 (``context``, ``call``, ``mcp list``) skip seconds of work on a large catalog.
         """
         self.progress.loop = asyncio.get_running_loop()
+        self._hold_encoding(bool(self.pending_servers()))
         for path in self._catalog_paths:
             self.load_catalog_file(path)
         if warm_search:  # numpy/scipy/scikit-learn imports and tokenizing: off the caller's loop
@@ -278,7 +280,16 @@ class Engine(EventSource):
             self._add_resource_tools()
         if status.state is ServerState.FAILED and status.error:
             self.warn(f"failed: {status.error}", status.name)
+        self._hold_encoding(bool(self.pending_servers()))
         self.emit(ServerStateChanged(status))
+
+    def _hold_encoding(self, connecting: bool) -> None:
+        """Tool texts are encoded for the dense ranker only while no server is connecting: the
+        encoder would take CPU from the servers starting up and from the UI (the lexical ranker
+        answers meanwhile)."""
+        if connecting != self._encoding_held:
+            self._encoding_held = connecting
+            self.search.hold_dense(connecting)
 
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
         """A server listed its tools (on connect or after ``list_changed``); its schema size is

@@ -55,6 +55,19 @@ class BackgroundDense:
     #: ``on_ranker_ready()`` (encoding thread) when background encoding settles: every tool has
     #: its vector, or the index fell back to the lexical ranking. Set by the owner.
     on_ranker_ready: Callable[[], None] | None = None
+    #: Encoding paused by :meth:`hold_dense` (tool texts queue up meanwhile).
+    _held: bool = False
+
+    def hold_dense(self, held: bool) -> None:
+        """Pause (True) or resume (False) background encoding; pending texts wait meanwhile and
+        :meth:`wait_dense` keeps waiting. The engine holds it while servers connect: encoding
+        is the process's largest CPU user, and then competes with the servers starting up and
+        with the UI (issue 12)."""
+        with self._dense_cond:
+            self._held = held
+            if not held:
+                self._schedule_locked()
+            self._dense_cond.notify_all()
 
     @property
     def dense_ready(self) -> bool:
@@ -106,7 +119,7 @@ class BackgroundDense:
             self._ranker_ready()
 
     def _schedule_locked(self) -> None:
-        if self._worker is not None and not self._job_running and self._pending_work():
+        if self._worker is not None and not self._job_running and not self._held and self._pending_work():
             self._job_running = True
             self._worker.submit(self._encode_pending)
 
@@ -114,7 +127,7 @@ class BackgroundDense:
         try:
             while True:
                 with self._dense_cond:
-                    if self._closed or not self._pending or self._encoder is None:
+                    if self._closed or self._held or not self._pending or self._encoder is None:
                         return
                     batch = dict(list(self._pending.items())[:64])
                     encoder = self._encoder

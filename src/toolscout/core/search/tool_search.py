@@ -85,6 +85,7 @@ class ToolSearch:
         #: ranking took over once tool vectors were encoded, or the index fell back to lexical.
         self.on_ranker_ready: Callable[[], None] | None = None
         self._index: ToolIndex | None = None
+        self._dense_held = False
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
         self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
@@ -123,8 +124,19 @@ class ToolSearch:
                 on_progress=self._progress,
             )
             self._index.on_ranker_ready = self._ranker_ready
+            if self._dense_held:
+                self._index.hold_dense(True)
             self._snapshot = ([], {})
         return self._index
+
+    def hold_dense(self, held: bool) -> None:
+        """Pause (True) or resume (False) background encoding of tool texts
+        (:meth:`~.dense_jobs.BackgroundDense.hold_dense`); applies to an index built later too."""
+        with self._lock:
+            self._dense_held = held
+            index = self._index
+        if index is not None:
+            index.hold_dense(held)
 
     def _ranker_ready(self) -> None:
         if self.on_ranker_ready is not None:
