@@ -19,6 +19,7 @@ from typing import Any
 
 from .builtins.base import BuiltinTool, ToolContext
 from .catalog import CatalogDelta, ToolCatalog
+from .catalog_files import CatalogFiles
 from .context import ContextReport, build_context_report
 from .events import (
     CatalogChanged,
@@ -29,7 +30,6 @@ from .events import (
     SettingsChanged,
 )
 from .execute import ToolExecutor
-from .loaders import CatalogFileError, load_catalog
 from .mcp.pool import ServerPool
 from .mcp.server_config import ServerConfig
 from .mcp.server_names import assign_server_names
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 
-class Engine(EventSource):
+class Engine(CatalogFiles, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
@@ -336,39 +336,6 @@ class Engine(EventSource):
                 added.append(tool.spec.name)
         if added:
             self.apply_delta(CatalogDelta(added=tuple(added)))
-
-    @property
-    def catalog_paths(self) -> list[Path]:
-        """The catalog files/directories given to the engine (loaded by :meth:`start`)."""
-        return list(self._catalog_paths)
-
-    def load_catalog_file(self, path: str | Path) -> None:
-        """Register every server in a catalog file/directory (bad entries become warnings; a
-        path that gives no tool at all is also recorded in :attr:`catalog_failures`)."""
-        try:
-            loaded = load_catalog(path)
-        except CatalogFileError as exc:
-            self.warn(str(exc), "catalog")
-            self.catalog_failures[Path(path)] = str(exc)
-            return
-        for message in loaded.warnings:
-            self.warn(message, "catalog")
-        if not any(group.tools for group in loaded.servers):
-            why = loaded.warnings[0] if loaded.warnings else "no tools in it (expected a tools/list dump, " \
-                "JSONL tool lines, or a directory of them)"
-            self.catalog_failures[Path(path)] = why if why.startswith(str(path)) else f"{path}: {why}"
-        for group in loaded.servers:
-            if group.name is None:
-                for tool in group.tools:
-                    self.catalog.add_builtin(tool)
-                self.apply_delta(CatalogDelta(added=tuple(t.name for t in group.tools)))
-                continue
-            delta = self.catalog.set_server_tools(group.name, group.tools, group.instructions, group.description)
-            status = ServerStatus(group.name, ServerState.CONNECTED, instructions=group.instructions,
-                                  tool_count=len(group.tools), transport="file")
-            self._file_servers[group.name] = status
-            self.apply_delta(delta)
-            self.emit(ServerStateChanged(status))
 
     def apply_delta(self, delta: CatalogDelta) -> None:
         """Update the search index incrementally, warn about schema repairs of added tools, and
