@@ -14,8 +14,10 @@ concurrently (``Client`` over ``stdio_client``: initialize + every ``tools/list`
 to the last answer counts from before the import. Then the **app**: ``make_app`` over the real
 engine (offline session) in Textual's pilot with a real event loop (``run_test(size=(140, 42))``):
 
-* *first paint*: process launch (stamped by the parent just before ``Popen``) → the first frame
-  (``run_test`` entered and one refresh done);
+* *first paint*: process launch (stamped by the parent just before ``Popen``) → the first frame of
+  the main screen rendered (its compositor refresh with the prompt mounted); *ready for input*:
+  → ``run_test`` entered and ``pilot.pause()`` returned (Textual's pilot also waits, up to 1 s,
+  for the whole process to go idle, so this includes background threads starting up);
 * *echo*: from first paint until every server has settled (and 20 keys after), keys are typed one
   at a time into the prompt every ~30 ms; each key is timed from ``pilot.press`` to the prompt's
   ``Input.Changed`` for the new value being dispatched (the frame that shows it follows);
@@ -127,6 +129,14 @@ async def timed_start():
     await real_start()
 engine.pool.start = timed_start
 
+from textual.screen import Screen
+real_compose = Screen._compositor_refresh
+def first_frame(self):
+    real_compose(self)
+    if "first_frame" not in stamps and self is app.screen and self.query("#prompt"):
+        stamps["first_frame"] = time.time()
+Screen._compositor_refresh = first_frame
+
 changed = {"value": None, "event": asyncio.Event(), "t": 0.0}
 def hook(message):
     if isinstance(message, Input.Changed) and message.input.id == "prompt":
@@ -151,7 +161,8 @@ def children():
 async def main():
     async with app.run_test(size=(140, 42), message_hook=hook) as pilot:
         await pilot.pause()
-        out["first_paint_s"] = time.time() - LAUNCH
+        out["first_idle_s"] = time.time() - LAUNCH
+        out["first_paint_s"] = stamps.get("first_frame", time.time()) - LAUNCH
         panel = app.screen.query_one(CatalogPanel)
         real_refresh = panel.refresh_tree
         def counted():
@@ -283,7 +294,9 @@ def summarise(label: str, result: dict) -> list[str]:
     tools = sum(n for _, n in raw["answers"].values())
     leftover = len(app["children_after_quit"])
     return [
-        f"| {label} | first paint | {app['first_paint_s']:.2f} s | < {TARGETS['first_paint_s']} s |",
+        f"| {label} | first paint (first frame of the main screen) | {app['first_paint_s']:.2f} s | "
+        f"< {TARGETS['first_paint_s']} s |",
+        f"| {label} | pilot ready (first frame + process idle, at most 1 s more) | {app['first_idle_s']:.2f} s | |",
         f"| {label} | echo while connecting: p50 / p95 / max ({len(during)} keys) | "
         f"{_q(during, 0.5):.1f} / {_q(during, 0.95):.1f} / {max(during, default=float('nan')):.1f} ms | "
         f"p95 < {TARGETS['echo_p95_ms']:.0f} ms |",
