@@ -203,6 +203,8 @@ class ToolscoutApp(App[int]):
         yield SystemCommand("Token usage", "Tokens per server, mode decision, cache hits (F4)",
                             lambda: self.action_show_panel("usage"))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (ctrl+b)", self.action_toggle_sidebar)
+        yield SystemCommand("Run tool…", "Pick any tool by name, fill in its arguments and run it",
+                            self.action_run_tool)
         yield SystemCommand("Settings", "Recommendations, tool search, strategy, provider (F5)",
                             self.action_open_settings)
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
@@ -332,21 +334,38 @@ class ToolscoutApp(App[int]):
             log.warning("previous session did not close cleanly", exc_info=True)
 
     def use_recommendation(self, rec: Recommendation) -> None:
-        """The person picked a recommended tool.
+        """The person picked a recommended tool (:meth:`use_tool`)."""
+        self.use_tool(rec.name)
+
+    def use_tool(self, name: str) -> None:
+        """The person picked a tool (the recommendation bar, a search hit in the chat).
 
         With a model, the tool's full definition is loaded into the conversation (a ToolSearch
         ``select:`` recorded by the session), so the model has it with the next message.
-        Offline, the argument form opens and the tool runs with what the person fills in.
+        Offline (or with no session), :meth:`run_by_hand`.
         """
-        tool = self.engine.tool(rec.name)
+        tool = self.engine.tool(name)
         if tool is None:
-            self.notify(f"{rec.name} is no longer in the catalog", severity="error", markup=False)
+            self.notify(f"{name} is no longer in the catalog", severity="error", markup=False)
             return
         if self.offline or self.session is None:
-            self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
+            self.run_by_hand(tool)
             return
         self._load_tool(tool.name)
         self.main_screen.action_focus_prompt()
+
+    def run_by_hand(self, tool: ToolSpec) -> None:
+        """Open ``tool``'s argument form; run it with what the person fills in (as if the model
+        had called it: permission prompt, validation, transcript)."""
+        self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
+
+    def action_run_tool(self) -> None:
+        """Ctrl+P → Run tool…: every tool by name; picking one opens its argument form."""
+        from textual.command import CommandPalette
+
+        from .commands import PLACEHOLDER, RunToolProvider
+
+        self.push_screen(CommandPalette(providers=[RunToolProvider], placeholder=PLACEHOLDER))
 
     @work(group="turn", exclusive=True)
     async def _load_tool(self, name: str) -> None:

@@ -29,6 +29,7 @@ from ..widgets.chat import (
     ErrorEntry,
     NoticeEntry,
     SearchEntry,
+    SearchHits,
     ToolCallEntry,
     UserEntry,
     saved_result_text,
@@ -60,7 +61,8 @@ Type a message and press Enter. Slash commands:
   /settings         open the settings
   /clear            start a new conversation (the current one stays saved)
   /help             this help
-Keys: Tab enters the recommendation bar (Enter uses a tool, Esc returns) · Up/Down prompt history
+Keys: Tab enters the recommendation bar, or with none the newest search's hits (Enter uses a tool,
+Esc returns) · in the catalog Enter runs a tool (d: details) · ctrl+p → Run tool… · Up/Down history
 F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
 a running turn · ctrl+p lists every action."""
 
@@ -382,8 +384,20 @@ class MainScreen(Screen[None]):
 
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
         bar = self.query_one(RecommendationBar)
-        if not (bar.display and bar.focus_first()):
-            self.focus_next()
+        if bar.display and bar.focus_first():
+            return
+        hits = self.chat.query(SearchHits)  # no bar (recommendations off): the newest search's hits
+        if hits:
+            hits.last().focus()
+            self.chat.scroll_to_widget(hits.last(), animate=False)
+            return
+        self.focus_next()
+
+    @on(SearchHits.OptionSelected, ".search-hits")
+    def use_search_hit(self, event: SearchHits.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.tapp.use_tool(event.option.id)
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
         self.query_one(PromptInput).focus()
@@ -395,6 +409,9 @@ class MainScreen(Screen[None]):
         from .tool_detail import ToolDetailScreen
 
         tool = message.tool
+        if not message.details and (self.tapp.offline or self.session is None):
+            self.tapp.run_by_hand(tool)  # you drive: Enter runs the tool ("d" shows its details)
+            return
         report = self.query_one(UsagePanel).report
         tokens = None
         if report is not None:

@@ -4,7 +4,8 @@ A tool's state is ``core`` (a built-in sent every turn), ``always-load`` (never 
 ``loaded`` (deferred, but a search or a pick loaded it this session), ``deferred``, or ``inline``
 when the session's mode decision is not to defer (tool search off, or auto below its threshold). Servers
 show their connection state, and the reason when they failed. Typing in the filter narrows the
-tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen shows its details), and
+tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen opens its argument form
+when the person drives, else its details; ``d`` always shows the details), and
 Enter on a failed server or its reason line posts :class:`CatalogPanel.ServerChosen` (a tree line
 cannot wrap, so the screen shows the full reason in a dialog).
 
@@ -116,7 +117,14 @@ class CatalogTree(Tree[ToolSpec | str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "expand_node", "Expand", show=False, id="catalog.expand"),
         Binding("left", "collapse_node", "Collapse", show=False, id="catalog.collapse"),
+        Binding("d", "details", "Details", id="catalog.details"),
     ]
+
+    def action_details(self) -> None:
+        """Show the details of the tool under the cursor (Enter runs it when you drive)."""
+        node = self.cursor_node
+        if node is not None and isinstance(node.data, ToolSpec):
+            self.post_message(CatalogPanel.ToolChosen(node.data, details=True))
 
     def action_expand_node(self) -> None:
         """Expand the node under the cursor."""
@@ -145,9 +153,10 @@ class CatalogPanel(Vertical):
 
     @dataclass
     class ToolChosen(Message):
-        """Enter was pressed on a tool."""
+        """Enter (run it, or details with a model) or ``d`` (``details``) was pressed on a tool."""
 
         tool: ToolSpec
+        details: bool = False
 
     @dataclass
     class ServerChosen(Message):

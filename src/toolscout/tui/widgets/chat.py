@@ -14,7 +14,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
 
 from ...core.models import ToolResult
 from ...core.search.results import SearchResult
@@ -129,19 +130,27 @@ def saved_result_text(content: Any) -> str:
     return pretty_json(content)
 
 
-def search_result_renderable(result: SearchResult, limit: int = 10) -> Text:
-    """A ToolSearch result as lines: rank, score, tool, one-line description; then the notes."""
+def hit_line(rank: int, hit: Any) -> Text:
+    """One ToolSearch hit: rank, score, tool, one-line description."""
+    out = Text()
+    out.append(f"{rank:>2}. ", style="dim")
+    out.append(f"{hit.score:.3f} ", style="bold")
+    out.append(clean(hit.tool.name, single_line=True), style="bold")
+    desc = first_line(hit.tool.description, 70)
+    if desc:
+        out.append(f"  {desc}", style="dim")
+    return out
+
+
+def search_result_renderable(result: SearchResult, limit: int = 10, *, hits: bool = True) -> Text:
+    """A ToolSearch result as lines: rank, score, tool, one-line description (unless ``hits``
+    is False: :class:`SearchHits` shows them); then the notes."""
     out = Text()
     if result.errors:
         for error in result.errors:
             out.append(f"! {clean(error, single_line=True)}\n", style="red")
-    for rank, hit in enumerate(result.hits[:limit], 1):
-        out.append(f"{rank:>2}. ", style="dim")
-        out.append(f"{hit.score:.3f} ", style="bold")
-        out.append(clean(hit.tool.name, single_line=True), style="bold")
-        desc = first_line(hit.tool.description, 70)
-        if desc:
-            out.append(f"  {desc}", style="dim")
+    for rank, hit in enumerate(result.hits[:limit] if hits else (), 1):
+        out.append_text(hit_line(rank, hit))
         out.append("\n")
     if result.no_good_match:
         out.append("no good match\n", style="yellow")
@@ -160,15 +169,42 @@ def search_result_renderable(result: SearchResult, limit: int = 10) -> Text:
     return out
 
 
+class SearchHits(OptionList):
+    """A ToolSearch result's hits, one option per tool (the option id is the tool's name):
+    focus it (Tab from the prompt reaches the newest) and press Enter, or click, to use a tool
+    (the screen opens its argument form offline, or loads it for the model)."""
+
+    def __init__(self, result: SearchResult, limit: int = 10) -> None:
+        options = [Option(hit_line(rank, hit), id=hit.tool.name) for rank, hit in enumerate(result.hits[:limit], 1)]
+        super().__init__(*options, compact=True, classes="search-hits")
+
+    def on_blur(self) -> None:
+        self.highlighted = None  # the cursor shows only while the list has focus
+
+    def on_focus(self) -> None:
+        if self.highlighted is None and self.option_count:
+            self.highlighted = 0
+
+
 class SearchEntry(Collapsible):
-    """A ToolSearch query and its ranked results (expanded by default: they are short)."""
+    """A ToolSearch query and its ranked results (expanded by default: they are short); the
+    hits are a :class:`SearchHits` list, so any of them can be used."""
 
     def __init__(self, result: SearchResult, *, collapsed: bool = False) -> None:
         title = Content.assemble(("⌕ ", "$accent"), ("ToolSearch ", "bold"),
                                  clean(result.query, single_line=True, limit=60),
                                  (f"  {len(result.hits)} hit(s) · {result.mode}", "dim"))
-        super().__init__(Static(search_result_renderable(result)), title=title,  # type: ignore[arg-type]
-                         collapsed=collapsed, classes="entry search")
+        body: list[Widget] = [SearchHits(result)] if result.hits else []
+        notes = search_result_renderable(result, hits=False)
+        if notes.plain:
+            body.append(Static(notes))
+        super().__init__(*body, title=title, collapsed=collapsed, classes="entry search")  # type: ignore[arg-type]
+
+    @property
+    def hits(self) -> SearchHits | None:
+        """The hit list (None when the search found nothing)."""
+        found = self.query(SearchHits)
+        return found.first() if found else None
 
 
 class ChatView(VerticalScroll, can_focus=True):
