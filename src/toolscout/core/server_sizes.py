@@ -14,7 +14,7 @@ file + replace) and a failed write is ignored (the cache is only an estimate).
 
 The engine records from its event loop (the UI's), where a file write per connecting server cost
 up to 50 ms each on a busy disk (issue 12), so it uses :meth:`ServerSizes.record_later`: sizes
-are counted and written by one short-lived writer thread, coalescing a burst into one write, and
+are counted and written by one writer thread, coalescing a burst into one write, and
 :meth:`ServerSizes.flush` (on engine stop) waits for what is pending.
 """
 
@@ -65,9 +65,10 @@ class ServerSizes:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._sizes: dict[str, int] = self._read()
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         #: key → how to count its size, waiting for the writer thread
         self._later: dict[str, Callable[[], int]] = {}
+        self._busy = False  # the writer is counting or writing what it took from ``_later``
         self._writer: threading.Thread | None = None
 
     def get(self, key: str) -> int | None:
@@ -83,28 +84,28 @@ class ServerSizes:
 
     def record_later(self, key: str, count: Callable[[], int]) -> None:
         """Like :meth:`record`, but ``count()`` runs and the file is written on the writer
-        thread; returns at once. A newer ``count`` for the same key replaces a pending one."""
-        with self._lock:
+        thread (started once, then woken: starting a thread per call cost the event loop ~40 ms
+        each under load); returns at once. A newer ``count`` for the same key replaces a
+        pending one."""
+        with self._cond:
             self._later[key] = count
-            if self._writer is not None:
-                return  # the running writer picks it up
-            self._writer = threading.Thread(target=self._drain, name="toolscout-sizes", daemon=True)
-            self._writer.start()
+            self._cond.notify_all()
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._drain, name="toolscout-sizes", daemon=True)
+                self._writer.start()
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait (up to ``timeout`` s) until every :meth:`record_later` is counted and written."""
-        with self._lock:
-            writer = self._writer
-        if writer is not None:
-            writer.join(timeout)
+        with self._cond:
+            self._cond.wait_for(lambda: not self._later and not self._busy, timeout)
 
     def _drain(self) -> None:
         while True:
-            with self._lock:
-                pending, self._later = self._later, {}
-                if not pending:
-                    self._writer = None
-                    return
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: bool(self._later))
+                pending, self._later, self._busy = self._later, {}, True
             changed = False
             for key, count in pending.items():
                 try:
