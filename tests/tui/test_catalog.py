@@ -53,7 +53,7 @@ async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
         assert not isinstance(app.screen, ToolDetailScreen)
 
 
-async def test_f2_again_hides_the_panel_on_a_narrow_screen() -> None:
+async def test_f2_again_keeps_the_panel_and_ctrl_b_or_esc_hide_it_on_a_narrow_screen() -> None:
     app = sc.make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await sc.settle(pilot)
@@ -66,7 +66,14 @@ async def test_f2_again_hides_the_panel_on_a_narrow_screen() -> None:
         assert chat.region.width == 0
         await pilot.press("f2")
         await pilot.pause()
+        assert app.screen.sidebar_visible  # the panel key shows its panel, never hides it
+        await pilot.press("ctrl+b")
+        await pilot.pause()
         assert not app.screen.sidebar_visible
+        assert app.focused.id == "prompt"
+        await pilot.press("f2", "escape")  # back to the prompt: the chat comes back with it
+        await pilot.pause()
+        assert not app.screen.sidebar_visible and chat.region.width == 80
         assert app.focused.id == "prompt"
 
 

@@ -12,19 +12,13 @@ from toolscout.tui.widgets.recommendations import RecommendationBar, Recommendat
 SIZE = (120, 36)
 
 
-async def _ask(pilot, text: str) -> None:
-    await sc.type_text(pilot, text)
-    await pilot.press("enter")
-    await sc.settle(pilot)
-
-
 async def test_bar_is_hidden_until_there_is_something_to_show() -> None:
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         bar = app.screen.query_one(RecommendationBar)
         assert not bar.display
-        await _ask(pilot, "weather forecast")
+        await sc.ask(pilot, "weather forecast")
         assert bar.display
         names = [item.hit.name for item in bar.query(RecommendationItem)]
         assert names[0] == "mcp__weather__get_forecast"
@@ -36,7 +30,7 @@ async def test_tab_moves_into_and_through_the_bar_and_esc_leaves() -> None:
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
-        await _ask(pilot, "weather forecast")
+        await sc.ask(pilot, "weather forecast")
         items = list(app.screen.query(RecommendationItem))
         assert isinstance(app.focused, PromptInput)
         await pilot.press("tab")
@@ -55,7 +49,7 @@ async def test_enter_offline_opens_the_argument_form_for_that_tool() -> None:
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
-        await _ask(pilot, "weather forecast")
+        await sc.ask(pilot, "weather forecast")
         await pilot.press("tab", "tab", "shift+tab", "enter")
         await pilot.pause()
         assert isinstance(app.screen, ArgumentFormScreen)
@@ -98,7 +92,7 @@ async def test_turning_recommendations_off_hides_the_bar() -> None:
     app = sc.make_app(settings=sc.make_settings(**{"recommendations.enabled": False}))
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
-        await _ask(pilot, "weather forecast")
+        await sc.ask(pilot, "weather forecast")
         assert not app.screen.query_one(RecommendationBar).display
         await pilot.press("tab")
         assert not isinstance(app.focused, RecommendationItem)

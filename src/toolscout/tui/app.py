@@ -68,7 +68,6 @@ class ToolscoutApp(App[int]):
         Binding("f4", "show_panel('usage')", "Usage", id="app.usage"),
         Binding("f5", "open_settings", "Settings", id="app.settings"),
         Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
-        Binding("escape", "interrupt_turn", "Interrupt", show=False, id="app.interrupt"),
     ]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,

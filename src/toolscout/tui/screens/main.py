@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from ...core.models import ServerState, ServerStatus
@@ -74,7 +75,9 @@ class MainScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "escape", "Interrupt", id="main.escape", show=False),
+        # The one Esc: priority, so a running turn is interrupted wherever focus is (the
+        # recommendation bar included); otherwise it brings the cursor back to the prompt.
+        Binding("escape", "escape", "Interrupt", id="main.escape", show=False, priority=True),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="main.focus_prompt", show=False),
     ]
 
@@ -174,34 +177,41 @@ class MainScreen(Screen[None]):
         return self.query_one("#sidebar").display and self.query_one("#sidebar").region.width > 0
 
     def show_panel(self, name: str) -> None:
-        """Show side panel ``name`` (catalog, scoring, usage) and focus it; again to hide it."""
+        """Show side panel ``name`` (catalog, scoring, usage) and focus it (already shown: it
+        stays; Ctrl+B hides the panel)."""
         tabs = self.query_one("#sidebar", TabbedContent)
-        pane_id = PANELS[name]
-        panel = self.query_one(f"#{name}")
-        if self.sidebar_visible and tabs.active == pane_id and panel.has_focus_within:
-            self.sidebar = False
-            self.query_one(PromptInput).focus()
-            return
-        tabs.active = pane_id
-        self.sidebar = True
-        self.call_after_refresh(self._focus_panel, name)
-
-    def _focus_panel(self, name: str) -> None:
         target = {"catalog": "#catalog-filter", "scoring": "#scoring-query", "usage": "#usage"}[name]
-        self.query_one(target).focus()
+        tabs.active = PANELS[name]
+        self.sidebar = True
+        self._focus_now(self.query_one(target))
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Move focus to ``widget`` before whatever had it is hidden.
+
+        Why: a focused widget that gets hidden hands focus to a sibling (Textual's
+        ``Screen._reset_focus``); in a hidden tab pane that sibling's focus switches the tabs back
+        (``TabPane.Focused``), so F4 from the scoring detail flipped back to Scoring, and keys typed
+        before a deferred ``focus()`` landed nowhere.
+        """
+        self.set_focus(widget)
 
     def toggle_sidebar(self) -> None:
         """Show or hide the side panel."""
+        if self.sidebar_visible:
+            self._focus_now(self.query_one(PromptInput))
         self.sidebar = not self.sidebar_visible
-        if not self.sidebar:
-            self.query_one(PromptInput).focus()
 
     def action_focus_prompt(self) -> None:
-        """Put the cursor in the prompt."""
-        self.query_one(PromptInput).focus()
+        """Put the cursor in the prompt (on a narrow screen the side panel makes way for it)."""
+        prompt = self.query_one(PromptInput)
+        if self.has_class("-narrow") and self.sidebar_visible:
+            self._focus_now(prompt)
+            self.sidebar = False
+        prompt.focus()
 
     def action_escape(self) -> None:
-        """Interrupt a running turn; otherwise go back to the prompt."""
+        """Esc: interrupt a running turn or tool call (from anywhere on the screen); otherwise
+        go back to the prompt (out of the recommendation bar or a side panel)."""
         if self.busy:
             self.interrupt()
         else:
@@ -303,6 +313,7 @@ class MainScreen(Screen[None]):
 
     def on_turn_started(self, message: m.TurnStarted) -> None:
         self.busy = True
+        self.query_one(RecommendationBar).show_hits([])  # the last turn's tools; this turn's may follow
         if message.text:
             self.chat.add(UserEntry(message.text))
 
@@ -387,11 +398,9 @@ class MainScreen(Screen[None]):
         if bar.display and bar.focus_first():
             return
         hits = self.chat.query(SearchHits)  # no bar (recommendations off): the newest search's hits
-        if hits:
+        if hits:  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
             hits.last().focus()
             self.chat.scroll_to_widget(hits.last(), animate=False)
-            return
-        self.focus_next()
 
     @on(SearchHits.OptionSelected, ".search-hits")
     def use_search_hit(self, event: SearchHits.OptionSelected) -> None:

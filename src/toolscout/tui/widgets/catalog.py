@@ -151,6 +151,10 @@ class CatalogPanel(Vertical):
         engine: read for the catalog and server statuses (never for MCP calls).
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [  # the filter's Down; the tree's own Down wins inside it
+        Binding("down", "focus_tree", "Tools", show=False, id="catalog.into_tree"),
+    ]
+
     @dataclass
     class ToolChosen(Message):
         """Enter (run it, or details with a model) or ``d`` (``details``) was pressed on a tool."""
@@ -232,6 +236,10 @@ class CatalogPanel(Vertical):
         if event.input.id == "catalog-filter":
             event.stop()
             self.query_one(CatalogTree).focus()
+
+    def action_focus_tree(self) -> None:
+        """Down in the filter: into the tree."""
+        self.query_one(CatalogTree).focus()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         event.stop()

@@ -13,6 +13,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -232,6 +233,15 @@ class ChatView(VerticalScroll, can_focus=True):
     def unstick(self) -> None:
         """The person scrolled up: stop following until they send something or scroll back down."""
         self._stick = False
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # A new size (terminal resize, the bar above the prompt appearing) re-wraps every entry
+        # and leaves scroll_y where it was: a view that followed the end keeps showing it.
+        follow = size != self._size and self._size.area > 0 and self.following
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if follow:
+            self.call_after_refresh(self.scroll_end, animate=False)
+        return changed
 
     def on_mouse_scroll_up(self) -> None:
         self.unstick()

@@ -1,8 +1,9 @@
 """The recommendation bar above the prompt: the session's top recommended deferred tools.
 
 Tab (from the prompt) enters the bar; Tab/Shift+Tab and Up/Down move between items, Enter picks
-one (:class:`RecommendationBar.Picked`), Esc leaves (:class:`RecommendationBar.Left`). The bar is
-hidden while it has nothing to show or recommendations are switched off.
+one (:class:`RecommendationBar.Picked`); Esc (the main screen's one binding) goes back to the
+prompt, or interrupts a running turn first. The bar is hidden while it has nothing to show or
+recommendations are switched off (:class:`RecommendationBar.Left` when focus had to leave it).
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ class RecommendationBar(Vertical, can_focus=False):
         Binding("tab,down", "move(1)", "Next", show=False, id="recommendations.next"),
         Binding("shift+tab,up", "move(-1)", "Previous", show=False, id="recommendations.previous"),
         Binding("enter", "pick", "Use tool", id="recommendations.pick"),
-        Binding("escape", "leave", "Back to prompt", id="recommendations.leave"),
     ]
 
     enabled: reactive[bool] = reactive(True)
@@ -74,7 +74,7 @@ class RecommendationBar(Vertical, can_focus=False):
 
     @dataclass
     class Left(Message):
-        """The person left the bar (Esc)."""
+        """The bar emptied while it had focus."""
 
     def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
@@ -151,7 +151,3 @@ class RecommendationBar(Vertical, can_focus=False):
         focused = self.screen.focused
         if isinstance(focused, RecommendationItem):
             self.post_message(self.Picked(focused.hit))
-
-    def action_leave(self) -> None:
-        """Leave the bar."""
-        self.post_message(self.Left())
