@@ -1,6 +1,8 @@
-"""Regenerate ``screenshots/*.svg`` from the snapshot scenarios: ``pytest -m screenshots``.
+"""Regenerate ``screenshots/*.svg``, the README pictures: ``pytest -m screenshots``.
 
-Skipped in normal runs (the pictures are for the README, the snapshots are the test).
+The pictures are :mod:`tui_readme_scenarios` (the real default servers and 19 real catalogs,
+default ranker); skipped in normal runs (the snapshot tests are the test). Convert one to look at
+it with ``rsvg-convert -b white screenshots/main.svg -o /tmp/main.png``.
 """
 
 from __future__ import annotations
@@ -8,18 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_snapshot_scenarios as scenarios
+import tui_readme_scenarios as readme
 from textual._doc import take_svg_screenshot
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 
 
 @pytest.mark.screenshots
-@pytest.mark.parametrize("scenario", scenarios.SCENARIOS, ids=lambda s: s.name)
-def test_screenshot(scenario: scenarios.Scenario, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("picture", readme.PICTURES, ids=lambda p: p.name)
+def test_screenshot(picture: readme.Picture, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if "screenshots" not in (request.config.getoption("-m") or ""):
         pytest.skip("run with -m screenshots to regenerate screenshots/*.svg")
-    svg = take_svg_screenshot(app=scenario.build(), terminal_size=scenario.size,
-                              run_before=scenario.run_before, title=f"toolscout · {scenario.name}")
+    monkeypatch.delenv("TOOLSCOUT_DENSE", raising=False)  # the default ranker, as a person runs it
+    svg = take_svg_screenshot(app=picture.build(), terminal_size=picture.size,
+                              run_before=picture.run_before, title=f"toolscout · {picture.name}")
     SCREENSHOTS.mkdir(exist_ok=True)
-    (SCREENSHOTS / f"{scenario.name}.svg").write_text(svg, encoding="utf-8")
+    (SCREENSHOTS / f"{picture.name}.svg").write_text(svg, encoding="utf-8")
