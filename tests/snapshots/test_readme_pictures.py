@@ -15,7 +15,7 @@ def test_every_picture_is_in_the_readme_with_its_caption() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     for picture in readme.PICTURES:
         assert f"](screenshots/{picture.name}.svg)" in text, picture.name
-        assert picture.caption in text and "\n" not in picture.caption, picture.name
+        assert picture.doc in text and "\n" not in picture.doc, picture.name
     shown = {p.stem for p in (ROOT / "screenshots").glob("*.svg")}
     assert shown == {p.name for p in readme.PICTURES}  # no stale picture left behind
 

@@ -18,7 +18,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 
 @pytest.mark.screenshots
 @pytest.mark.parametrize("picture", readme.PICTURES, ids=lambda p: p.name)
-def test_screenshot(picture: readme.Picture, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_screenshot(picture: readme.Scenario, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if "screenshots" not in (request.config.getoption("-m") or ""):
         pytest.skip("run with -m screenshots to regenerate screenshots/*.svg")
     monkeypatch.delenv("TOOLSCOUT_DENSE", raising=False)  # the default ranker, as a person runs it
