@@ -14,6 +14,14 @@ SIZE = (140, 44)
 WHY = "so every tool is inline · /toolsearch on defers them for this session"
 
 
+async def decided(pilot, msgs: sc.Messages) -> None:
+    """Servers settled and the welcome shows the mode decision (the token report is rate-limited
+    while servers connect, so it may land after the servers have)."""
+    await sc.settle(pilot)
+    welcome = pilot.app.screen.welcome
+    await msgs.wait_for(pilot, lambda _m: welcome.decision is not None and not welcome.decision.deciding)
+
+
 def flat(app, selector: str | None = None) -> str:
     """The screen's text (or the part inside widget ``selector``), borders dropped, one line."""
     lines = sc.screen_text(app).splitlines()
@@ -26,8 +34,8 @@ def flat(app, selector: str | None = None) -> str:
 async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_switches() -> None:
     provider = sc.ScriptedProvider("Hi.")
     app = sc.make_app(session="model", provider=provider, settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await decided(pilot, msgs)
         text = flat(app, "#chat")
         assert "tool search auto: " in text and "< 10% of the 200k window" in text and WHY in text
         await pilot.press("f4")
@@ -57,8 +65,8 @@ async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_s
 
 async def test_palette_switches_tool_search_on_before_any_request() -> None:
     app = sc.make_app(settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await decided(pilot, msgs)
         assert WHY in flat(app, "#chat")
         await pilot.press("ctrl+p")
         await sc.type_text(pilot, "tool search on")
