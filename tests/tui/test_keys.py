@@ -190,3 +190,77 @@ async def test_a_resize_keeps_the_end_of_the_chat_in_view() -> None:
             await sc.settle(pilot, servers=False)
             assert chat.is_vertical_scroll_end, size
             assert "post_alert" in sc.screen_text(app), size  # the last entry is on screen
+
+
+def _local_settings_app(tmp_path, text: str | None):
+    """The default app with a project-local settings file at ``tmp_path`` (``text``, or none)."""
+    from toolscout.core.settings import SettingsPaths
+
+    local = tmp_path / ".toolscout" / "settings.local.json"
+    if text is not None:
+        local.parent.mkdir(parents=True)
+        local.write_text(text, encoding="utf-8")
+    settings = sc.make_settings()
+    settings.paths = SettingsPaths(settings.paths.user, None, local, None)
+    return sc.make_app(settings=settings), local
+
+
+async def _run_forecast(pilot, msgs: sc.Messages, city: str) -> None:
+    await sc.ask(pilot, "weather forecast")
+    await pilot.press("tab", "enter")
+    await msgs.wait_for(pilot, lambda _: isinstance(pilot.app.screen, ArgumentFormScreen))
+    await sc.type_text(pilot, city)
+    mark = len(msgs.seen)
+    await pilot.press("ctrl+s")
+    await msgs.wait_for(pilot, lambda e: isinstance(pilot.app.screen, PermissionScreen)
+                        or isinstance(e, m.ToolCallFinished), start=mark)
+
+
+async def _answer_always(pilot, msgs: sc.Messages) -> PermissionScreen:
+    """Run get_forecast for Paris and answer "Always allow" (``a``); the dialog, with the text
+    that was on screen as ``shown``."""
+    await sc.settle(pilot)
+    await _run_forecast(pilot, msgs, "Paris")
+    dialog = pilot.app.screen
+    assert isinstance(dialog, PermissionScreen)
+    dialog.shown = sc.screen_text(pilot.app)
+    await pilot.press("a")
+    await sc.settle(pilot)
+    return dialog
+
+
+async def test_always_allow_is_saved_to_the_project_local_file_the_dialog_names(tmp_path) -> None:
+    import json
+
+    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.tui.text import tildify
+
+    app, local = _local_settings_app(tmp_path, '{"toolSearch": {"maxResults": 7}, "permissions": {"deny": ["Bash"]}}')
+    msgs = sc.Messages()
+    async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
+        dialog = await _answer_always(pilot, msgs)
+        assert dialog.saves_to == tildify(str(local))
+        assert "don't ask again in this project" in dialog.shown and "settings.local.json" in dialog.shown
+        data = json.loads(local.read_text(encoding="utf-8"))
+        assert data == {"toolSearch": {"maxResults": 7},
+                        "permissions": {"deny": ["Bash"], "allow": ["mcp__weather__get_forecast"]}}
+        await _run_forecast(pilot, msgs, "Oslo")  # not asked again
+        assert not isinstance(app.screen, PermissionScreen)
+        await sc.settle(pilot)
+        assert "Oslo: sunny" in sc.screen_text(app)
+    later = load_settings(SettingsPaths(None, None, local, None), env={})  # the next run reads it
+    assert later["permissions.allow"] == ["mcp__weather__get_forecast"]
+
+
+async def test_a_bad_local_file_is_a_warning_and_the_rule_holds_for_the_session(tmp_path) -> None:
+    app, local = _local_settings_app(tmp_path, "{not json")
+    msgs = sc.Messages()
+    async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
+        await _answer_always(pilot, msgs)
+        assert local.read_text(encoding="utf-8") == "{not json"  # never overwritten
+        warnings = [e for e in app.screen.chat.children if isinstance(e, NoticeEntry) and e.has_class("-warning")]
+        shown = " ".join(str(w.render()) for w in warnings)
+        assert "could not save the allow rule mcp__weather__get_forecast" in shown
+        assert "settings.local.json" in shown and "this session only" in shown
+        await _run_forecast(pilot, msgs, "Oslo")
+        assert not isinstance(app.screen, PermissionScreen)

@@ -30,6 +30,7 @@ from .events import (
     SettingsChanged,
 )
 from .execute import ToolExecutor
+from .local_rules import allow_rules_file, persist_allow_rule
 from .mcp.pool import ServerPool
 from .mcp.server_config import ServerConfig
 from .mcp.server_names import assign_server_names
@@ -126,6 +127,7 @@ class Engine(CatalogFiles, EventSource):
             call_timeout=float(settings["mcp.callTimeout"]), warn=self.warn,
             file_servers=lambda: set(self._file_servers),
         )
+        self.executor.remember_allow = self.remember_allow_rule
 
 
     def _ranker_ready(self) -> None:
@@ -164,6 +166,22 @@ class Engine(CatalogFiles, EventSource):
         if source and message not in (seen := self.source_warnings.setdefault(source, [])):
             seen.append(message)
         self.emit(EngineWarning(message, source))
+
+    @property
+    def allow_rules_file(self) -> Path | None:
+        """Where an "always allow" answer is saved, or None when it lasts for this session only
+        (a folder that is not approved): :mod:`toolscout.core.local_rules`."""
+        return allow_rules_file(self.settings, self.folder_trust)
+
+    def remember_allow_rule(self, rule: str) -> Path | None:
+        """Save an "always allow" answer's ``rule`` to :attr:`allow_rules_file`. A file that
+        cannot take it is a warning naming the file; the rule still applies for this session."""
+        try:
+            return persist_allow_rule(self.settings, self.folder_trust, rule)
+        except (OSError, ValueError) as exc:
+            self.warn(f"could not save the allow rule {rule} ({exc}); it applies for this session only",
+                      source=str(self.allow_rules_file))
+            return None
 
     def server_warnings(self, name: str) -> list[str]:
         """Server ``name``'s distinct warnings (dropped tools, schema repairs, stray output), in

@@ -102,6 +102,9 @@ class ToolExecutor:
         self._warn = warn
         self._file_servers = file_servers
         self._schema_warned: set[str] = set()
+        #: called with the rule of each "always allow" answer, to keep it past this run (the
+        #: engine saves it: :mod:`toolscout.core.local_rules`); None keeps it for the session only
+        self.remember_allow: Callable[[str], object] | None = None
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
                       loaded: set[str] | None = None) -> ToolResult:
@@ -245,6 +248,8 @@ class ToolExecutor:
             if answer == "always":
                 scoped = session_rule(tool.name, args, self.context.cwd) if tool.server is None else tool.name
                 self.policy.allow_for_session(scoped)
+                if self.remember_allow is not None:
+                    self.remember_allow(scoped)
                 return None
             if answer == "allow_once":
                 return None

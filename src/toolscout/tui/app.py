@@ -398,6 +398,16 @@ class ToolscoutApp(App[int]):
             self.main_screen.busy = False
             self.main_screen.action_focus_prompt()
 
+    def _rules_file_shown(self) -> str | None:
+        """The file "Always allow" saves to, relative to the project when inside it."""
+        path = self.engine.allow_rules_file
+        if path is None:
+            return None
+        try:
+            return str(path.relative_to(self.engine.project_dir))
+        except ValueError:
+            return tildify(str(path))
+
     async def ask_permission(self, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
         """The permission asker the session and engine call: shows the prompt and waits.
 
@@ -417,7 +427,10 @@ class ToolscoutApp(App[int]):
             if not future.done():
                 future.set_result(decision or PermissionDecision.DENY)
 
-        self.push_screen(PermissionScreen(name, shown, spec), done)
+        trust = self.engine.folder_trust
+        why = "" if trust is None or trust.approved else "this folder is not approved, so its settings are not read"
+        self.push_screen(PermissionScreen(name, shown, spec, saves_to=self._rules_file_shown(),
+                                          session_only_reason=why), done)
         answers: dict[PermissionDecision, AskAnswer] = {
             PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
             PermissionDecision.DENY: "deny"}

@@ -36,6 +36,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         tool_name: canonical name of the tool that will run.
         arguments: the arguments it will receive.
         tool: the tool's spec when known (for the server and description lines).
+        saves_to: the file "Always allow" writes its rule to (shown as given), or None when the
+            answer lasts for this session only (:mod:`toolscout.core.local_rules`).
+        session_only_reason: why it lasts for this session only (shown in brackets), or "".
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -44,11 +47,14 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         Binding("n,escape", "decide('deny')", "Deny", id="permission.deny"),
     ]
 
-    def __init__(self, tool_name: str, arguments: dict[str, Any], tool: ToolSpec | None = None) -> None:
+    def __init__(self, tool_name: str, arguments: dict[str, Any], tool: ToolSpec | None = None, *,
+                 saves_to: str | None = None, session_only_reason: str = "") -> None:
         super().__init__()
         self.tool_name = tool_name
         self.arguments = arguments
         self.tool = tool
+        self.saves_to = saves_to
+        self.session_only_reason = session_only_reason
 
     def compose(self) -> ComposeResult:
         yield Footer()  # this dialog's keys, not the main screen's under it
@@ -66,9 +72,19 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 yield Static(where, id="permission-tool")
             with VerticalScroll(id="permission-args"):
                 yield Static(Text(clean(pretty_json(self.arguments))))
+            always = Text("Always allow: ", style="dim")
+            if self.saves_to is not None:
+                always.append("don't ask again in this project (saved to ", style="dim")
+                always.append(clean(self.saves_to, single_line=True), style="bold")
+                always.append(")", style="dim")
+            else:
+                reason = f" ({self.session_only_reason})" if self.session_only_reason else ""
+                always.append(f"for this session only{reason}", style="dim")
+            yield Static(always, id="permission-always")
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="primary", compact=True)
-                yield Button("Always allow (a)", id="always", variant="success", compact=True)
+                yield Button("Always allow (a)" if self.saves_to is not None else "Allow for this session (a)",
+                             id="always", variant="success", compact=True)
                 yield Button("Deny (n)", id="deny", variant="error", compact=True)
 
     def on_mount(self) -> None:

@@ -1,0 +1,105 @@
+""""Always allow" answers that outlast the run: saved to the project-local settings file.
+
+Claude Code's "Yes, and don't ask again" writes the rule to ``.claude/settings.local.json``; ours
+is the project-local layer of :mod:`toolscout.core.settings`, ``.toolscout/settings.local.json``
+(a personal file, not meant for version control). The rule is the one the executor adds for the
+session (:func:`toolscout.core.rule_specs.session_rule`: ``WebFetch(domain:host)``, ``Write(/dir/**)``
+or a tool name).
+
+Folder trust (:mod:`toolscout.core.trust`): a project's ``permissions.allow`` applies only in an
+approved folder. So a rule is saved only where it will apply again: in an approved folder, one run
+with ``--trust-project`` or ``projectTrust.autoApprove``, or a folder with no project config yet.
+In the last case the folder is recorded as approved when the file is created: the only thing in
+it is the person's own grant, and without the record the new file would make the folder ask for
+approval (and ignore the rule) next time. In a folder that is not approved the answer lasts for
+this session, and the dialog says so.
+
+Writing keeps every other key of the file; a file that is not a JSON object is never overwritten
+(:class:`LocalRuleError`), and the rule still applies for the session.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .safe_read import SafeReadError, read_json
+from .settings import Settings
+from .trust import FolderTrust, approve_folder
+
+
+class LocalRuleError(ValueError):
+    """The project-local settings file cannot take the rule (malformed, or not an object)."""
+
+
+def allow_rules_file(settings: Settings, trust: FolderTrust | None) -> Path | None:
+    """Where an "always allow" answer is saved, or None when it lasts for this session only
+    (no project-local layer, or a folder that is not approved)."""
+    paths = settings.paths
+    if paths is None or paths.project_local is None:
+        return None
+    if trust is not None and not trust.approved:
+        return None
+    return paths.project_local
+
+
+def save_allow_rule(path: Path, rule: str) -> bool:
+    """Add ``rule`` to ``permissions.allow`` in the settings file at ``path``, keeping every
+    other key (a dotted ``"permissions.allow"`` key is extended where it is). Creates the file
+    and its folder when missing.
+
+    Returns:
+        True when the rule was added, False when the file already had it.
+
+    Raises:
+        LocalRuleError: the file is malformed JSON, not an object, or its allow list is not a list.
+        OSError: the file cannot be read or written.
+    """
+    data: dict[str, Any]
+    try:
+        raw = read_json(path)
+    except FileNotFoundError:
+        raw = {}
+    except SafeReadError as exc:
+        raise LocalRuleError(str(exc).removeprefix(f"{path}: ")) from exc
+    if not isinstance(raw, dict):
+        raise LocalRuleError("expected a JSON object")
+    data = raw
+    if "permissions.allow" in data:
+        holder, key = data, "permissions.allow"
+    else:
+        perms = data.setdefault("permissions", {})
+        if not isinstance(perms, dict):
+            raise LocalRuleError("permissions is not an object")
+        holder, key = perms, "allow"
+    rules = holder.setdefault(key, [])
+    if not isinstance(rules, list):
+        raise LocalRuleError(f"{'permissions.allow' if key == 'allow' else key} is not a list")
+    if rule in rules:
+        return False
+    rules.append(rule)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return True
+
+
+def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str) -> Path | None:
+    """Save an "always allow" ``rule`` where :func:`allow_rules_file` says; record the folder as
+    approved when the file made it a folder with project config (see the module docstring).
+
+    Returns:
+        The file written, or None when the rule lasts for this session only.
+
+    Raises:
+        LocalRuleError, OSError: as :func:`save_allow_rule` (the trust store too).
+    """
+    path = allow_rules_file(settings, trust)
+    if path is None:
+        return None
+    save_allow_rule(path, rule)
+    if trust is not None and trust.how == "no project config":
+        approve_folder(trust.folder)
+    return path

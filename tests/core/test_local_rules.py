@@ -1,0 +1,80 @@
+""""Always allow" rules saved to the project-local settings file (toolscout.core.local_rules)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolscout.core.local_rules import (
+    LocalRuleError,
+    allow_rules_file,
+    persist_allow_rule,
+    save_allow_rule,
+)
+from toolscout.core.settings import SettingsPaths, load_settings
+from toolscout.core.trust import check_folder
+
+
+def test_the_rule_joins_the_allow_list_and_every_other_key_stays(tmp_path: Path) -> None:
+    path = tmp_path / ".toolscout" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"toolSearch": {"enabled": "true"}, "permissions": {"deny": ["Bash"], "allow": ["Read"]},
+                                "x-note": "mine"}), encoding="utf-8")
+    assert save_allow_rule(path, "mcp__time__get_current_time")
+    assert not save_allow_rule(path, "mcp__time__get_current_time")  # once
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data == {"toolSearch": {"enabled": "true"}, "x-note": "mine",
+                    "permissions": {"deny": ["Bash"], "allow": ["Read", "mcp__time__get_current_time"]}}
+    settings = load_settings(SettingsPaths(None, None, path, None), env={})
+    assert settings["permissions.allow"] == ["Read", "mcp__time__get_current_time"]
+
+
+def test_a_missing_file_is_created_and_a_dotted_key_is_extended_where_it_is(tmp_path: Path) -> None:
+    fresh = tmp_path / "a" / "settings.local.json"
+    save_allow_rule(fresh, "WebFetch(domain:example.com)")
+    assert json.loads(fresh.read_text(encoding="utf-8")) == {"permissions": {"allow": ["WebFetch(domain:example.com)"]}}
+    dotted = tmp_path / "dotted.json"
+    dotted.write_text('{"permissions.allow": ["Read"]}', encoding="utf-8")
+    save_allow_rule(dotted, "Glob")
+    assert json.loads(dotted.read_text(encoding="utf-8")) == {"permissions.allow": ["Read", "Glob"]}
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"permissions": []}', '{"permissions": {"allow": "Read"}}'])
+def test_a_bad_file_is_never_overwritten(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "settings.local.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LocalRuleError):
+        save_allow_rule(path, "Glob")
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_only_folders_whose_settings_apply_get_the_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    project.mkdir()
+    local = project / ".toolscout" / "settings.local.json"
+    settings = load_settings(SettingsPaths(None, None, local, None), env={})
+    (project / ".mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")
+    untrusted = check_folder(project)
+    assert not untrusted.approved
+    assert allow_rules_file(settings, untrusted) is None
+    assert persist_allow_rule(settings, untrusted, "Glob") is None
+    assert not local.exists()
+
+
+def test_a_folder_without_project_config_stays_approved_after_the_file_appears(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    project.mkdir()
+    local = project / ".toolscout" / "settings.local.json"
+    settings = load_settings(SettingsPaths(None, None, local, None), env={})
+    trust = check_folder(project)
+    assert trust.approved and trust.how == "no project config"
+    assert persist_allow_rule(settings, trust, "mcp__git__git_status") == local
+    again = check_folder(project)  # next run: the folder has project config now
+    assert again.approved and again.how == "approved"
+    assert load_settings(SettingsPaths(None, None, local, None), env={}, project_trusted=again.approved)[
+        "permissions.allow"] == ["mcp__git__git_status"]
