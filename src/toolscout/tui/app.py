@@ -27,9 +27,10 @@ from . import messages as m
 from .bridge import Bridge
 from .resources import stylesheet_paths
 from .screens.argument_form import ArgumentFormScreen
-from .screens.main import HELP, MainScreen
+from .screens.main import MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
 from .screens.settings import SettingsScreen
+from .screens.slash import HELP
 from .text import tildify
 from .widgets.chat import ErrorEntry, NoticeEntry
 from .widgets.usage import UsagePanel

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,7 +18,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
-from ...core.models import ServerState, ServerStatus
 from .. import messages as m
 from ..text import clean
 from ..throttle import Throttle
@@ -33,14 +31,14 @@ from ..widgets.chat import (
     SearchHits,
     ToolCallEntry,
     UserEntry,
-    saved_result_text,
 )
 from ..widgets.prompt import PromptInput
 from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
-from ..widgets.usage import CacheStats, UsagePanel, context_renderable
+from ..widgets.usage import CacheStats, UsagePanel
 from ..widgets.welcome import WelcomeEntry
+from . import slash
 
 if TYPE_CHECKING:
     from ...core.engine import Engine
@@ -51,21 +49,6 @@ if TYPE_CHECKING:
 REPORT_INTERVAL_S = 1.0
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
-
-
-HELP = """\
-Type a message and press Enter. Slash commands:
-  /context          token usage per server and the tool-search mode decision
-  /mcp              server connection states
-  /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
-  /toolsearch on    switch tool search on for this session (deferred tools, found by search)
-  /settings         open the settings
-  /clear            start a new conversation (the current one stays saved)
-  /help             this help
-Keys: Tab enters the recommendation bar, or with none the newest search's hits (Enter uses a tool,
-Esc returns) · in the catalog Enter runs a tool (d: details) · ctrl+p → Run tool… · Up/Down history
-F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
-a running turn · ctrl+p lists every action."""
 
 
 class MainScreen(Screen[None]):
@@ -130,29 +113,7 @@ class MainScreen(Screen[None]):
         self.show_startup_warnings()
         saved = list(self.session.messages) if self.session is not None else []
         if saved:  # a --resume'd session: show what was said before
-            self.show_history(saved)
-
-    def show_history(self, messages: list[dict[str, Any]]) -> None:
-        """Render a resumed session's transcript: user and assistant text and tool calls (folded,
-        with their saved results); system reminders the session added are left out."""
-        from ...core.session.transcript import history
-
-        count = 0
-        for item in history(messages):
-            if item.kind == "user":
-                self.chat.add(UserEntry(item.text))
-            elif item.kind == "assistant":
-                self.chat.add(AssistantEntry(f"resumed.{item.key}", item.text))
-            else:
-                entry = ToolCallEntry(item.call_id, item.tool, item.params)
-                self.chat.add(entry)
-                if item.result is not None:
-                    entry.finish_saved(saved_result_text(item.result.get("content")),
-                                       is_error=bool(item.result.get("is_error")))
-            count += 1
-        sid = self.session.id if self.session is not None else ""
-        self.chat.add(NoticeEntry(f"Resumed session {sid}: {count} earlier entries above. "
-                                  "The conversation continues from here.", title="resumed"))
+            self.chat.show_history(saved, self.session.id if self.session is not None else "")
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
@@ -469,49 +430,5 @@ class MainScreen(Screen[None]):
 
     # -- slash commands ----------------------------------------------------------------------
     def run_command(self, line: str) -> None:
-        """Run one slash command (``/name args``); unknown names show an error."""
-        name, _, arg = line[1:].partition(" ")
-        name = name.lower()
-        arg = arg.strip()
-        if name == "help":
-            self.chat.add(NoticeEntry(HELP, title="help"))
-        elif name == "clear":
-            self.tapp.new_conversation()
-        elif name == "settings":
-            self.tapp.action_open_settings()
-        elif name == "context":
-            report = self.engine.context_report(loaded_names=self.loaded_names, usage_counts=self.usage_counts,
-                                                model=self.tapp.model_name or None)
-            self.chat.add(NoticeEntry(context_renderable(report, self.cache),
-                                      title="/context"))
-        elif name == "toolsearch":
-            self.tapp.tool_search_command(arg)
-        elif name == "mcp":
-            self.chat.add(NoticeEntry(self.server_table(), title="/mcp"))
-        elif name == "search":
-            if not arg:
-                self.chat.add(ErrorEntry("usage: /search QUERY"))
-                return
-            self.chat.add(SearchEntry(self.engine.search_tools(arg)))
-        else:
-            self.chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
-
-    def server_table(self) -> Text:
-        """Every server with its state, tool count and transport (``/mcp``); under each, the full
-        reason it failed (or its instructions, cut to a line), so nothing hides behind a column edge."""
-        statuses: list[ServerStatus] = list(self.query_one(CatalogPanel).statuses.values())
-        if not statuses:
-            return Text("no MCP servers configured", style="dim")
-        out = Text()
-        for status in statuses:
-            colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
-            out.append(clean(status.name, single_line=True), style="bold")
-            out.append(f"  {status.state.value}", style=colour)
-            out.append(f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n",
-                       style="dim")
-            if status.state is ServerState.FAILED:
-                out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style="red")
-            elif status.instructions:
-                out.append(f"  {clean(status.instructions, single_line=True, limit=100)}\n", style="dim")
-        out.rstrip()
-        return out
+        """Run one slash command (``/name args``; :func:`.slash.run_command`)."""
+        slash.run_command(self, line)

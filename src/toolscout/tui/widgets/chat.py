@@ -311,3 +311,24 @@ class ChatView(VerticalScroll, can_focus=True):
     def clear(self) -> None:
         """Remove every entry."""
         self.remove_children()
+
+    def show_history(self, messages: list[dict[str, Any]], session_id: str) -> None:
+        """Render a resumed session's transcript: user and assistant text and tool calls (folded,
+        with their saved results); system reminders the session added are left out."""
+        from ...core.session.transcript import history
+
+        count = 0
+        for item in history(messages):
+            if item.kind == "user":
+                self.add(UserEntry(item.text))
+            elif item.kind == "assistant":
+                self.add(AssistantEntry(f"resumed.{item.key}", item.text))
+            else:
+                entry = ToolCallEntry(item.call_id, item.tool, item.params)
+                self.add(entry)
+                if item.result is not None:
+                    entry.finish_saved(saved_result_text(item.result.get("content")),
+                                       is_error=bool(item.result.get("is_error")))
+            count += 1
+        self.add(NoticeEntry(f"Resumed session {session_id}: {count} earlier entries above. "
+                             "The conversation continues from here.", title="resumed"))

@@ -1,0 +1,80 @@
+"""Slash commands of the main screen (``/help``, ``/clear``, ``/context``, ``/toolsearch``,
+``/mcp``, ``/search``, ``/settings``) and the help text they and F1 show."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from ...core.models import ServerState, ServerStatus
+from ..text import clean
+from ..widgets.catalog import CatalogPanel
+from ..widgets.chat import ErrorEntry, NoticeEntry, SearchEntry
+from ..widgets.usage import context_renderable
+
+if TYPE_CHECKING:
+    from .main import MainScreen
+
+HELP = """\
+Type a message and press Enter. Slash commands:
+  /context          token usage per server and the tool-search mode decision
+  /mcp              server connection states
+  /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
+  /toolsearch on    switch tool search on for this session (deferred tools, found by search)
+  /settings         open the settings
+  /clear            start a new conversation (the current one stays saved)
+  /help             this help
+Keys: Tab enters the recommendation bar, or with none the newest search's hits (Enter uses a tool,
+Esc returns) · in the catalog Enter runs a tool (d: details) · Up/Down prompt history
+F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
+a running turn · ctrl+p lists every action (Run tool… runs any tool)."""
+
+
+def run_command(screen: MainScreen, line: str) -> None:
+    """Run one slash command (``/name args``) on the main screen; unknown names show an error."""
+    name, _, arg = line[1:].partition(" ")
+    name = name.lower()
+    arg = arg.strip()
+    chat = screen.chat
+    if name == "help":
+        chat.add(NoticeEntry(HELP, title="help"))
+    elif name == "clear":
+        screen.tapp.new_conversation()
+    elif name == "settings":
+        screen.tapp.action_open_settings()
+    elif name == "context":
+        report = screen.engine.context_report(loaded_names=screen.loaded_names, usage_counts=screen.usage_counts,
+                                              model=screen.tapp.model_name or None)
+        chat.add(NoticeEntry(context_renderable(report, screen.cache), title="/context"))
+    elif name == "toolsearch":
+        screen.tapp.tool_search_command(arg)
+    elif name == "mcp":
+        chat.add(NoticeEntry(server_table(list(screen.query_one(CatalogPanel).statuses.values())), title="/mcp"))
+    elif name == "search":
+        if not arg:
+            chat.add(ErrorEntry("usage: /search QUERY"))
+            return
+        chat.add(SearchEntry(screen.engine.search_tools(arg)))
+    else:
+        chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
+
+
+def server_table(statuses: list[ServerStatus]) -> Text:
+    """Every server with its state, tool count and transport (``/mcp``); under each, the full
+    reason it failed (or its instructions, cut to a line), so nothing hides behind a column edge."""
+    if not statuses:
+        return Text("no MCP servers configured", style="dim")
+    out = Text()
+    for status in statuses:
+        colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
+        out.append(clean(status.name, single_line=True), style="bold")
+        out.append(f"  {status.state.value}", style=colour)
+        out.append(f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n",
+                   style="dim")
+        if status.state is ServerState.FAILED:
+            out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style="red")
+        elif status.instructions:
+            out.append(f"  {clean(status.instructions, single_line=True, limit=100)}\n", style="dim")
+    out.rstrip()
+    return out
