@@ -60,6 +60,7 @@ def test_summary_says_why_in_one_line() -> None:
     on = decide_mode("tst-auto", 45_000, 200_000, 0.10)
     assert on.summary.endswith("> 10% of the 200k window, so deferred tools are found with ToolSearch")
     assert decide_mode("standard", 5, 200_000, 0.1).summary.startswith("tool search off (toolSearch.enabled = false)")
+    assert decide_mode("tst", 5, 200_000, 0.1).summary == "tool search on: deferred tools are found with ToolSearch"
     assert "\n" not in decide_mode("tst-auto", 5, 200_000, 0.1, pending={"late": None}).summary
 
 

@@ -54,7 +54,7 @@ async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_s
         assert "Tool search switched on: you switched it on" in text and "one prompt-cache miss" in text
         assert app.screen.query_one(StatusBar).mode.startswith("tool search on")
         assert app.screen.query_one(CatalogPanel).defer
-        assert "tool search on (toolSearch.enabled = true)" in text and WHY not in text
+        assert "tool search on: deferred tools are found with ToolSearch (this session" in text and WHY not in text
         assert app.settings.sources["toolSearch.enabled"].startswith("this session")  # not saved
         await sc.type_text(pilot, "again")
         await pilot.press("enter")
@@ -76,7 +76,7 @@ async def test_palette_switches_tool_search_on_before_any_request() -> None:
         text = flat(app, "#chat")
         assert "Tool search is on for this session (not saved" in text
         assert app.session.settings["toolSearch.enabled"] == "true" and app.engine.settings.mode == "tst"
-        assert "tool search on (toolSearch.enabled = true)" in text
+        assert "tool search on: deferred tools are found with ToolSearch (this session" in text
 
 
 async def test_offline_welcome_follows_the_recommendation_setting() -> None:
@@ -92,3 +92,26 @@ async def test_offline_welcome_follows_the_recommendation_setting() -> None:
         await pilot.press("escape")
         await sc.settle(pilot)
         assert "Tab into the recommended tools" in flat(app, "#chat")
+
+
+async def test_the_offline_session_starts_with_tool_search_on_and_says_why() -> None:
+    """``toolscout`` with no model and no tool-search setting: on, and the welcome says it is the
+    offline session's default (model sessions keep ``auto``: the tests above)."""
+    from toolscout.cli.app_cmd import offline_tool_search
+    from toolscout.core.session.providers import OfflineProvider
+    from toolscout.core.session.session import Session
+    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.tui.factory import make_app
+
+    paths = SettingsPaths.discover(sc.FIXTURES)
+    settings = load_settings(SettingsPaths(paths.user, None, None, None), env={})
+    settings = settings.with_overrides({"toolSearch.ranker": "hybrid"})  # nothing sets toolSearch.enabled
+    engine = sc.make_engine(settings)
+    session = Session(engine, settings=settings, provider=OfflineProvider(), persist=False)
+    app = make_app(offline_tool_search(session, settings), engine, session)
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await decided(pilot, msgs)
+        assert ("tool search on: deferred tools are found with ToolSearch (offline session default)"
+                in flat(app, "#chat"))
+        assert app.screen.query_one(StatusBar).mode.startswith("tool search on")
+        assert "deferred" in flat(app, "#catalog") and " inline " not in flat(app, "#catalog")

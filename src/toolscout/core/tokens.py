@@ -176,7 +176,7 @@ class ModeDecision:
         ``tool search auto: 1,955 tokens of schemas < 10% of the 200k window, so every tool is
         inline``. Says nothing of how to change it: each caller names its own switch."""
         if self.mode == "tst":
-            return "tool search on (toolSearch.enabled = true): deferred tools are found with ToolSearch"
+            return "tool search on: deferred tools are found with ToolSearch"
         if self.mode == "standard":
             return "tool search off (toolSearch.enabled = false): every tool is inline"
         window = f"{self.context_window // 1000:,}k" if self.context_window % 1000 == 0 else f"{self.context_window:,}"

@@ -252,7 +252,8 @@ class ToolscoutApp(App[int]):
             from .widgets.welcome import mode_line
 
             decision = self.main_screen.mode_decision(self.main_screen.query_one(UsagePanel).report)
-            self.main_screen.chat.add(NoticeEntry(mode_line(decision), title="/toolsearch"))
+            source = str(self.settings.sources.get("toolSearch.enabled", ""))
+            self.main_screen.chat.add(NoticeEntry(mode_line(decision, source), title="/toolsearch"))
 
     def switch_tool_search_on(self) -> None:
         """Tool search on for this session (not saved: F5 saves it), through the core's settings

@@ -110,6 +110,7 @@ class MainScreen(Screen[None]):
         self.refresh_report()
         kind = "none" if self.session is None else "offline" if self.tapp.offline else "model"
         self.welcome = self.chat.add(WelcomeEntry(kind, bool(self.tapp.settings["recommendations.enabled"])))
+        self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
         saved = list(self.session.messages) if self.session is not None else []
         if saved:  # a --resume'd session: show what was said before
@@ -192,7 +193,8 @@ class MainScreen(Screen[None]):
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
         status.mode = f"tool search {search} · {settings['session.strategy']}"
         if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry):
-            welcome.show(recommendations=bool(settings["recommendations.enabled"]))
+            welcome.show(recommendations=bool(settings["recommendations.enabled"]),
+                         source=str(settings.sources.get("toolSearch.enabled", "")))
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
         self.query_one(StatusBar).starting = False

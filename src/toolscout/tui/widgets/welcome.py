@@ -34,12 +34,16 @@ WELCOME[("none", False)] = WELCOME[("none", True)]
 SWITCH_HINT = "/toolsearch on defers them for this session"
 
 
-def mode_line(decision: Any) -> Text:
-    """The tool-search verdict (:attr:`~toolscout.core.tokens.ModeDecision.summary`) and, when
+def mode_line(decision: Any, source: str = "") -> Text:
+    """The tool-search verdict (:attr:`~toolscout.core.tokens.ModeDecision.summary`), where an
+    always-on mode comes from (``source``: ``Settings.sources["toolSearch.enabled"]``) and, when
     every tool is inline, how to switch deferral on."""
     if decision is None:
         return Text("tool search: deciding once the catalog is loaded…", style="dim")
     out = Text(clean(decision.summary, single_line=True), style="" if decision.defer else "bold yellow")
+    if decision.mode == "tst":
+        why = source if source.startswith(("offline session", "this session")) else "toolSearch.enabled = true"
+        out.append(f" ({why})", style="dim")
     if not decision.defer and not getattr(decision, "deciding", False):
         out.append(f" · {SWITCH_HINT}", style="cyan")
     return out
@@ -53,6 +57,7 @@ class WelcomeEntry(NoticeEntry):
         self.kind = kind
         self.recommendations = recommendations
         self.decision: Any = None
+        self.source = ""
         self.update(self.body())
 
     def body(self) -> Text:
@@ -60,13 +65,15 @@ class WelcomeEntry(NoticeEntry):
         out = Text(WELCOME[(self.kind, self.recommendations)])
         if self.kind != "none" or self.decision is not None:
             out.append("\n")
-            out.append_text(mode_line(self.decision))
+            out.append_text(mode_line(self.decision, self.source))
         out.append("\n/help lists the commands and keys.")
         return out
 
-    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: Any = None) -> None:
-        """Redraw with what changed (settings, session kind or the mode decision)."""
+    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: Any = None,
+             source: str | None = None) -> None:
+        """Redraw with what changed (settings, the mode's source, session kind or the decision)."""
         self.kind = kind if kind is not None else self.kind
+        self.source = source if source is not None else self.source
         self.recommendations = recommendations if recommendations is not None else self.recommendations
         self.decision = decision if decision is not None else self.decision
         self.update(self.body())
