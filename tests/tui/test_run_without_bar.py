@@ -37,6 +37,7 @@ async def test_tab_into_the_search_hits_and_enter_runs_the_second_hit() -> None:
         await pilot.pause()
         hits = app.screen.query(SearchHits).last()
         assert app.focused is hits and hits.highlighted == 0
+        assert "Use tool" in sc.screen_text(app).splitlines()[-1]  # the footer says what Enter does
         await pilot.press("down", "up", "enter")  # back to the first hit: get_forecast
         await _until(pilot, msgs, ArgumentFormScreen)
         assert app.screen.tool.name == "mcp__weather__get_forecast"

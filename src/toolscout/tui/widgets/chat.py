@@ -7,10 +7,11 @@ Markdown (models write Markdown), so Rich markup such as ``[bold]`` in it stays 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
@@ -174,6 +175,8 @@ class SearchHits(OptionList):
     """A ToolSearch result's hits, one option per tool (the option id is the tool's name):
     focus it (Tab from the prompt reaches the newest) and press Enter, or click, to use a tool
     (the screen opens its argument form offline, or loads it for the model)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Use tool", id="hits.use")]
 
     def __init__(self, result: SearchResult, limit: int = 10) -> None:
         options = [Option(hit_line(rank, hit), id=hit.tool.name) for rank, hit in enumerate(result.hits[:limit], 1)]
