@@ -58,3 +58,25 @@ async def test_an_idle_throttle_runs_each_burst_after_its_frame() -> None:
             throttle.request()
             await asyncio.wait_for(ran.wait(), 10)
             assert len(runs) == burst and not throttle.pending
+
+
+def test_the_heap_is_refrozen_only_while_servers_connect(monkeypatch) -> None:
+    """Catalog changes while servers connect move the new objects out of later collections;
+    once every server has settled they do not (later cycles must still be collected)."""
+    import gc
+
+    import tui_scenarios as sc
+
+    app = sc.make_app()
+    app._heap_frozen = True  # as after the engine started
+    before = gc.get_freeze_count()
+    try:
+        monkeypatch.setattr(app.engine, "pending_servers", lambda: [])
+        app.refreeze_heap()
+        assert gc.get_freeze_count() == before
+        monkeypatch.setattr(app.engine, "pending_servers", lambda: ["late"])
+        keep = [[i] for i in range(100)]  # tracked objects alive now
+        app.refreeze_heap()
+        assert gc.get_freeze_count() >= before + len(keep)
+    finally:
+        gc.unfreeze()

@@ -9,6 +9,7 @@ most one call per ``interval``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from time import monotonic
 
@@ -33,6 +34,12 @@ class Throttle:
         self._busy = busy
         self._pending = False
         self._last = float("-inf")
+        _LIVE.add(self)
+
+    @property
+    def owner(self) -> MessagePump:
+        """The widget or screen that runs the callback."""
+        return self._owner
 
     @property
     def pending(self) -> bool:
@@ -56,6 +63,14 @@ class Throttle:
         self._last = monotonic()
         self._callback()
 
+    @staticmethod
+    def live() -> list[Throttle]:
+        """Every throttle not yet garbage-collected (tests wait for their pending runs)."""
+        return list(_LIVE)
+
     def ran(self) -> None:
         """Record a run made directly (not through :meth:`request`): the interval starts now."""
         self._last = monotonic()
+
+
+_LIVE: weakref.WeakSet[Throttle] = weakref.WeakSet()

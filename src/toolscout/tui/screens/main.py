@@ -214,6 +214,7 @@ class MainScreen(Screen[None]):
         bar.servers = {**bar.servers, status.name: status}
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
+        self.tapp.refreeze_heap()
         self.query_one(CatalogPanel).schedule_refresh()
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
