@@ -37,6 +37,15 @@ def test_fields_follow_the_schema() -> None:
     assert fields["anything"].kind == "json" and fields["anything"].type_label == "any"
 
 
+def test_free_text_strings_are_multiline_and_constrained_ones_single() -> None:
+    props = {"body": {"type": "string"}, "when": {"type": "string", "format": "date-time"},
+             "code": {"type": "string", "pattern": "^[A-Z]{3}$"}, "title": {"type": "string", "maxLength": 80},
+             "essay": {"type": "string", "maxLength": 5000}, "units": {"type": "string", "enum": ["a", "b"]},
+             "count": {"type": "integer"}}
+    fields = {f.name: f for f in fields_of({"type": "object", "properties": props})}
+    assert {name for name, f in fields.items() if f.multiline} == {"body", "essay"}
+
+
 @pytest.mark.parametrize("schema", [None, 3, "x", {"properties": []}, {"properties": {"a": 5}}, {"required": 7}])
 def test_odd_schemas_never_raise(schema) -> None:
     fields_of(schema)

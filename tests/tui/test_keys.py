@@ -206,9 +206,7 @@ def _local_settings_app(tmp_path, text: str | None):
 
 
 async def _run_forecast(pilot, msgs: sc.Messages, city: str) -> None:
-    await sc.ask(pilot, "weather forecast")
-    await pilot.press("tab", "enter")
-    await msgs.wait_for(pilot, lambda _: isinstance(pilot.app.screen, ArgumentFormScreen))
+    await sc.open_first_recommendation(pilot, msgs, "weather forecast")
     await sc.type_text(pilot, city)
     mark = len(msgs.seen)
     await pilot.press("ctrl+s")

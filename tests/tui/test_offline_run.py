@@ -5,11 +5,11 @@ the duration shown is the tool's own time."""
 from __future__ import annotations
 
 import tui_scenarios as sc
-from textual.widgets import Input
 
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
 from toolscout.tui.widgets.chat import ToolCallEntry
+from toolscout.tui.widgets.multiline import MultiLineInput
 
 SIZE = (120, 36)
 
@@ -33,7 +33,7 @@ async def test_form_fields_are_boxed_and_enter_walks_them() -> None:
         await sc.settle(pilot)
         await _pick_forecast(pilot, msgs)
         form = app.screen
-        city = form.query_one("#arg-0", Input)
+        city = form.query_one("#arg-0", MultiLineInput)  # a string with no one-line constraint
         assert app.focused is city
         assert city.styles.border_top[0] != "" and city.styles.border_bottom[0] != ""  # a visible box
         await sc.type_text(pilot, "Paris")

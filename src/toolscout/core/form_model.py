@@ -25,6 +25,8 @@ class FieldSpec:
         description: the property's description (untrusted). type_label: for display.
         choices: enum values (kind ``enum``). default: the schema default, if any.
         nullable: ``null`` is among the allowed types.
+        multiline: a string the schema does not keep to one line (no ``format``, ``pattern`` or
+            ``maxLength`` up to :data:`SINGLE_LINE_MAX`): the form takes several lines for it.
     """
 
     name: str
@@ -36,6 +38,7 @@ class FieldSpec:
     default: Any = None
     has_default: bool = False
     nullable: bool = False
+    multiline: bool = False
 
 
 def _types(schema: dict[str, Any]) -> list[str]:
@@ -83,8 +86,21 @@ def fields_of(schema: Any) -> list[FieldSpec]:
             spec.type_label = spec.type_label if types else "enum"
         elif len(concrete) == 1 and concrete[0] in ("string", "integer", "number", "boolean"):
             spec.kind = concrete[0]
+            spec.multiline = spec.kind == "string" and not _single_line(prop)
         out.append(spec)
     return out
+
+
+#: A string whose ``maxLength`` is at most this many characters is a one-line field.
+SINGLE_LINE_MAX = 120
+
+
+def _single_line(prop: dict[str, Any]) -> bool:
+    """True when the schema keeps a string to one line: a ``format`` (date, uri, email …), a
+    ``pattern`` or a short ``maxLength``."""
+    limit = prop.get("maxLength")
+    short = isinstance(limit, int) and not isinstance(limit, bool) and limit <= SINGLE_LINE_MAX
+    return bool(prop.get("format")) or bool(prop.get("pattern")) or short
 
 
 class FormError(ValueError):

@@ -8,7 +8,8 @@ screen dismisses with them.
 Every field is a bordered box (a terminal shows no other cue of where to type), the focused
 field's box and label take the accent colour, descriptions wrap in full, and everything between
 the title and the buttons scrolls, so a long form still fits an 80×24 terminal.
-Enter moves to the next field and runs the tool from the last one; Ctrl+S runs from anywhere.
+Enter moves to the next field and runs the tool from the last one; Ctrl+S runs from anywhere. A
+string the schema does not keep to one line takes several (Shift+Enter or Ctrl+J, or a paste).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ...core.form_model import FieldSpec, FormError, fields_of, parse_value
 from ...core.models import ToolSpec
 from ...core.validation import field_problems
 from ..text import clean
+from ..widgets.multiline import MultiLineInput
 
 #: Longest tool description shown above the fields (characters; it wraps and scrolls).
 DESCRIPTION_LIMIT = 2_000
@@ -101,6 +103,11 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             if spec.has_default and default in spec.choices:
                 select.value = default
             return select
+        if spec.kind == "string" and spec.multiline:  # Enter: next field; Shift+Enter / Ctrl+J: newline
+            box = MultiLineInput("" if default is None else str(default), id=wid, classes="field text-field",
+                                 placeholder="required" if spec.required else "(optional)")
+            box.border_subtitle = "shift+enter / ctrl+j: new line"
+            return box
         if spec.kind in ("string", "integer", "number"):
             kind = {"string": "text", "integer": "integer", "number": "number"}[spec.kind]
             value = "" if default is None else str(default)
@@ -181,7 +188,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         else:
             self.action_cancel()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    def on_input_submitted(self, event: Input.Submitted | MultiLineInput.Submitted) -> None:
         """Enter: on to the next field; from the last one, run."""
         event.stop()
         fields = list(self.query(".field"))
@@ -190,6 +197,9 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             fields[index + 1].focus()
         else:
             self.action_run_tool()
+
+    def on_multi_line_input_submitted(self, event: MultiLineInput.Submitted) -> None:
+        self.on_input_submitted(event)
 
     def on_mount(self) -> None:
         fields = self.query(".field")

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 
 from .. import messages as m
 from ..text import clean
@@ -32,6 +32,7 @@ from ..widgets.chat import (
     ToolCallEntry,
     UserEntry,
 )
+from ..widgets.multiline import MultiLineInput
 from ..widgets.prompt import PromptInput
 from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
@@ -336,8 +337,8 @@ class MainScreen(Screen[None]):
         self.chat.add(ErrorEntry(message.text))
 
     # -- the prompt --------------------------------------------------------------------------
-    @on(Input.Submitted, "#prompt")
-    def submit_prompt(self, event: Input.Submitted) -> None:
+    @on(MultiLineInput.Submitted, "#prompt")
+    def submit_prompt(self, event: MultiLineInput.Submitted) -> None:
         event.stop()
         text = event.value
         prompt = self.query_one(PromptInput)

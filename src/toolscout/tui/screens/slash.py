@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .main import MainScreen
 
 HELP = """\
-Type a message and press Enter. Slash commands:
+Type a message and press Enter (Shift+Enter or ctrl+j: a new line). Slash commands:
   /context          token usage per server and the tool-search mode decision
   /mcp              server connection states
   /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
@@ -26,7 +26,7 @@ Type a message and press Enter. Slash commands:
   /clear            start a new conversation (the current one stays saved)
   /help             this help
 Keys: Tab enters the recommendation bar, or with none the newest search's hits (Enter uses a tool,
-Esc returns) · in the catalog Enter runs a tool (d: details) · Up/Down prompt history
+Esc returns) · in the catalog Enter runs a tool (d: details) · Up/Down on the first/last line: history
 F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
 a running turn · ctrl+p lists every action (Run tool… runs any tool)."""
 

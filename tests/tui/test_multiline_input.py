@@ -1,0 +1,113 @@
+"""Multi-line input (issue 14): the prompt and the argument form's free-text fields keep every
+line of what is typed (Shift+Enter, Ctrl+J) or pasted (bracketed paste: one ``Paste`` event), and
+the model receives all of it. Enter still sends, slash commands and history still work."""
+
+from __future__ import annotations
+
+import tui_scenarios as sc
+from textual import events
+from textual.widgets import Input
+
+from toolscout.tui import messages as m
+from toolscout.tui.screens.permission import PermissionScreen
+from toolscout.tui.widgets.chat import NoticeEntry, UserEntry
+from toolscout.tui.widgets.multiline import MultiLineInput
+from toolscout.tui.widgets.prompt import PromptInput
+
+SIZE = (120, 36)
+QUESTION = "Summarise this report:\nline two of it\n\n- and a bullet"
+
+
+def _sent_text(provider: sc.ScriptedProvider) -> str:
+    """The person's text in the provider's first request (the last text block of the last user
+    message; a system reminder may come before it)."""
+    user = [msg for msg in provider.requests[0].messages if msg["role"] == "user"][-1]
+    content = user["content"]
+    return content if isinstance(content, str) else [b["text"] for b in content if b["type"] == "text"][-1]
+
+
+async def test_shift_enter_and_ctrl_j_add_lines_and_enter_sends_them_all() -> None:
+    provider = sc.ScriptedProvider("ok")
+    app = sc.make_app(session="model", provider=provider)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await sc.type_text(pilot, "first")
+        await pilot.press("shift+enter")
+        await sc.type_text(pilot, "second")
+        await pilot.press("ctrl+j")  # for terminals that cannot send Shift+Enter
+        await sc.type_text(pilot, "third")
+        assert prompt.value == "first\nsecond\nthird"
+        screen = sc.screen_text(app)
+        assert all(word in screen for word in ("first", "second", "third"))  # the box grew
+        assert prompt.region.height == 5  # three lines between the borders
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert prompt.value == ""
+        assert _sent_text(provider) == "first\nsecond\nthird"
+        assert "first\nsecond\nthird" in str([e for e in app.screen.chat.children if isinstance(e, UserEntry)][-1].render())
+
+
+async def test_a_bracketed_paste_keeps_every_line() -> None:
+    provider = sc.ScriptedProvider("ok")
+    app = sc.make_app(session="model", provider=provider)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        app.post_message(events.Paste(QUESTION))  # what the driver posts for a bracketed paste
+        await pilot.pause()
+        assert app.screen.query_one(PromptInput).value == QUESTION
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        assert _sent_text(provider) == QUESTION
+
+
+async def test_history_up_and_down_from_the_first_and_last_line_and_slash_commands() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await sc.ask(pilot, "one")
+        await sc.type_text(pilot, "two")
+        await pilot.press("shift+enter")
+        await sc.type_text(pilot, "three")
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        await sc.type_text(pilot, "draft")
+        await pilot.press("up")
+        assert prompt.value == "two\nthree" and prompt.cursor_location == (1, 5)
+        await pilot.press("up")  # not on the first line yet: the cursor moves up
+        assert prompt.value == "two\nthree" and prompt.cursor_location[0] == 0
+        await pilot.press("up")
+        assert prompt.value == "one"
+        await pilot.press("down")
+        assert prompt.value == "two\nthree"
+        await pilot.press("down")  # on the last line: back to the draft
+        assert prompt.value == "draft"
+        prompt.value = ""
+        await sc.ask(pilot, "/help")
+        assert isinstance(list(app.screen.chat.children)[-1], NoticeEntry)
+        assert "Slash commands" in sc.screen_text(app)
+
+
+async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_single() -> None:
+    app = sc.make_app()
+    msgs = sc.Messages()
+    async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
+        await sc.settle(pilot)
+        form = await sc.open_first_recommendation(pilot, msgs, "weather forecast")  # get_forecast
+        city = form.query_one("#arg-0")
+        assert isinstance(city, MultiLineInput) and app.focused is city
+        assert isinstance(form.query_one("#arg-1"), Input)  # days: a number stays one line
+        app.post_message(events.Paste("Paris\nFrance"))
+        await pilot.pause()
+        await pilot.press("shift+enter", "E", "U")
+        assert city.value == "Paris\nFrance\nEU"
+        await pilot.press("enter")  # Enter still moves on to the next field
+        assert app.focused is form.query_one("#arg-1")
+        mark = len(msgs.seen)
+        await pilot.press("ctrl+s")
+        await msgs.wait_for(pilot, lambda _: isinstance(app.screen, PermissionScreen), start=mark)
+        await pilot.press("y")
+        started = await msgs.wait_for(pilot, lambda e: isinstance(e, m.ToolCallStarted), start=mark)
+        assert started.arguments["city"] == "Paris\nFrance\nEU"
+        await sc.settle(pilot)
