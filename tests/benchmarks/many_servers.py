@@ -266,13 +266,14 @@ def run_json(args: list[str], env: dict[str, str], cwd: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure(config: Path, connect_timeout: float) -> dict:
+def measure(config: Path, connect_timeout: float, priority: str = "normal") -> dict:
     """Raw SDK then app, each in a fresh process with its own temp dirs."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         env = hermetic_env(home)
         (home / "config").mkdir()
-        (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"timeout": connect_timeout}}))
+        (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"timeout": connect_timeout,
+                                                                         "serverPriority": priority}}))
         raw_args = [PYTHON, "-c", RAW, str(config), str(REPO / "src"), str(connect_timeout)]
         raw = run_json(raw_args, env, home)
         launch = time.time()
@@ -334,12 +335,15 @@ def run(argv: list[str] | None = None) -> str:
     ap.add_argument("--tools", type=int, default=36, help="tools per fixture server")
     ap.add_argument("--schema-bytes", type=int, default=1200, help="approximate JSON bytes per input schema")
     ap.add_argument("--no-real", action="store_true", help="skip the real 47 servers")
+    ap.add_argument("--server-priority", choices=("normal", "low"), default="normal",
+                    help="the app's mcp.serverPriority (the raw SDK always runs servers at normal priority)")
     a = ap.parse_args(argv or [])
     rows: list[str] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         fixture = fixture_config(Path(tmp) / "fixture.json", a.servers, a.delay, a.tools, a.schema_bytes)
-        rows += summarise(f"fixture ×{a.servers}", measure(fixture, 60.0))
+        low = " · low priority" if a.server_priority == "low" else ""
+        rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority))
         if a.no_real:
             notes.append("real servers: skipped (--no-real)")
         else:
@@ -347,7 +351,7 @@ def run(argv: list[str] | None = None) -> str:
             if real is None:
                 notes.append(f"real servers: skipped: {why}")
             else:
-                rows += summarise("real 47", measure(real, 30.0))
+                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority))
                 notes.append(f"real servers: {why}")
     head = [
         "## Many servers: UI responsiveness while connecting",

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+from pathlib import Path
 
 import anyio
+import pytest
 from mcp_helpers import EventLog, allow, memory, pid_alive, running, stdio
 
 from toolscout.core.events import CatalogChanged, EngineWarning
@@ -85,6 +88,21 @@ async def test_stop_ends_a_server_that_ignores_stdin_close_and_sigterm():
         assert len(pids) == 3 and all(pid_alive(p) for p in pids)
     assert not any(pid_alive(p) for p in pids)
     assert {s.state for s in engine.server_statuses()} == {ServerState.DISCONNECTED}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mcp.serverPriority acts through Linux's /proc")
+async def test_low_server_priority_renices_each_stdio_server():
+    """mcp.serverPriority = low: each server process runs at nice 15 (and its session's scheduling
+    group, where the kernel has them); the default leaves servers at the app's priority."""
+    async with running([stdio("normal")], **{"mcp.serverPriority": "low"}) as engine:
+        pid = int((await engine.call_tool("mcp__normal__pid", {}, asker=allow)).text())
+        assert os.getpriority(os.PRIO_PROCESS, pid) == 15
+        group = Path(f"/proc/{pid}/autogroup")
+        if group.exists():
+            assert group.read_text().split()[-1] == "15"
+    async with running([stdio("other", "normal")]) as engine:
+        pid = int((await engine.call_tool("mcp__other__pid", {}, asker=allow)).text())
+        assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 async def test_server_exit_disconnects_and_reconnect_brings_tools_back(events: EventLog):

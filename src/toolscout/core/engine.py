@@ -121,6 +121,7 @@ class Engine(CatalogFiles, EventSource):
         self.sizes = ServerSizes(sizes_path())
         self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
                                call_timeout=float(settings["mcp.callTimeout"]), listener=self)
+        self.pool.low_priority = settings["mcp.serverPriority"] == "low"
         self.executor = ToolExecutor(
             self.catalog, self.builtins, self.pool, self.policy,
             ToolContext(self.project_dir, private_host_allowed=self.policy.names_host),
@@ -156,6 +157,7 @@ class Engine(CatalogFiles, EventSource):
         self.settings = settings
         self.search.settings = settings
         self.catalog.set_always_load(settings["toolSearch.alwaysLoad"])
+        self.pool.low_priority = settings["mcp.serverPriority"] == "low"  # servers started from now on
         if changed:
             self.emit(SettingsChanged(changed))
         return changed

@@ -106,6 +106,8 @@ KEYS: tuple[Key, ...] = (
         "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
     Key("mcp.callTimeout", 120.0, _number(0.1, 86400, lo_open=True), "per-call timeout (s)"),
+    Key("mcp.serverPriority", "normal", Choice("normal", "low"),
+        "low: stdio servers get less CPU than the app (keys echo at once while many start; Linux)"),
     Key("mcp.instructionsBudget", 1000, _number(0, 100_000, integer=True),
         "characters of each server's instructions given to the model up front (same for every server; 0: none)"),
     Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),

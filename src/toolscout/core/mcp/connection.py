@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from ... import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
 from .listing import ListingError, list_tools_leniently
+from .priority import lower_new_children
 from .server_config import ServerConfig
 from .wire import GuardedStream, quiet_sdk_parse_errors
 
@@ -80,6 +81,8 @@ class ServerUnavailable(Exception):
 @asynccontextmanager
 async def _guarded(inner: AbstractAsyncContextManager[Any], owner: ServerConnection) -> AsyncIterator[Any]:
     async with inner as (read, write):
+        if owner.low_priority:  # the server process has just started (setting mcp.serverPriority)
+            lower_new_children()
         owner.guard = GuardedStream(read, owner._on_eof, owner._on_noise)
         yield owner.guard, write
 
@@ -114,6 +117,8 @@ class ServerConnection:
         self.status = ServerStatus(config.name, ServerState.CONNECTING, transport=config.transport)
         self.finished = anyio.Event()
         self.relists = 0
+        #: run a stdio server at a lower CPU priority than the app (setting ``mcp.serverPriority``)
+        self.low_priority = False
         #: the read-stream guard of the open transport (counts stray output lines), or None
         self.guard: GuardedStream | None = None
         self._client: Client | None = None

@@ -60,6 +60,8 @@ class ServerPool:
                  listener: ConnectionListener) -> None:
         self.configs: dict[str, ServerConfig] = {c.name: c for c in configs}
         self.connect_timeout = connect_timeout
+        #: servers started from now on run at a lower CPU priority (setting ``mcp.serverPriority``)
+        self.low_priority = False
         self.call_timeout = call_timeout
         self._listener = listener
         self._connections: dict[str, ServerConnection] = {}
@@ -246,6 +248,7 @@ class ServerPool:
         assert self._tg is not None
         conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
                                 listener=self)
+        conn.low_priority = self.low_priority and cfg.transport == "stdio"
         self._connections[cfg.name] = conn
         self._statuses[cfg.name] = conn.status
         self._tg.start_soon(conn.run, name=f"mcp:{cfg.name}")
