@@ -97,3 +97,14 @@ def test_a_reader_that_stops_early_ends_the_run_quietly():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_a_query_that_is_empty_after_its_prefix_exits_2(catalog, capsys):
+    assert run(["search", "discover:", "--catalog", catalog]) == 2
+    assert "empty query" in capsys.readouterr().out
+
+
+def test_a_huge_query_is_echoed_short(catalog, capsys):
+    assert run(["search", "weather " * 20_000, "--catalog", catalog]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert len(first) < 300 and "(160,000 chars)" in first

@@ -57,18 +57,23 @@ def _run(args: argparse.Namespace) -> int:
             print(dumps_json(result.to_json(), indent=2))
         else:
             print(format_result(result, explain=args.explain))
-        return 0
+        return 2 if result.errors and not result.hits else 0  # e.g. "discover:" with nothing after it
 
     code = run_with_engine(engine, body, needs_a_catalog=True)
     print_warnings(engine)
     return code
 
 
+#: Most characters of the query echoed back in the text output.
+QUERY_SHOWN = 200
+
+
 def format_result(result, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
     from ..core.search.render import explain as explain_hit
 
-    lines = [f"{result.mode} search: {result.query!r}"]
+    query = result.query if len(result.query) <= QUERY_SHOWN else f"{result.query[:QUERY_SHOWN]}… ({len(result.query):,} chars)"
+    lines = [f"{result.mode} search: {query!r}"]
     for err in result.errors:
         lines.append(f"  ! {err}")
     for i, hit in enumerate(result.hits, 1):
