@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 BUILTIN_GROUP = "built-in"
 #: Shortest interval between two tree refreshes while any server is connecting (s): 47 servers
 #: report in bursts for tens of seconds, and each refresh reads every tool of the catalog.
-CONNECTING_REFRESH_S = 0.5
+CONNECTING_REFRESH_S = 2.0
 
 STATE_STYLE = {
     ServerState.CONNECTING: ("◌", "yellow"),
