@@ -78,3 +78,23 @@ def test_a_folder_without_project_config_stays_approved_after_the_file_appears(
     assert again.approved and again.how == "approved"
     assert load_settings(SettingsPaths(None, None, local, None), env={}, project_trusted=again.approved)[
         "permissions.allow"] == ["mcp__git__git_status"]
+
+
+def test_always_allow_in_an_approved_folder_keeps_it_approved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscout.core.trust import approve_folder
+
+    monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    (project / ".toolscout").mkdir(parents=True)
+    (project / ".mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")
+    local = project / ".toolscout" / "settings.local.json"
+    settings = load_settings(SettingsPaths(None, None, local, None), env={})
+    approve_folder(project)
+    assert persist_allow_rule(settings, check_folder(project), "Glob") == local
+    assert check_folder(project).how == "approved"  # the person's own rule does not ask again
+    # someone else's edit between the approval and the answer still asks
+    trust = check_folder(project)
+    local.write_text(json.dumps({"permissions": {"allow": ["Glob", "Bash"]}}), encoding="utf-8")
+    persist_allow_rule(settings, trust, "Read")
+    assert check_folder(project).how == "grants changed"

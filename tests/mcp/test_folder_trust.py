@@ -108,3 +108,43 @@ def test_deny_rules_of_every_layer_apply_in_an_unapproved_folder(repo, capsys, m
                 "--allowed-tools", "Bash"]) == 1
     assert "disabled by the deny rule 'Bash'" in capsys.readouterr().err
     assert not (repo / "bash.txt").exists()
+
+
+def test_a_grant_added_after_approval_asks_again_and_runs_nothing(repo, capsys):
+    approve_folder(repo)
+    marker(repo).unlink(missing_ok=True)
+    # a later `git pull` loosens the approved folder's shared settings
+    (repo / ".toolscout" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["*"]}}))
+    assert check_folder(repo).how == "grants changed"
+    assert run(["call", "Bash", "--params", json.dumps({"command": "echo PWNED > pwned.txt"})]) == 1
+    err = capsys.readouterr().err
+    assert "permission grants" in err and "changed since you approved it" in err
+    assert not (repo / "pwned.txt").exists()
+    assert not marker(repo).exists()  # the servers wait for the new approval too
+
+    # a committed settings.local.json counts as well
+    approve_folder(repo)
+    (repo / ".toolscout" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
+    assert check_folder(repo).how == "grants changed"
+    assert run(["call", "Bash", "--params", json.dumps({"command": "echo PWNED > pwned.txt"})]) == 1
+    assert not (repo / "pwned.txt").exists()
+
+    # an ask rule removed loosens the folder: it asks again; formatting alone does not
+    (repo / ".toolscout" / "settings.local.json").unlink()
+    (repo / ".toolscout" / "settings.json").write_text(json.dumps({"permissions": {"ask": ["Bash"]}}))
+    approve_folder(repo)
+    (repo / ".toolscout" / "settings.json").write_text(json.dumps({"permissions.ask": ["Bash"]}, indent=4))
+    assert check_folder(repo).approved
+    (repo / ".toolscout" / "settings.json").write_text(json.dumps({"permissions": {"ask": []}}))
+    assert check_folder(repo).how == "grants changed"
+
+
+def test_an_approval_recorded_before_grants_were_hashed(repo, tmp_path):
+    from toolscout.core.trust import mcp_fingerprint, trust_store_path
+
+    store = trust_store_path()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(json.dumps({"folders": {str(repo.resolve()): {"mcpHash": mcp_fingerprint(repo)}}}))
+    assert check_folder(repo).how == "grants changed"  # the repo has grants: approve them first
+    (repo / ".toolscout" / "settings.json").write_text(json.dumps({"model": {"name": "m"}}))
+    assert check_folder(repo).how == "approved"  # no grants: the old record still holds

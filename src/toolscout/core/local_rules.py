@@ -12,7 +12,9 @@ with ``--trust-project`` or ``projectTrust.autoApprove``, or a folder with no pr
 In the last case the folder is recorded as approved when the file is created: the only thing in
 it is the person's own grant, and without the record the new file would make the folder ask for
 approval (and ignore the rule) next time. In a folder that is not approved the answer lasts for
-this session, and the dialog says so.
+this session, and the dialog says so. The approval's grants hash covers this file, so after a
+write in a folder approved in the trust store the approval is re-recorded (unless the folder
+stopped being approved since the run started: someone else's change still asks).
 
 Writing keeps every other key of the file; a file that is not a JSON object is never overwritten
 (:class:`LocalRuleError`), and the rule still applies for the session.
@@ -26,7 +28,7 @@ from typing import Any
 
 from .safe_read import SafeReadError, read_json
 from .settings import Settings
-from .trust import FolderTrust, approve_folder
+from .trust import FolderTrust, approve_folder, check_folder
 
 
 class LocalRuleError(ValueError):
@@ -99,7 +101,10 @@ def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str)
     path = allow_rules_file(settings, trust)
     if path is None:
         return None
+    # the person's own answer must not make an approved folder ask again (the grants hash covers
+    # this file), but a change made by someone else since the approval must still ask
+    still = trust is not None and trust.how == "approved" and check_folder(trust.folder).approved
     save_allow_rule(path, rule)
-    if trust is not None and trust.how == "no project config":
+    if trust is not None and (trust.how == "no project config" or still):
         approve_folder(trust.folder)
     return path

@@ -12,8 +12,18 @@ What a folder can bring (Claude Code's trust dialog, applied to toolscout):
 
 Approval is stored in the user config dir (``TOOLSCOUT_CONFIG_DIR`` replaces it), in
 ``trusted-folders.json``, keyed by the folder's real path, together with a hash of the command
-lines of ``.mcp.json``: editing a command, its arguments, environment, working dir or URL (or
-adding a server) asks again. It is given by the app's trust prompt (:func:`approve_folder`), for
+lines of ``.mcp.json`` (``mcpHash``) and a hash of the project's grants (``grantsHash``:
+:data:`PROJECT_GATED_KEYS` and ``permissions.ask`` of both project settings files, see
+:func:`grants_fingerprint`): editing a command, its arguments, environment, working dir or URL
+(or adding a server), or changing a grant (a ``git pull`` that adds ``"allow": ["*"]``, an ask
+rule removed) asks again. ``settings.local.json`` is covered too, although it is personal and
+git-ignored: a repository can still commit one, and excluding it would let such a file loosen
+an approved folder silently. The person's own "Always allow" answers
+(:mod:`toolscout.core.local_rules`) re-record the approval after writing, so they never make
+the folder ask again; editing the file by hand does. A record written before ``grantsHash``
+existed counts as approved grants only when the project has none.
+
+Approval is given by the app's trust prompt (:func:`approve_folder`), for
 one run by ``--trust-project``, or for every folder (CI) by the user/managed setting
 ``projectTrust.autoApprove`` or ``TOOLSCOUT_TRUST_PROJECT=1``; a project's own settings cannot
 approve it.
@@ -33,11 +43,14 @@ from typing import Any
 import platformdirs
 
 from .safe_read import SafeReadError, parse_json, read_bytes, read_json
-from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings
+from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings, read_layer
 
 TRUST_FILE = "trusted-folders.json"
 _PROJECT_SETTINGS = (".toolscout/settings.json", ".toolscout/settings.local.json")
 _COMMAND_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
+#: What the approval fingerprint covers in the project settings files: the grants, and the ask
+#: rules (removing one loosens the folder).
+_GRANT_KEYS = frozenset((*PROJECT_GATED_KEYS, "permissions.ask"))
 
 
 @dataclass(frozen=True)
@@ -48,15 +61,28 @@ class FolderTrust:
         folder: the folder's real path.
         approved: True when project servers may start and project grants apply.
         how: ``approved`` (stored approval), ``--trust-project``, ``projectTrust.autoApprove``,
-            ``no project config``, ``not approved`` or ``changed`` (approved before, but the
-            command lines of ``.mcp.json`` changed since).
+            ``no project config``, ``not approved``, ``changed`` (approved before, but the
+            command lines of ``.mcp.json`` changed since) or ``grants changed`` (approved
+            before, but the project's permission grants changed since).
         mcp_hash: hash of the command lines of ``.mcp.json`` (``""`` without one).
+        grants_hash: hash of the project's grants (:func:`grants_fingerprint`; ``""`` without any).
     """
 
     folder: str
     approved: bool
     how: str
     mcp_hash: str = ""
+    grants_hash: str = ""
+
+    @property
+    def what_changed(self) -> str:
+        """Why an approved folder asks again (one sentence), or ``""``."""
+        if self.how == "changed":
+            return "its .mcp.json commands changed since you approved it"
+        if self.how == "grants changed":
+            return ("its project permission grants (permissions.allow/ask, additionalDirectories or "
+                    "provider.baseUrl in .toolscout/settings*.json) changed since you approved it")
+        return ""
 
     @property
     def needs_prompt(self) -> bool:
@@ -67,8 +93,7 @@ class FolderTrust:
         """One line for stderr or the warnings list; empty when approved."""
         if self.approved:
             return ""
-        why = ("its .mcp.json commands changed since you approved it" if self.how == "changed"
-               else "it has not been approved")
+        why = self.what_changed or "it has not been approved"
         return (f"this folder ({self.folder}) is not trusted: {why}. Its .mcp.json servers are not started "
                 "and its permissions.allow rules are ignored; approve it in the app's trust prompt or pass "
                 "--trust-project (CI: projectTrust.autoApprove in user settings or TOOLSCOUT_TRUST_PROJECT=1).")
@@ -99,6 +124,30 @@ def mcp_fingerprint(project_dir: str | Path) -> str:
     except (ValueError, AttributeError, TypeError):
         data = raw
     return hashlib.sha256(data).hexdigest()
+
+
+def grants_fingerprint(project_dir: str | Path) -> str:
+    """SHA-256 of the project's grants: every non-empty :data:`PROJECT_GATED_KEYS` and
+    ``permissions.ask`` value of ``.toolscout/settings.json`` and ``settings.local.json``
+    (flattened keys, so nesting and formatting do not matter); ``""`` when neither file has
+    any. A malformed file hashes its raw bytes (any edit then asks again)."""
+    reduced: dict[str, Any] = {}
+    for rel in _PROJECT_SETTINGS:
+        path = Path(project_dir) / rel
+        scratch: list[Any] = []
+        layer = read_layer(path, scratch)
+        if scratch:  # malformed, not an object, unreadable: hash what is there
+            try:
+                reduced[rel] = hashlib.sha256(read_bytes(path)).hexdigest()
+            except (OSError, ValueError) as exc:
+                reduced[rel] = str(exc)
+            continue
+        keys = {k: v for k, v in layer.items() if k in _GRANT_KEYS and v not in (None, [], "")}
+        if keys:
+            reduced[rel] = keys
+    if not reduced:
+        return ""
+    return hashlib.sha256(json.dumps(reduced, sort_keys=True, ensure_ascii=True, default=str).encode()).hexdigest()
 
 
 def has_project_config(project_dir: str | Path) -> bool:
@@ -132,23 +181,25 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     """
     env = os.environ if env is None else env
     folder = _real(project_dir)
-    digest = mcp_fingerprint(folder)
+    digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
     if not has_project_config(folder):
-        return FolderTrust(folder, True, "no project config", digest)
+        return FolderTrust(folder, True, "no project config", digest, grants)
     if flag:
-        return FolderTrust(folder, True, "--trust-project", digest)
+        return FolderTrust(folder, True, "--trust-project", digest, grants)
     if auto or env.get("TOOLSCOUT_TRUST_PROJECT", "").strip().lower() in ("1", "true", "yes", "on"):
-        return FolderTrust(folder, True, "projectTrust.autoApprove", digest)
+        return FolderTrust(folder, True, "projectTrust.autoApprove", digest, grants)
     entry = _read_store(trust_store_path(env)).get(folder)
     if not isinstance(entry, dict):
-        return FolderTrust(folder, False, "not approved", digest)
+        return FolderTrust(folder, False, "not approved", digest, grants)
     if entry.get("mcpHash", "") != digest:
-        return FolderTrust(folder, False, "changed", digest)
-    return FolderTrust(folder, True, "approved", digest)
+        return FolderTrust(folder, False, "changed", digest, grants)
+    if entry.get("grantsHash", "") != grants:  # an old record (no grantsHash) passes without grants
+        return FolderTrust(folder, False, "grants changed", digest, grants)
+    return FolderTrust(folder, True, "approved", digest, grants)
 
 
 def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None) -> FolderTrust:
-    """Store the person's approval of the folder (with the current ``.mcp.json`` hash).
+    """Store the person's approval of the folder (with the current ``.mcp.json`` and grants hashes).
 
     Raises:
         OSError: the trust store cannot be written.
@@ -156,13 +207,14 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
     path = trust_store_path(env)
     folder = _real(project_dir)
     folders = _read_store(path)
-    digest = mcp_fingerprint(folder)
-    folders[folder] = {"mcpHash": digest, "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
+    folders[folder] = {"mcpHash": digest, "grantsHash": grants,
+                       "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps({"folders": folders}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
-    return FolderTrust(folder, True, "approved", digest)
+    return FolderTrust(folder, True, "approved", digest, grants)
 
 
 def trusted_settings(current: Settings) -> Settings:

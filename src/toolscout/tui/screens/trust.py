@@ -62,7 +62,8 @@ class TrustScreen(ModalScreen[bool]):
             title = Text("Do you trust the files in this folder?\n", style="bold")
             title.append(clean(self.trust.folder, single_line=True), style="bold yellow")
             yield Label(title, id="trust-title")
-            why = ("Its .mcp.json commands changed since you approved it. " if self.trust.how == "changed" else "")
+            changed = self.trust.what_changed
+            why = f"{changed[0].upper()}{changed[1:]}. " if changed else ""
             yield Static(Text(why + "Approving starts the project's MCP servers below and applies its "
                               "permissions.allow rules. Deny rules always apply.", style="dim"))
             details = Text()
