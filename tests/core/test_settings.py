@@ -130,3 +130,17 @@ def test_with_overrides_is_validated():
     assert s["session.strategy"] == "stub"
     assert s["toolSearch.maxResults"] == 5
     assert len(s.warnings) == 1
+
+
+def test_a_malformed_user_file_is_left_as_is_and_the_change_holds_for_the_session(tmp_path) -> None:
+    from toolscout.core.settings import UnsavedSettingError, change_user_setting
+
+    user = tmp_path / "settings.json"
+    for broken in ('{"model": {"name": "my-model"}, "custom": 1,', '[1, 2]'):
+        user.write_text(broken, encoding="utf-8")
+        settings = load_settings(SettingsPaths(user, None, None, None), env={})
+        with pytest.raises(UnsavedSettingError) as caught:
+            change_user_setting(settings, "recommendations.enabled", False)
+        assert user.read_text(encoding="utf-8") == broken
+        assert str(user) in str(caught.value) and "this session only" in str(caught.value)
+        assert caught.value.settings["recommendations.enabled"] is False

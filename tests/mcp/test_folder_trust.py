@@ -148,3 +148,16 @@ def test_an_approval_recorded_before_grants_were_hashed(repo, tmp_path):
     assert check_folder(repo).how == "grants changed"  # the repo has grants: approve them first
     (repo / ".toolscout" / "settings.json").write_text(json.dumps({"model": {"name": "m"}}))
     assert check_folder(repo).how == "approved"  # no grants: the old record still holds
+
+
+def test_a_trust_store_that_cannot_be_parsed_is_never_overwritten(repo):
+    from toolscout.core.trust import TrustStoreError, trust_store_path
+
+    store = trust_store_path()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    broken = '{"folders": {"/home/me/other": {"mcpHash": "abc"}},'  # every other approval is in here
+    store.write_text(broken)
+    with pytest.raises(TrustStoreError, match="not changed"):
+        approve_folder(repo)
+    assert store.read_text() == broken
+    assert not check_folder(repo).approved

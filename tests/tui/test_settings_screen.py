@@ -121,3 +121,24 @@ async def test_a_value_overridden_by_the_project_file_says_so_after_saving(tmp_p
         assert "overridden by" in shown and str(project) in shown
         assert app.settings["session.strategy"] == "stub"  # what a restart would give
         assert app.settings.sources["session.strategy"] == str(project)
+
+
+async def test_a_malformed_user_file_is_never_overwritten() -> None:
+    broken = '{"model": {"name": "my-model"}, "custom": 1,'  # truncated: a save would lose both keys
+    user_file().parent.mkdir(parents=True, exist_ok=True)
+    user_file().write_text(broken, encoding="utf-8")
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        assert app.focused.id == widget_id("recommendations.enabled")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert user_file().read_text(encoding="utf-8") == broken
+        assert not list(user_file().parent.glob("*.tmp"))
+        assert app.settings["recommendations.enabled"] is False  # for this session
+        assert app.session.prefetch.enabled is False
+        note = str(app.screen.query_one(f"#{widget_id('recommendations.enabled')}-note").render())
+        assert str(user_file()) in note.replace("\n", "") or "settings.json" in note
+        assert "this session only" in note.replace("\n", " ")

@@ -365,10 +365,25 @@ def changed_keys(old: Settings, new: Settings) -> dict[str, Any]:
     return {k: new.values.get(k) for k in KEYS_BY_NAME if old.values.get(k) != new.values.get(k)}
 
 
+class UnsavedSettingError(ValueError):
+    """The user settings file exists but could not be parsed, so it was left untouched.
+
+    Attributes:
+        settings: the settings with the change applied for this session only (source ``session``).
+    """
+
+    def __init__(self, message: str, settings: Settings) -> None:
+        super().__init__(message)
+        self.settings = settings
+
+
 def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
     """Validate ``value``, write it to the user settings file, and return updated settings.
+    A file that cannot be parsed (malformed JSON, not an object) is never overwritten.
 
     Raises:
+        UnsavedSettingError: the file could not be parsed; nothing was written, and the error
+            carries the settings with the change applied for this session only.
         ValueError: unknown key, invalid value, managed key, or no user settings path.
         OSError: the file cannot be written.
     """
@@ -383,6 +398,11 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
     path = settings.paths.user
     scratch: list[SettingsWarning] = []
     data = read_layer(path, scratch)
+    if scratch:
+        raise UnsavedSettingError(
+            f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
+            f"{key} = {json.dumps(checked)} applies for this session only",
+            settings.with_overrides({key: checked}, source="session"))
     data[key] = checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():

@@ -160,12 +160,26 @@ def _real(project_dir: str | Path) -> str:
     return os.path.realpath(project_dir)
 
 
-def _read_store(path: Path) -> dict[str, Any]:
+class TrustStoreError(OSError):
+    """``trusted-folders.json`` exists but cannot be parsed: it is never overwritten (it holds
+    the approvals of every other folder)."""
+
+
+def _read_store(path: Path, *, strict: bool = False) -> dict[str, Any]:
+    """The ``folders`` map of the store; ``{}`` when missing or unreadable, or with ``strict``
+    :class:`TrustStoreError` when the file exists but cannot be parsed."""
     try:
         data = read_json(path)
-    except (OSError, ValueError):  # SafeReadError is a ValueError
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:  # SafeReadError is a ValueError
+        if strict:
+            raise TrustStoreError(f"{path} could not be read ({exc}), so it was not changed: fix or remove "
+                                  "it") from exc
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
+    if strict and not isinstance(folders, dict):
+        raise TrustStoreError(f"{path} has no \"folders\" object, so it was not changed: fix or remove it")
     return folders if isinstance(folders, dict) else {}
 
 
@@ -202,11 +216,12 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
     """Store the person's approval of the folder (with the current ``.mcp.json`` and grants hashes).
 
     Raises:
+        TrustStoreError: the store exists but cannot be parsed (it is left as is).
         OSError: the trust store cannot be written.
     """
     path = trust_store_path(env)
     folder = _real(project_dir)
-    folders = _read_store(path)
+    folders = _read_store(path, strict=True)
     digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
     folders[folder] = {"mcpHash": digest, "grantsHash": grants,
                        "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -22,7 +22,7 @@ from ..core.models import ToolSpec
 from ..core.permissions import AskAnswer
 from ..core.session.events import Recommendation
 from ..core.session.projection import INLINE
-from ..core.settings import Settings, change_user_setting
+from ..core.settings import Settings, UnsavedSettingError, change_user_setting
 from . import messages as m
 from .bridge import Bridge
 from .resources import stylesheet_paths
@@ -233,9 +233,17 @@ class ToolscoutApp(App[int]):
         then apply it to the session and engine, whose ``SettingsChanged`` updates the widgets.
 
         Raises:
-            ValueError: invalid value or managed key. OSError: the file cannot be written.
+            UnsavedSettingError: the user file could not be parsed and was left as is; the
+                change is applied for this session only. ValueError: invalid value or managed
+                key. OSError: the file cannot be written.
         """
-        self.settings = change_user_setting(self.settings, key, value)
+        try:
+            self.settings = change_user_setting(self.settings, key, value)
+        except UnsavedSettingError as exc:
+            self.settings = exc.settings
+            self._apply_settings("setting not saved")
+            self.notify(str(exc), title="setting not saved", severity="warning", markup=False)
+            raise
         if key == "session.strategy":
             self._strategy_setting = str(self.settings[key])
         self._apply_settings("setting saved, not applied")

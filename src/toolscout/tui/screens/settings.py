@@ -21,7 +21,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static, Switch
 
-from ...core.settings import KEYS_BY_NAME, Settings, managed_keys, overrides_user_file
+from ...core.settings import (
+    KEYS_BY_NAME,
+    Settings,
+    UnsavedSettingError,
+    managed_keys,
+    overrides_user_file,
+)
 from ..text import clean, tildify
 
 #: (key, label) in display order; each editor follows from the key's declaration in
@@ -143,6 +149,10 @@ class SettingsScreen(Screen[None]):
         note = self.query_one(f"#{widget_id(key)}-note", Static)
         try:
             self.settings = self._apply(key, value)
+        except UnsavedSettingError as exc:  # the file is left as is; the change holds for this session
+            self.settings = exc.settings
+            note.update(Text(f"⚠ {clean(str(exc), single_line=True)}", style="bold yellow"))
+            return True
         except (ValueError, OSError) as exc:
             note.update(Text(f"✗ {clean(str(exc), single_line=True)}", style="bold red"))
             return False

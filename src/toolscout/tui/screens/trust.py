@@ -10,6 +10,7 @@ rendered literally, control sequences stripped.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -103,9 +104,10 @@ def ask_folder_trust(app: App[Any], engine: Engine) -> bool:
     async def approve() -> None:
         try:
             engine.folder_trust = approve_folder(trust.folder)
-        except OSError as exc:
-            app.notify(f"could not store the approval: {exc}", severity="error")
-            return
+        except OSError as exc:  # TrustStoreError too: a store it cannot parse is left as is
+            app.notify(f"could not store the approval: {exc}. The folder is trusted for this session only.",
+                       severity="warning", markup=False)
+            engine.folder_trust = replace(trust, approved=True, how="this session")
         await engine.approve_project(trusted_settings(engine.settings))
         app.notify("Folder trusted: its project servers are starting.")
 
