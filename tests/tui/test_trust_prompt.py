@@ -69,3 +69,32 @@ async def test_not_now_starts_nothing(tmp_path, monkeypatch):
         assert app.engine.policy.decide(app.engine.tool("Bash")).decision.value == "ask"
     assert not check_folder(repo).approved
     assert not log.exists()
+
+
+async def test_after_approval_the_offline_session_keeps_tool_search_on_everywhere(tmp_path, monkeypatch):
+    from toolscout.cli.app_cmd import offline_tool_search
+    from toolscout.core.session.providers import OfflineProvider
+    from toolscout.core.session.session import Session
+    from toolscout.tui.widgets.chat import NoticeEntry
+    from toolscout.tui.widgets.status import StatusBar
+
+    repo, _log = hostile_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
+    engine = create_engine(settings, project_dir=repo)
+    session = Session(engine, settings=settings, provider=OfflineProvider(), persist=False)
+    settings = offline_tool_search(session, settings)  # as `toolscout` with no model does
+    assert settings["toolSearch.enabled"] == "true"
+    app = make_app(settings, engine, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("y")
+        await sc.settle(pilot)
+        for where in (app.settings, app.session.settings, app.engine.settings):
+            assert where["toolSearch.enabled"] == "true" and where["permissions.allow"] == ["Bash"]
+        assert app.engine.settings.sources["toolSearch.enabled"] == "offline session default"
+        assert "tool search on" in str(app.screen.query_one(StatusBar).render())
+        notices = [str(n.render()) for n in app.screen.query(NoticeEntry)]
+        welcome = app.screen.welcome.body() if hasattr(app.screen, "welcome") else ""
+        assert "every tool is inline" not in str(welcome)
+        assert any("now trusted" in n for n in notices), notices

@@ -234,10 +234,20 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
 
 def trusted_settings(current: Settings) -> Settings:
     """``current`` re-read with the project's grants applied (the folder was just approved),
-    keeping this run's command-line overrides (``source == "cli"``) and fallbacks."""
+    keeping every value this run set on top of the files and the environment: command-line
+    overrides (``cli``), fallbacks, the offline session's default and ``/toolsearch on`` (each
+    with its source, so the screens still say where a value comes from)."""
     fresh = load_settings(current.paths, project_trusted=True)
-    kept = {k: v for k, v in current.values.items() if current.sources.get(k) in ("cli", "fallback")}
-    return fresh.with_overrides(kept) if kept else fresh
+    paths = current.paths
+    layers = {str(p) for p in (paths.user, paths.project, paths.project_local) if p is not None} if paths else set()
+    by_source: dict[str, dict[str, Any]] = {}
+    for key, value in current.values.items():
+        source = current.sources.get(key, "default")
+        if source != "default" and source not in layers and not source.startswith(("env:", "managed:")):
+            by_source.setdefault(source, {})[key] = value
+    for source, kept in by_source.items():
+        fresh = fresh.with_overrides(kept, source=source)
+    return fresh
 
 
 def ignored_grants(settings: Settings) -> list[str]:

@@ -94,7 +94,8 @@ class ToolscoutApp(App[int]):
             self.session.asker = self.ask_permission  # permission prompts go through the modal
         from .screens.trust import ask_folder_trust
 
-        ask_folder_trust(self, self.engine)  # an unapproved project folder: its servers wait for a yes
+        # an unapproved project folder: its servers wait for a yes
+        ask_folder_trust(self, self.engine, lambda: self.settings, self.folder_trusted)
         if self.start_engine:
             # Paint first: loading catalogs can index (and embed) thousands of tools on this loop.
             self.call_after_refresh(self._start)
@@ -248,6 +249,15 @@ class ToolscoutApp(App[int]):
             self._strategy_setting = str(self.settings[key])
         self._apply_settings("setting saved, not applied")
         return self.settings
+
+    def folder_trusted(self, settings: Settings) -> None:
+        """The project folder was just approved: run with ``settings`` (its grants applied, this
+        run's overrides kept) in the session and engine alike, and say so under the chat's
+        "not trusted" warning."""
+        self.settings = settings
+        self._apply_settings("folder trusted")
+        self.main_screen.chat.add(NoticeEntry("This folder is now trusted: its project servers start and its "
+                                              "permissions.allow rules apply.", title="folder trust"))
 
     def _apply_settings(self, problem_title: str) -> None:
         if self.session is None:

@@ -24,7 +24,10 @@ from ...core.trust import FolderTrust, approve_folder, ignored_grants, trusted_s
 from ..text import clean
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ...core.engine import Engine
+    from ...core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +94,18 @@ class TrustScreen(ModalScreen[bool]):
         self.dismiss(bool(approve))
 
 
-def ask_folder_trust(app: App[Any], engine: Engine) -> bool:
+def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settings],
+                     use: Callable[[Settings], None]) -> bool:
     """Push the trust prompt when ``engine``'s folder is not approved; on approval store it
     (user config dir), apply the project's grants and start its servers. Returns True when the
-    prompt was shown."""
+    prompt was shown.
+
+    Args:
+        app: shows the prompt and the notices.
+        engine: whose folder, policy and servers the approval concerns.
+        current: the app's settings now in effect (with this run's own overrides).
+        use: the app's one entry point for new settings (session, engine and widgets agree).
+    """
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
@@ -108,7 +119,9 @@ def ask_folder_trust(app: App[Any], engine: Engine) -> bool:
             app.notify(f"could not store the approval: {exc}. The folder is trusted for this session only.",
                        severity="warning", markup=False)
             engine.folder_trust = replace(trust, approved=True, how="this session")
-        await engine.approve_project(trusted_settings(engine.settings))
+        settings = trusted_settings(current())
+        use(settings)
+        await engine.approve_project(settings)
         app.notify("Folder trusted: its project servers are starting.")
 
     def answered(yes: bool | None) -> None:
