@@ -15,9 +15,11 @@ string the schema does not keep to one line takes several (Shift+Enter or Ctrl+J
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -31,11 +33,25 @@ from ...core.models import ToolSpec
 from ...core.validation import field_problems
 from ..text import clean
 from ..widgets.multiline import MultiLineInput
+from ..widgets.typeahead import advance_on_enter, pass_on
 
 #: Longest tool description shown above the fields (characters; it wraps and scrolls).
 DESCRIPTION_LIMIT = 2_000
 #: Longest parameter description shown under a field label (characters; it wraps).
 FIELD_HELP_LIMIT = 600
+
+
+class FieldInput(Input):
+    """A one-line field: Enter moves on at once, keys typed ahead follow the focus (:mod:`..widgets.typeahead`)."""
+
+    def __init__(self, advance: Callable[[Widget], bool], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.advance = advance
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Runs before Input's own _on_key (prevent_default() skips it).
+        if not pass_on(self, event):
+            advance_on_enter(self, event, self.advance)
 
 
 class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
@@ -106,13 +122,14 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         if spec.kind == "string" and spec.multiline:  # Enter: next field; Shift+Enter / Ctrl+J: newline
             box = MultiLineInput("" if default is None else str(default), id=wid, classes="field text-field",
                                  placeholder="required" if spec.required else "(optional)")
+            box.advance = self.advance
             box.border_subtitle = "shift+enter / ctrl+j: new line"
             return box
         if spec.kind in ("string", "integer", "number"):
             kind = {"string": "text", "integer": "integer", "number": "number"}[spec.kind]
             value = "" if default is None else str(default)
-            return Input(value=value, type=kind, id=wid, classes="field",
-                         placeholder="required" if spec.required else "(optional)")
+            return FieldInput(self.advance, value=value, type=kind, id=wid, classes="field",
+                              placeholder="required" if spec.required else "(optional)")
         text = "" if default is None else json.dumps(default, indent=2, ensure_ascii=False)
         area = TextArea(text, id=wid, classes="field json-field", language=None, soft_wrap=True,
                         show_line_numbers=False, tab_behavior="focus")
@@ -197,6 +214,16 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             fields[index + 1].focus()
         else:
             self.action_run_tool()
+
+    def advance(self, field: Widget) -> bool:
+        """Focus the field after ``field`` now (not after a message round trip: keys typed
+        ahead must land there). False from the last field."""
+        fields = list(self.query(".field"))
+        index = fields.index(field) if field in fields else len(fields) - 1
+        if index + 1 >= len(fields):
+            return False
+        self.set_focus(fields[index + 1])
+        return True
 
     def on_multi_line_input_submitted(self, event: MultiLineInput.Submitted) -> None:
         self.on_input_submitted(event)

@@ -15,12 +15,20 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from .typeahead import Advance, advance_on_enter, pass_on
+
 #: Keys that insert a newline instead of submitting.
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 
 
 class MultiLineInput(TextArea):
-    """Multi-line text with Input-like submit. ``value`` reads and replaces the whole text."""
+    """Multi-line text with Input-like submit. ``value`` reads and replaces the whole text.
+
+    ``advance`` (a form field's): Enter moves the focus on at once instead of submitting, and keys
+    that arrive after the focus left go to the focused widget (:mod:`.typeahead`).
+    """
+
+    advance: Advance | None = None
 
     @dataclass
     class Submitted(Message):
@@ -51,6 +59,8 @@ class MultiLineInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own _on_key, which prevent_default() skips: Enter would insert.
+        if self.advance is not None and (pass_on(self, event) or advance_on_enter(self, event, self.advance)):
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
