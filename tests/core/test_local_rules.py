@@ -98,3 +98,28 @@ def test_always_allow_in_an_approved_folder_keeps_it_approved(
     local.write_text(json.dumps({"permissions": {"allow": ["Glob", "Bash"]}}), encoding="utf-8")
     persist_allow_rule(settings, trust, "Read")
     assert check_folder(project).how == "grants changed"
+
+
+def test_a_new_local_file_is_kept_out_of_git_by_info_exclude(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run([git, "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text("*.pyc\n", encoding="utf-8")
+    local = project / ".toolscout" / "settings.local.json"
+    settings = load_settings(SettingsPaths(None, None, local, None), env={})
+    assert persist_allow_rule(settings, check_folder(project), "Glob") == local
+    assert persist_allow_rule(settings, check_folder(project), "Grep") == local
+    exclude = (project / ".git" / "info" / "exclude").read_text(encoding="utf-8").splitlines()
+    assert exclude.count("/.toolscout/settings.local.json") == 1
+    assert (project / ".gitignore").read_text(encoding="utf-8") == "*.pyc\n"  # the tracked file is untouched
+    status = subprocess.run([git, "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                            capture_output=True, text=True, check=True).stdout
+    assert "settings.local.json" not in status and ".gitignore" in status

@@ -71,7 +71,8 @@ def test_collision_names_follow_configured_order_and_exact_spellings():
     assert names("time ", "time", "time_2") == ["time_3", "time", "time_2"]
     out, warnings = assign_server_names(ServerConfig(n, command="x", source="f") for n in ("time__evil", "..."))
     assert out[0].name == "time_evil" and out[0].configured_name == "time__evil"
-    assert out[1].error and "no letters or digits" in out[1].error
+    assert out[1].error and "no ASCII letters or digits" in out[1].error
+    assert not any("..." in w for w in warnings)  # reported once, as the server's error
     assert any("'time__evil'" in w and "'time_evil'" in w for w in warnings)
     again, more = assign_server_names(out)  # loading twice changes nothing
     assert [c.name for c in again] == [c.name for c in out] and not more

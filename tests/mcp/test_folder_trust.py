@@ -161,3 +161,23 @@ def test_a_trust_store_that_cannot_be_parsed_is_never_overwritten(repo):
         approve_folder(repo)
     assert store.read_text() == broken
     assert not check_folder(repo).approved
+
+
+def test_the_permission_hint_names_a_file_whose_rules_would_apply(repo, capsys):
+    assert run(["call", "Bash", "--params", json.dumps({"command": "echo x > bash.txt"})]) == 1
+    hint = next(line for line in capsys.readouterr().err.splitlines() if "needs permission" in line)
+    assert "your user settings" in hint
+    assert ".toolscout/settings.json" not in hint  # ignored in this unapproved folder
+    assert not (repo / "bash.txt").exists()
+
+
+def test_context_says_the_mode_in_words_and_a_unicode_server_name_once(tmp_path, monkeypatch, capsys):
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"mcpServers": {"日本語": {"command": sys.executable, "args": ["-c", "pass"]}}}),
+                   encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert run(["context", "--mcp-config", str(cfg)]) == 0
+    out, err = capsys.readouterr()
+    assert "tool search: auto" in out and "tst-auto" not in out
+    warned = [line for line in err.splitlines() if "日本語" in line]
+    assert len(warned) == 1 and "ASCII letters or digits" in warned[0], err

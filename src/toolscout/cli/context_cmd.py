@@ -12,6 +12,10 @@ from ..core.settings import choices
 from ..core.tokens import ModeDecision
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
+#: ``toolSearch.enabled`` modes as a person reads them (``--json`` keeps the internal names).
+MODE_WORDS = {"tst": "always on", "tst-auto": "auto",
+              "standard": "off"}
+
 
 def add_tool_search_flag(p: argparse.ArgumentParser) -> None:
     """``--tool-search auto|true|false``: ``toolSearch.enabled`` for this run."""
@@ -71,6 +75,7 @@ def format_report(report: ContextReport) -> str:
     for name, (state, reason) in sorted(report.states.items(), key=lambda kv: kv[0].casefold()):
         if state != "connected" or not any(r.server == name for r in report.rows):
             lines.append(f"{name[:28]:<28} {state}" + (f": {reason}" if reason else ""))
-    lines.append(f"mode: {report.decision.mode} — {report.decision.reason}")
+    words = MODE_WORDS.get(report.decision.mode, report.decision.mode)
+    lines.append(f"tool search: {words} — {report.decision.reason}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
     return "\n".join(lines)

@@ -16,7 +16,8 @@ this session, and the dialog says so. The approval's grants hash covers this fil
 write in a folder approved in the trust store the approval is re-recorded (unless the folder
 stopped being approved since the run started: someone else's change still asks).
 
-Writing keeps every other key of the file; a file that is not a JSON object is never overwritten
+A file created inside a git work tree is listed in that repository's ``.git/info/exclude``
+(:func:`git_exclude`), so it is not committed by accident. Writing keeps every other key of the file; a file that is not a JSON object is never overwritten
 (:class:`LocalRuleError`), and the rule still applies for the session.
 """
 
@@ -81,11 +82,65 @@ def save_allow_rule(path: Path, rule: str) -> bool:
     if rule in rules:
         return False
     rules.append(rule)
+    created = not path.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
+    if created:
+        git_exclude(path)
     return True
+
+
+def _git_dir(work_tree: Path) -> Path | None:
+    """The git dir of the work tree at ``work_tree`` (``.git`` itself, or where a ``.git`` file
+    of a linked worktree or submodule points; a linked worktree's ``commondir`` holds ``info/``)."""
+    dot = work_tree / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        line = dot.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = (work_tree / line.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return gitdir
+    return (gitdir / common).resolve()
+
+
+def git_exclude(path: Path) -> Path | None:
+    """Keep a newly created personal file out of commits: add it to ``.git/info/exclude`` of the
+    git work tree holding it (never ``.gitignore``, a tracked file), as Claude Code keeps its
+    ``settings.local.json`` out of git. Never raises.
+
+    Returns:
+        The exclude file written, or None (not in a git work tree, already listed, or unwritable).
+    """
+    path = path.resolve()
+    for root in path.parents:
+        if (root / ".git").exists():
+            break
+    else:
+        return None
+    gitdir = _git_dir(root)
+    if gitdir is None:
+        return None
+    exclude = gitdir / "info" / "exclude"
+    entry = "/" + path.relative_to(root).as_posix()
+    try:
+        text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if entry in text.splitlines():
+            return None
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with exclude.open("a", encoding="utf-8") as out:
+            out.write(("" if not text or text.endswith("\n") else "\n") + entry + "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return exclude
 
 
 def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str) -> Path | None:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from .models import ToolSpec
 from .rule_match import covers_server
 from .rule_specs import Workspace, outside_workspace, parse_rule, rule_covers
-from .settings import Settings
+from .settings import Settings, SettingsPaths
 
 AskAnswer = Literal["allow_once", "always", "deny"]
 #: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``: asks the user.
@@ -154,6 +154,10 @@ def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
                                        else "."))
     why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
     server_hint = f" (or {tool.server!r} for every tool of that server)" if tool.server else ""
+    user = SettingsPaths.discover().user
+    home = str(Path.home())
+    shown = "~" + str(user)[len(home):] if str(user).startswith(home + "/") else str(user)
+    # not .toolscout/settings.json: in a folder that is not trusted its allow rules are ignored
     return (f"{name} needs permission ({why}) and nobody can be asked in this mode. To allow it, add "
-            f"\"{name}\"{server_hint} to permissions.allow in .toolscout/settings.json, or pass "
-            f"--allowed-tools {name}.")
+            f"\"{name}\"{server_hint} to permissions.allow in your user settings ({shown}) or, in a "
+            f"trusted folder, .toolscout/settings.local.json; or pass --allowed-tools {name}.")

@@ -37,8 +37,9 @@ def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerCon
 
     Returns:
         ``(configs, warnings)``: the configs with ``name`` canonical and unique and
-        ``configured_name`` set to the spelling from the file; one warning per renamed or
-        rejected server, naming the file, the configured spelling and the name used.
+        ``configured_name`` set to the spelling from the file; one warning per renamed server,
+        naming the file, the configured spelling and the name used. A rejected server (no ASCII
+        letter or digit) carries its reason as ``error`` only, so it is reported once.
     """
     configs = list(configs)
     exact = {c.name for c in configs if normalise_server_name(c.name) == c.name}
@@ -50,8 +51,9 @@ def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerCon
         base = normalise_server_name(cfg.name)
         where = f" in {cfg.source}" if cfg.source else ""
         if not base:
-            message = f"server name {configured!r}{where} has no letters or digits; the server is not started"
-            warnings.append(message)
+            # reported once, as this failed server's error (not also in ``warnings``)
+            message = (f"server name {configured!r}{where} has no ASCII letters or digits (a server name may use "
+                       "only A-Z, a-z, 0-9, '_' and '-'); the server is not started")
             out.append(replace(cfg, name=f"invalid_{len(out) + 1}", configured_name=configured,
                                error=cfg.error or message))
             taken.add(out[-1].name)
@@ -60,7 +62,7 @@ def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerCon
         taken.add(name)
         if name != cfg.name:
             why = (f"another server already uses {base!r}" if name != base
-                   else "server names may use only letters, digits, '_' and '-', never '__'")
+                   else "server names may use only ASCII letters, digits, '_' and '-', never '__'")
             warnings.append(f"server {configured!r}{where} is named {name!r} ({why}); rules and tool names "
                             f"use {name!r}")
         out.append(replace(cfg, name=name, configured_name=configured))
