@@ -1,5 +1,6 @@
 """Keys typed ahead land where the person meant them: after Enter in a form field, in the next
-field (a terminal delivers a fast typist's keys in one burst, before the focus moved)."""
+field (a terminal delivers a fast typist's keys in one burst, before the focus moved); typed on a
+read-only panel, in the prompt, while the panels keep their own keys."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from typing import Any
 
 import tui_scenarios as sc
 from textual import events
+from textual.widgets import Input
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
+from toolscout.tui.screens.tool_detail import ToolDetailScreen
+from toolscout.tui.widgets.catalog import CatalogTree
+from toolscout.tui.widgets.prompt import PromptInput
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
 CONVERT = ToolSpec("convert_time", "Convert time between timezones", {
@@ -47,3 +52,45 @@ async def test_keys_after_enter_in_a_form_land_in_the_next_field() -> None:
         assert [form._raw(spec) for spec in form.fields] == ["Europe/London", "10:30", "Asia/Tokyo"]
         assert app.focused is fields[2]
         assert "Europe/London" in sc.screen_text(app) and "Asia/Tokyo" in sc.screen_text(app)
+
+
+async def test_typing_on_the_usage_panel_goes_to_the_prompt() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=(140, 42)) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f4")
+        assert app.focused is app.screen.query_one("#usage")
+        prompt = app.screen.query_one(PromptInput)
+        await sc.type_text(pilot, "show me")  # one key at a time
+        assert app.focused is prompt and prompt.text == "show me"
+        await pilot.press("f4")
+        _burst(app, _typed(" the git history"))  # and in one burst, none lost or reordered
+        await sc.settle(pilot, servers=False)
+        assert prompt.text == "show me the git history"
+        await pilot.press("enter")
+        await sc.settle(pilot, servers=False)
+        assert prompt.text == "" and "show me the git history" in sc.screen_text(app)
+
+
+async def test_panels_keep_their_own_keys() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=(140, 42)) as pilot:
+        await sc.settle(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("f2")
+        await sc.type_text(pilot, "forecast")  # the filter takes text
+        assert app.screen.query_one("#catalog-filter", Input).value == "forecast"
+        await pilot.press("down")
+        tree = app.focused
+        assert isinstance(tree, CatalogTree)
+        line = tree.cursor_line
+        await pilot.press("down")  # the tree's navigation
+        assert tree.cursor_line == line + 1 and app.focused is tree
+        for _ in range(10):
+            if isinstance(tree.cursor_node.data, ToolSpec):
+                break
+            await pilot.press("down")
+        assert isinstance(tree.cursor_node.data, ToolSpec)
+        await pilot.press("d")  # the tree's binding, not the prompt
+        await sc.settle(pilot, servers=False)
+        assert isinstance(app.screen, ToolDetailScreen) and prompt.text == ""

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -87,6 +87,11 @@ class ToolscoutApp(App[int]):
     # -- lifetime ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return self.main_screen
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and isinstance(self.screen, MainScreen):
+            self.screen.route_key(event)  # before Textual hands the key to the focused widget
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         self.bridge.connect()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -37,6 +37,7 @@ from ..widgets.prompt import PromptInput
 from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
+from ..widgets.typeahead import typing_on_a_panel
 from ..widgets.usage import CacheStats, UsagePanel
 from ..widgets.welcome import WelcomeEntry
 from . import slash
@@ -171,6 +172,13 @@ class MainScreen(Screen[None]):
             self._focus_now(prompt)
             self.sidebar = False
         prompt.focus()
+
+    def route_key(self, event: events.Key) -> None:
+        """Before the focused widget gets ``event``: typing on a read-only panel moves the focus to the
+        prompt now, so this key and every one after it land there in order."""
+        if typing_on_a_panel(self, event):
+            self.action_focus_prompt()
+            self._focus_now(self.query_one(PromptInput))
 
     def action_escape(self) -> None:
         """Esc: interrupt a running turn or tool call (from anywhere on the screen); otherwise

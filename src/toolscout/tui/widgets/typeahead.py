@@ -5,15 +5,19 @@ A terminal delivers a fast typist's keys in one burst. Textual hands each key to
 focused when the app reads it, so ``Europe/London⏎10:30`` queues every key on the first field
 before its Enter is handled; moving the focus later (a ``Submitted`` message, ``call_later``)
 lets ``10:30`` land in the wrong field. A field that uses these helpers moves the focus inside
-its own key handler and passes on keys that reach it after the focus left.
+its own key handler and passes on keys that reach it after the focus left. On the main screen,
+printable keys typed while a read-only panel has the focus go to the prompt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 #: Moves the focus on from the given field; False when there is nowhere to go (the last field).
 Advance = Callable[[Widget], bool]
@@ -51,3 +55,16 @@ def advance_on_enter(widget: Widget, event: events.Key, advance: Advance | None)
     event.stop()
     event.prevent_default()
     return True
+
+
+
+def typing_on_a_panel(screen: Screen[Any], event: events.Key) -> bool:
+    """True for a printable key about to reach a widget that does not take text (a read-only
+    panel: usage, a tree, a list, a table; or nothing focused) and that no binding in the focus
+    chain has (the catalog's ``d``, a tree's space). Typing there should go to the prompt, as in
+    Claude Code. Called before Textual hands the key on, so the focus can move first.
+    """
+    if not (event.is_printable and event.character) or event.key in screen.active_bindings:
+        return False
+    focused = screen.focused
+    return not (isinstance(focused, (Input, TextArea)) and not getattr(focused, "read_only", False))
