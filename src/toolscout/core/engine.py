@@ -396,6 +396,11 @@ class Engine(CatalogFiles, EventSource):
         (``bm25f (encoding 120 tools for default)``); ``RankerChanged`` says when it changes."""
         return self.search.status
 
+    @property
+    def ranker_components(self) -> tuple[str, ...]:
+        """The score components the ranking in use reports (``("bm25f", "dense")``), for table columns."""
+        return self.search.components
+
     def context_report(self, *, model: str | None = None, strategy: str | None = None,
                        loaded_names: set[str] | None = None,
                        usage_counts: dict[str, int] | None = None) -> ContextReport:

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, work
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -25,6 +25,7 @@ from ..core.session.projection import INLINE
 from ..core.settings import Settings, UnsavedSettingError, change_user_setting
 from . import messages as m
 from .bridge import Bridge
+from .keyrouting import KeyRouting
 from .resources import stylesheet_paths
 from .screens.argument_form import ArgumentFormScreen
 from .screens.main import MainScreen
@@ -47,7 +48,7 @@ STOP_TIMEOUT_S = 5.0
 SESSION_SOURCE = "this session (/toolsearch on)"
 
 
-class ToolscoutApp(App[int]):
+class ToolscoutApp(KeyRouting, App[int]):
     """toolscout's full-screen app. Build it with :func:`toolscout.tui.factory.make_app`.
 
     Args:
@@ -87,11 +88,6 @@ class ToolscoutApp(App[int]):
     # -- lifetime ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return self.main_screen
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and isinstance(self.screen, MainScreen):
-            self.screen.route_key(event)  # before Textual hands the key to the focused widget
-        await super().on_event(event)
 
     def on_mount(self) -> None:
         self.bridge.connect()

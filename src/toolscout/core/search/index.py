@@ -38,7 +38,7 @@ from .lexical import (
 from .matrices import Matrices
 from .multiquery import split_subqueries
 from .name_keys import NameKeys
-from .profiles import COMPONENT_NAMES, PROFILES, Profile, make_profile
+from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
 from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
@@ -156,6 +156,11 @@ class ToolIndex(BackgroundDense):
         """The profile actually ranking (``bm25f`` when ``default`` lacks the dense extra, or
         while background encoding is still running)."""
         return self._ranking_profile().name
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        """The component names the hits of the profile actually ranking carry."""
+        return component_names(self._ranking_profile())
 
     def _ranking_profile(self) -> Profile:
         if "dense" in self.profile.signals and not self.dense_ready:

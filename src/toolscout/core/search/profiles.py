@@ -95,6 +95,12 @@ class Profile:
         return out
 
 
+def component_names(profile: Profile) -> tuple[str, ...]:
+    """The ``ScoredTool.components`` keys ``profile`` reports, in its signal order
+    (e.g. ``("bm25f", "dense")`` for ``default``)."""
+    return tuple(dict.fromkeys(COMPONENT_NAMES[s] for s in profile.signals))
+
+
 def make_profile(name: str, weights: dict[str, float] | None = None, *, multi_query: bool | None = None) -> Profile:
     """The named profile, optionally with other fusion weights or multi-query on/off.
 

@@ -182,6 +182,17 @@ class ToolSearch:
             self._index.close()
 
     @property
+    def components(self) -> tuple[str, ...]:
+        """The component names the next hits carry (``("bm25f", "dense")``); the configured
+        profile's until the index is built (never builds it)."""
+        if self._index is not None:
+            return self._index.components
+        from .profiles import component_names, make_profile
+
+        profile, weights, _, _ = self._index_args
+        return component_names(make_profile(profile, weights))
+
+    @property
     def active_profile(self) -> str:
         """The ranking profile in use (``bm25f`` when ``default`` lacks the dense extra)."""
         return self.index.active_profile

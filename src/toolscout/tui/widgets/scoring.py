@@ -181,7 +181,7 @@ class ScoringPanel(Vertical):
             yield Static(id="scoring-explain")
 
     def on_mount(self) -> None:
-        self._set_columns(["keyword", "tfidf"])
+        self._set_columns(list(self._engine.ranker_components))
 
     @property
     def query_text(self) -> str:
@@ -307,6 +307,8 @@ class ScoringPanel(Vertical):
         if self._ranked_pending:
             self._ranked_pending = False
             self.rescore()
+        elif not self.query_text.strip() and list(self._engine.ranker_components) != self._components:
+            self._set_columns(list(self._engine.ranker_components))  # the empty table's columns too
 
     def _ranker_status(self) -> str:
         return self._engine.ranker_status

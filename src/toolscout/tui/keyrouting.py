@@ -1,0 +1,18 @@
+"""The app's key routing before Textual hands a key to the focused widget (kept out of app.py)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App
+
+
+class KeyRouting(App[int]):
+    """Mixin for the app: the main screen sees each key before the focused widget gets it
+    (:meth:`~toolscout.tui.screens.main.MainScreen.route_key`: typing on a read-only panel goes
+    to the prompt)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        route = getattr(self.screen, "route_key", None) if isinstance(event, events.Key) else None
+        if route is not None:
+            route(event)
+        await super().on_event(event)
