@@ -1,6 +1,7 @@
 """Keys typed ahead land where the person meant them: after Enter in a form field, in the next
 field (a terminal delivers a fast typist's keys in one burst, before the focus moved); typed on a
-read-only panel, in the prompt, while the panels keep their own keys."""
+read-only panel, in the prompt, while the panels keep their own keys; the scoring table shows the
+ranker's columns before the first query; a postponed usage redraw is not lost."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import tui_scenarios as sc
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
@@ -16,6 +17,7 @@ from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogTree
 from toolscout.tui.widgets.prompt import PromptInput
 from toolscout.tui.widgets.ranking_table import RankingTable
+from toolscout.tui.widgets.usage import UsagePanel
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
 CONVERT = ToolSpec("convert_time", "Convert time between timezones", {
@@ -111,3 +113,20 @@ async def test_the_empty_scoring_table_shows_the_rankers_columns() -> None:
         await sc.type_text(pilot, "weather")
         await sc.settle(pilot, servers=False)
         assert table.row_count > 0 and [c.title for c in table.columns] == before
+
+
+async def test_a_report_that_came_while_the_usage_panel_had_no_room_shows_once_it_has() -> None:
+    # The panel is laid out (no Show event later) but has zero area when the report arrives,
+    # as in the side panel's first frames; growing it must draw the report (it kept
+    # "counting tokens…" until shown again).
+    app = sc.make_app()
+    async with app.run_test(size=(140, 42)) as pilot:
+        app.screen.query_one("#sidebar", TabbedContent).active = "tab-usage"
+        usage = app.screen.query_one(UsagePanel)
+        usage.styles.max_height = 0
+        await sc.settle(pilot)
+        assert usage.report is not None and usage.region.area == 0
+        usage.styles.max_height = None
+        await sc.settle(pilot, servers=False)
+        assert usage.region.area > 0
+        assert "counting tokens" not in sc.screen_text(app)

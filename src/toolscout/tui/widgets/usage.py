@@ -168,14 +168,19 @@ class UsagePanel(VerticalScroll, can_focus=True):
     def _redraw(self) -> None:
         """Draw now when on screen; otherwise when next shown (a hidden panel's update would
         still lay out the whole screen, once per report while servers connect)."""
-        if self.report is None or not self.is_mounted:
+        if self.report is None:
             return
-        if not self.region.area:
+        if not self.is_mounted or not self.region.area:
             self._stale = True
             return
         self._stale = False
         self.query_one("#usage-body", Static).update(context_renderable(self.report, self.cache))
 
     def on_show(self) -> None:
+        if self._stale:
+            self._redraw()
+
+    def on_resize(self) -> None:
+        # Laid out with no room (no Show comes when it grows): the postponed redraw happens here.
         if self._stale:
             self._redraw()
