@@ -20,19 +20,18 @@ from textual.screen import Screen
 
 from ..core.models import ToolSpec
 from ..core.permissions import AskAnswer
-from ..core.session.events import Recommendation
 from ..core.session.projection import INLINE
 from ..core.settings import Settings, UnsavedSettingError, change_user_setting
 from . import messages as m
 from .bridge import Bridge
 from .keyrouting import KeyRouting
 from .resources import stylesheet_paths
-from .screens.argument_form import ArgumentFormScreen
 from .screens.main import MainScreen
 from .screens.permission import PermissionDecision, PermissionScreen
 from .screens.settings import SettingsScreen
 from .screens.slash import HELP
 from .text import tildify
+from .tool_picks import ToolPicks
 from .widgets.chat import ErrorEntry, NoticeEntry
 from .widgets.usage import UsagePanel
 
@@ -48,7 +47,7 @@ STOP_TIMEOUT_S = 5.0
 SESSION_SOURCE = "this session (/toolsearch on)"
 
 
-class ToolscoutApp(KeyRouting, App[int]):
+class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     """toolscout's full-screen app. Build it with :func:`toolscout.tui.factory.make_app`.
 
     Args:
@@ -361,72 +360,6 @@ class ToolscoutApp(KeyRouting, App[int]):
             await asyncio.wait_for(session.close(), STOP_TIMEOUT_S)
         except (TimeoutError, Exception):
             log.warning("previous session did not close cleanly", exc_info=True)
-
-    def use_recommendation(self, rec: Recommendation) -> None:
-        """The person picked a recommended tool (:meth:`use_tool`)."""
-        self.use_tool(rec.name)
-
-    def use_tool(self, name: str) -> None:
-        """The person picked a tool (the recommendation bar, a search hit in the chat).
-
-        With a model, the tool's full definition is loaded into the conversation (a ToolSearch
-        ``select:`` recorded by the session), so the model has it with the next message.
-        Offline (or with no session), :meth:`run_by_hand`.
-        """
-        tool = self.engine.tool(name)
-        if tool is None:
-            self.notify(f"{name} is no longer in the catalog", severity="error", markup=False)
-            return
-        if self.offline or self.session is None:
-            self.run_by_hand(tool)
-            return
-        self._load_tool(tool.name)
-        self.main_screen.action_focus_prompt()
-
-    def run_by_hand(self, tool: ToolSpec) -> None:
-        """Open ``tool``'s argument form; run it with what the person fills in (as if the model
-        had called it: permission prompt, validation, transcript)."""
-        self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
-
-    def action_run_tool(self) -> None:
-        """Ctrl+P → Run tool…: every tool by name; picking one opens its argument form."""
-        from textual.command import CommandPalette
-
-        from .commands import PLACEHOLDER, RunToolProvider
-
-        self.push_screen(CommandPalette(providers=[RunToolProvider], placeholder=PLACEHOLDER))
-
-    @work(group="turn", exclusive=True)
-    async def _load_tool(self, name: str) -> None:
-        if self.session is None:
-            self.notify("this session cannot load tools on request", severity="warning", markup=False)
-            return
-        try:
-            await self.session.load_tools([name])
-        except RuntimeError as exc:  # a turn is running
-            self.notify(str(exc), severity="warning", markup=False)
-            return
-        self.notify(f"{name} is loaded for your next message", title="tool added", markup=False)
-
-    def _run_picked(self, tool: ToolSpec, arguments: dict[str, Any] | None) -> None:
-        if arguments is None:
-            self.main_screen.action_focus_prompt()
-            return
-        self._run_tool(tool.name, arguments)
-
-    @work(group="turn", exclusive=True)
-    async def _run_tool(self, name: str, arguments: dict[str, Any]) -> None:
-        self.main_screen.busy = True
-        try:
-            if self.session is not None:
-                await self.session.run_tool(name, arguments)
-            else:
-                self.main_screen.post_message(m.ToolCallStarted(f"manual-{name}", name, arguments))
-                result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
-                self.main_screen.post_message(m.ToolCallFinished(f"manual-{name}", result))
-        finally:
-            self.main_screen.busy = False
-            self.main_screen.action_focus_prompt()
 
     def _rules_file_shown(self) -> str | None:
         """The file "Always allow" saves to, relative to the project when inside it."""
