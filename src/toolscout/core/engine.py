@@ -20,7 +20,7 @@ from typing import Any
 from .builtins.base import BuiltinTool, ToolContext
 from .catalog import CatalogDelta, ToolCatalog
 from .catalog_files import CatalogFiles
-from .context import ContextReport, build_context_report
+from .engine_queries import EngineQueries
 from .events import (
     CatalogChanged,
     EngineWarning,
@@ -40,7 +40,6 @@ from .progress import ProgressRelay
 from .result_cap import results_root
 from .rule_specs import Workspace
 from .schemas import schema_warning_line
-from .search.results import ScoredTool, SearchResult
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 from .settings import Settings, changed_keys
@@ -51,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 
-class Engine(CatalogFiles, EventSource):
+class Engine(CatalogFiles, EngineQueries, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
@@ -184,11 +183,6 @@ class Engine(CatalogFiles, EventSource):
             self.warn(f"could not save the allow rule {rule} ({exc}); it applies for this session only",
                       source=str(self.allow_rules_file))
             return None
-
-    def server_warnings(self, name: str) -> list[str]:
-        """Server ``name``'s distinct warnings (dropped tools, schema repairs, stray output), in
-        order; its failure reason is its status's ``error``, not repeated here."""
-        return [w for w in self.source_warnings.get(name, ()) if not w.startswith("failed: ")]
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:
@@ -327,19 +321,6 @@ class Engine(CatalogFiles, EventSource):
 
         return prepare_listing(name, tools, self.catalog.server_descriptions.get(name))
 
-    def server_schema_tokens(self, name: str) -> int:
-        """Tokens of the full definitions of server ``name``'s deferrable tools now."""
-        return sum(tool_tokens(t) for t in self.catalog.server_tools(name) if self.catalog.is_deferred(t))
-
-    def pending_sizes(self) -> dict[str, int | None]:
-        """Servers still connecting → their schema tokens the last time they connected (None:
-        never seen). Used by the auto tool-search decision."""
-        out: dict[str, int | None] = {}
-        for name in self.pending_servers():
-            cfg = self.pool.configs.get(name)
-            out[name] = self.sizes.get(server_key(cfg)) if cfg is not None else None
-        return out
-
     def server_warning(self, message: str, name: str) -> None:
         """A server problem that did not stop it (pagination loop, failed re-list)."""
         self.warn(message, name)
@@ -369,50 +350,3 @@ class Engine(CatalogFiles, EventSource):
         if delta:
             self.search.sync(delta)
             self.emit(CatalogChanged(delta))
-
-    # -- queries --------------------------------------------------------------------------
-    def server_statuses(self) -> list[ServerStatus]:
-        """Every known server (configured MCP servers, then file catalogs), in a stable order."""
-        return [*self.pool.statuses(), *self._file_servers.values()]
-
-    def pending_servers(self) -> list[str]:
-        """Names of servers that are still connecting."""
-        return [s.name for s in self.server_statuses() if s.state is ServerState.CONNECTING]
-
-    def search_tools(self, query: str, limit: int | None = None) -> SearchResult:
-        """Run a ToolSearch query (grammar of :mod:`toolscout.core.search`). Never raises."""
-        return self.search.search(query, limit, pending_servers=self.pending_servers())
-
-    def explain(self, hit: ScoredTool) -> str:
-        """Why ``hit`` (from :meth:`search_tools`) scored what it did: its signals, weights and
-        matched words, in lines of text (:func:`toolscout.core.search.render.explain`)."""
-        from .search.render import explain
-
-        return explain(hit)
-
-    @property
-    def ranker_status(self) -> str:
-        """The ranking profile in use and, while it differs from the configured one, why
-        (``bm25f (encoding 120 tools for default)``); ``RankerChanged`` says when it changes."""
-        return self.search.status
-
-    @property
-    def ranker_components(self) -> tuple[str, ...]:
-        """The score components the ranking in use reports (``("bm25f", "dense")``), for table columns."""
-        return self.search.components
-
-    def context_report(self, *, model: str | None = None, strategy: str | None = None,
-                       loaded_names: set[str] | None = None,
-                       usage_counts: dict[str, int] | None = None) -> ContextReport:
-        """Per-server token usage and the mode decision for the current catalog."""
-        report = build_context_report(self.catalog, self.settings, model=model, strategy=strategy,
-                                      loaded_names=loaded_names, usage_counts=usage_counts,
-                                      pending=self.pending_sizes())
-        report.states = {s.name: (s.state.value, s.error if s.state is ServerState.FAILED else None)
-                         for s in self.server_statuses()}
-        report.warnings = list(dict.fromkeys([*report.warnings, *self.warnings]))
-        return report
-
-    def tool(self, name: str) -> ToolSpec | None:
-        """The tool with this canonical name, or None."""
-        return self.catalog.get(name)
