@@ -191,3 +191,65 @@ def test_the_core_is_strictly_typed() -> None:
     out = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", cache], cwd=SRC.parent,
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+#: ``getattr``/``hasattr`` with a literal attribute that are not guesses at our own types:
+#: (module, receiver, attribute) → why the attribute may be missing.
+PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
+    **{("toolscout.cli.common", "args", a): "argparse: each subcommand defines its own options"
+       for a in ("folder_trust", "trust_project", "allowed_tools", "add_dir", "catalog", "mcp_config",
+                 "no_default_servers")},
+    ("toolscout.cli.headless", "args", "strategy"): "argparse: each subcommand defines its own options",
+    **{("toolscout.core.evaluation", "args", a): "argparse: `eval` and the benchmarks pass different namespaces"
+       for a in ("k", "ranker", "json", "explain_failures")},
+    ("toolscout.cli.parser", "self", "_argv"): "argparse.ArgumentParser subclass: set only by parse_args",
+    ("toolscout.cli.progress", "out", "isatty"): "any text stream (a test's StringIO, a pipe)",
+    ("toolscout.core.gateway.asking", "params", "input_responses"): "MCP SDK: newer protocol revisions only",
+    ("toolscout.core.gateway.asking", "params", "request_state"): "MCP SDK: newer protocol revisions only",
+    ("toolscout.core.gateway.asking", "answer", "model_dump"): "MCP SDK: a result model or a plain dict",
+    ("toolscout.core.gateway.server", "request", "headers"): "MCP SDK: only HTTP requests carry headers",
+    ("toolscout.core.safe_read", "os", "O_NONBLOCK"): "platform: not on Windows",
+    ("toolscout.core.safe_read", "os", "O_CLOEXEC"): "platform: not on Windows",
+    ("toolscout.core.search.dense", "np", "vecdot"): "numpy >= 2.0 only",
+    ("toolscout.core.session.providers.anthropic_provider", "u", "cache_read_input_tokens"): "Anthropic SDK: optional usage field",
+    ("toolscout.core.session.providers.anthropic_provider", "u", "cache_creation_input_tokens"): "Anthropic SDK: optional usage field",
+    ("toolscout.core.session.providers.anthropic_provider", "exc", "body"): "Anthropic SDK: APIStatusError only",
+    ("toolscout.core.session.providers.anthropic_provider", "exc", "message"): "Anthropic SDK: APIError only",
+    ("toolscout.core.session.providers.openai_provider", "u", "prompt_tokens_details"): "OpenAI SDK: optional usage field",
+    ("toolscout.core.session.providers.openai_provider", "details", "cached_tokens"): "OpenAI SDK: optional usage field",
+}
+#: Probes at our own types still in the tree (issue 13 item 1): the list may only shrink.
+PROBES_TODAY: set[tuple[str, str, str]] = {
+    ("toolscout.core.mcp.pool", "self._listener", "prepare_tools"),  # core/mcp: issue 12's area
+    ("toolscout.tui.screens.main", "self", "welcome"),  # screens/main.py: the UI controller's refactor
+    ("toolscout.cli.call_cmd", "s", "configured_name"),
+    ("toolscout.cli.common", "engine", "folder_trust"),
+    ("toolscout.cli.common", "engine", "wait_for_servers"),
+    ("toolscout.tui.commands", "self.app", "engine"),
+    ("toolscout.tui.keyrouting", "self.screen", "route_key"),
+    ("toolscout.tui.screens.settings", "event", "widget"),
+    ("toolscout.tui.widgets.typeahead", "focused", "read_only"),
+    ("toolscout.tui.widgets.usage", "d", "deciding"),
+    ("toolscout.tui.widgets.welcome", "decision", "deciding"),
+}
+
+
+def probes() -> set[tuple[str, str, str]]:
+    """(module, receiver, attribute) of every ``getattr``/``hasattr`` with a literal attribute."""
+    found = set()
+    for path in sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+                found.add((module_name(path), ast.unparse(node.args[0]), node.args[1].value))
+    return found
+
+
+def test_no_getattr_probes_at_our_own_types() -> None:
+    """The seams are typed (``Engine``, ``Session``, ``Provider``, ``ModeDecision`` …): reading an
+    attribute they have is ``obj.attr``, and one they lack is a type error, not a silent default.
+    Only third-party objects, argparse namespaces and platform modules are probed."""
+    unexplained = probes() - set(PROBES_ALLOWED) - PROBES_TODAY
+    assert unexplained == set(), "type the receiver instead of probing it (or explain it in PROBES_ALLOWED)"
+    assert probes() >= PROBES_TODAY, f"gone, drop from PROBES_TODAY: {PROBES_TODAY - probes()}"

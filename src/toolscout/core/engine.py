@@ -79,6 +79,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     ) -> None:
         from .search.tool_search import ToolSearch
 
+        self._listeners = []
         self.settings = settings
         self.project_dir = Path(project_dir or Path.cwd())
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
@@ -98,7 +99,6 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         #: each ``catalog_paths`` entry that gave no tool → why (unreadable, not a catalog, empty)
         self.catalog_failures: dict[Path, str] = {}
         self._file_servers: dict[str, ServerStatus] = {}
-        self._listeners = []
         self.warnings: list[str] = [str(w) for w in settings.warnings]
         self._schema_warned: dict[str, tuple[str, ...]] = {}
         #: source (a server name, ``catalog`` ...) → its distinct warnings, in order.

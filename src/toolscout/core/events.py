@@ -28,21 +28,20 @@ Listener = Callable[[Event], None]
 class EventSource:
     """Mixin: ``subscribe`` listeners and ``emit`` events to them, synchronously, in order.
 
-    A failing listener is logged and skipped, never raised into the emitter.
+    A failing listener is logged and skipped, never raised into the emitter. A class using it
+    sets ``self._listeners = []`` in its ``__init__``.
     """
 
     _listeners: list[Listener]
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
-        if not hasattr(self, "_listeners"):
-            self._listeners = []
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def emit(self, event: Event) -> None:
         """Deliver ``event`` to every subscriber; a failing subscriber is logged, not raised."""
-        for listener in list(getattr(self, "_listeners", ())):
+        for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:  # one broken listener must not stop the others

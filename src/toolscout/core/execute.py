@@ -237,7 +237,7 @@ class ToolExecutor:
     # -- permission -------------------------------------------------------------------------
     async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
-        verdict = self.policy.decide(tool, read_only=bool(getattr(builtin, "read_only", False)), args=args)
+        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args)
         if verdict.decision is Decision.ALLOW:
             return None
         if verdict.decision is Decision.ASK and asker is not None:

@@ -28,9 +28,12 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .safe_read import read_json
+
+if TYPE_CHECKING:
+    from .mcp.server_config import ServerConfig
 
 #: The file is ignored when larger than this (bytes); a few KiB is normal.
 MAX_FILE_BYTES = 1 << 20
@@ -47,11 +50,9 @@ def default_path() -> Path | None:
     return Path(platformdirs.user_cache_dir("toolscout")) / FILE_NAME
 
 
-def server_key(config: Any) -> str:
-    """Cache key of a configured server (a :class:`~toolscout.core.mcp.config.ServerConfig`):
-    ``NAME#<12 hex of sha256(transport, command, args, url)>``."""
-    spec = json.dumps([getattr(config, "transport", ""), getattr(config, "command", ""),
-                       list(getattr(config, "args", ()) or ()), getattr(config, "url", "")])
+def server_key(config: ServerConfig) -> str:
+    """Cache key of a configured server: ``NAME#<12 hex of sha256(transport, command, args, url)>``."""
+    spec = json.dumps([config.transport, config.command, list(config.args or ()), config.url])
     return f"{config.name}#{hashlib.sha256(spec.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 

@@ -22,15 +22,15 @@ from .projection import INLINE, Projection
 if TYPE_CHECKING:
     from ..engine import Engine
     from ..settings import Settings
+    from .providers.base import Provider
 
 
-def decide(engine: Engine, settings: Settings, provider: Any, strategy: str) -> ModeDecision:
+def decide(engine: Engine, settings: Settings, provider: Provider, strategy: str) -> ModeDecision:
     """The mode decision for ``engine``'s catalog now (servers still connecting counted with
-    their last known size when the engine offers ``pending_sizes``)."""
-    model = getattr(provider, "model", None) or settings.get("provider.model")
-    pending = engine.pending_sizes() if hasattr(engine, "pending_sizes") else None
+    their last known size, :meth:`~toolscout.core.engine.Engine.pending_sizes`)."""
+    model = provider.model or settings.get("provider.model")
     report = build_context_report(engine.catalog, settings, model=model or None, strategy=strategy,
-                                  pending=pending)
+                                  pending=engine.pending_sizes())
     return report.decision
 
 

@@ -22,6 +22,7 @@ from .events import Recommendation, RecommendationsReady
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from ..search.results import ScoredTool
     from ..settings import Settings
 
 #: The remembered-recommendations set is trimmed from this size ...
@@ -56,7 +57,7 @@ class Prefetcher:
     """Owns the one background recommendation task of a session.
 
     Args:
-        engine: provides ``search`` (with ``rank(text, limit)``) or ``search_tools``, and ``catalog``.
+        engine: ranks the deferred tools (:meth:`~toolscout.core.engine.Engine.rank`).
         settings: ``recommendations.*`` values.
         is_deferred: ``callable(tool) -> bool`` for the session's projection.
         emit: delivers :class:`RecommendationsReady`.
@@ -113,12 +114,10 @@ class Prefetcher:
         out, self.pending = self.pending, []
         return out
 
-    def rank(self, text: str, limit: int) -> list[Any]:
-        """Scored hits for ``text`` over the deferred index (``ScoredTool``-like objects)."""
-        search = getattr(self.engine, "search", None)
-        if search is not None and hasattr(search, "rank"):
-            return list(search.rank(text, limit))
-        return list(self.engine.search_tools(text, limit).hits)
+    def rank(self, text: str, limit: int) -> list[ScoredTool]:
+        """Scored hits for ``text`` over the deferred index (:meth:`Engine.rank
+        <toolscout.core.engine.Engine.rank>`)."""
+        return self.engine.rank(text, limit)
 
     async def _run(self, text: str, turn: int, exclude: set[str]) -> None:
         await asyncio.sleep(0)  # yield first: the caller is about to send a request

@@ -67,8 +67,7 @@ class RequestBuilder:
         if extra_user_text is not None:
             blocks = [*self._reminders(consume=False), {"type": "text", "text": extra_user_text}]
             messages = [*messages, {"role": "user", "content": blocks}]
-        model = getattr(self.provider, "model", "") or ""
-        return ModelRequest(model, self.projection.system, self.projection.tools, messages, self.max_tokens)
+        return ModelRequest(self.provider.model or "", self.projection.system, self.projection.tools, messages, self.max_tokens)
 
     def _sync_projection(self) -> None:
         """Fix the projection on first use; later, append late tools and, in auto mode, switch

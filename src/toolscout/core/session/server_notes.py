@@ -102,7 +102,7 @@ def server_notes(engine: Engine, settings: Settings, messages: list[dict[str, An
         reminder = instructions_reminder(texts, budget)
         if reminder:
             out.append(reminder)
-    pending = engine.pending_servers() if hasattr(engine, "pending_servers") else []
+    pending = engine.pending_servers()
     reminder = connecting_reminder([p for p in pending if p not in state.connecting], inline=inline)
     if reminder:
         out.append(reminder)

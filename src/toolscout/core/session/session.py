@@ -350,8 +350,8 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         if not self._meta_written:
             self._meta_written = True
             self.store.append({"type": "meta", "id": self.id, "strategy": self.strategy,
-                               "provider": self.provider.name, "model": getattr(self.provider, "model", None),
-                               "cwd": str(getattr(self.engine, "project_dir", ""))})
+                               "provider": self.provider.name, "model": self.provider.model or None,
+                               "cwd": str(self.engine.project_dir)})
         self.store.append(record)
 
     # -- resume ---------------------------------------------------------------------------
