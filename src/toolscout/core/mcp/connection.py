@@ -36,8 +36,9 @@ from pydantic import ValidationError
 from ... import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
 from .listing import ListingError, list_tools_leniently
-from .priority import lower_new_children
+from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
+from .shared_sessions import ServerLauncher
 from .wire import GuardedStream, quiet_sdk_parse_errors
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class ServerUnavailable(Exception):
 @asynccontextmanager
 async def _guarded(inner: AbstractAsyncContextManager[Any], owner: ServerConnection) -> AsyncIterator[Any]:
     async with inner as (read, write):
-        if owner.low_priority:  # the server process has just started (setting mcp.serverPriority)
+        if owner.low_priority and not owner.shared_session:  # the process has just started (mcp.serverPriority)
             lower_new_children()
         owner.guard = GuardedStream(read, owner._on_eof, owner._on_noise)
         yield owner.guard, write
@@ -119,6 +120,10 @@ class ServerConnection:
         self.relists = 0
         #: run a stdio server at a lower CPU priority than the app (setting ``mcp.serverPriority``)
         self.low_priority = False
+        #: the pool's launcher: a stdio server starts in its session (setting ``mcp.serverSessions``)
+        self.launcher: ServerLauncher | None = None
+        #: True once the server process was started through :attr:`launcher`
+        self.shared_session = False
         #: the read-stream guard of the open transport (counts stray output lines), or None
         self.guard: GuardedStream | None = None
         self._client: Client | None = None
@@ -209,7 +214,13 @@ class ServerConnection:
         if cfg.transport == "memory":
             return Client(cfg.inproc, **common)
         if cfg.transport == "stdio":
-            params = StdioServerParameters(command=cfg.command, args=list(cfg.args), env=cfg.env or None, cwd=cfg.cwd)
+            command, args = cfg.command, list(cfg.args)
+            wrapped = None if self.launcher is None else self.launcher.wrap(
+                command, args, cfg.env, LOW_NICE if self.low_priority else 0)
+            self.shared_session = wrapped is not None
+            if wrapped is not None:
+                command, args = wrapped
+            params = StdioServerParameters(command=command, args=args, env=cfg.env or None, cwd=cfg.cwd)
             transport: AbstractAsyncContextManager[Any] = stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
         elif cfg.transport == "sse":
             transport = sse_client(cfg.url, headers=cfg.headers or None)

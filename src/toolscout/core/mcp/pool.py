@@ -34,6 +34,7 @@ from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
 from .loop_thread import LoopThread, RemoteConnection, post
 from .server_config import ServerConfig
+from .shared_sessions import ServerLauncher
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
     from .connection import ConnectionListener, ServerConnection
@@ -62,6 +63,10 @@ class ServerPool:
         self.connect_timeout = connect_timeout
         #: servers started from now on run at a lower CPU priority (setting ``mcp.serverPriority``)
         self.low_priority = False
+        #: stdio servers share one session through a launcher (setting ``mcp.serverSessions``;
+        #: read when the pool starts)
+        self.shared_sessions = False
+        self._launcher = ServerLauncher()
         self.call_timeout = call_timeout
         self._listener = listener
         self._connections: dict[str, ServerConnection] = {}
@@ -226,6 +231,7 @@ class ServerPool:
     async def _supervise(self) -> None:
         assert self._ready is not None and self._stopping is not None and self._done is not None
         try:
+            await self._start_launcher()
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 for cfg in self.configs.values():
@@ -242,6 +248,13 @@ class ServerPool:
             self._ready.set()
             self._done.set()
 
+    async def _start_launcher(self) -> None:
+        """Start the launcher of the shared server session (:mod:`.shared_sessions`) if stdio
+        servers will start; if it cannot start, they start directly (logged)."""
+        stdio = any(c.transport == "stdio" and c.error is None for c in self.configs.values())
+        if self.shared_sessions and stdio and not await anyio.to_thread.run_sync(self._launcher.start):
+            log.info("%s", self._launcher.error)
+
     def _launch(self, cfg: ServerConfig) -> ServerConnection:
         from .connection import ServerConnection
 
@@ -249,6 +262,7 @@ class ServerPool:
         conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
                                 listener=self)
         conn.low_priority = self.low_priority and cfg.transport == "stdio"
+        conn.launcher = self._launcher if self.shared_sessions and cfg.transport == "stdio" else None
         self._connections[cfg.name] = conn
         self._statuses[cfg.name] = conn.status
         self._tg.start_soon(conn.run, name=f"mcp:{cfg.name}")
@@ -308,6 +322,7 @@ class ServerPool:
             with contextlib.suppress(Exception):
                 await self._runner.run(self._stop_remote())
         await self._runner.close()
+        await asyncio.to_thread(self._launcher.stop)  # no-op unless the pool loop could not stop it
         await self._flush_relay()  # the last states have reached the listener
         if self._executor is not None:
             self._executor.shutdown(wait=False)
@@ -323,6 +338,7 @@ class ServerPool:
             self._tg.cancel_scope.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._task
+        await anyio.to_thread.run_sync(self._launcher.stop)
 
 
 def not_approved_message(cfg: ServerConfig) -> str:

@@ -7,8 +7,10 @@ keystroke waits 100 ms or more (issue 12). With "low", each new server process g
 :data:`LOW_NICE`, for its session's scheduling group too: the app comes first, and the servers use
 all the CPU the app leaves. The cost: under other load on the machine the servers start later.
 
-Linux only (``/proc``); elsewhere, or without permission, it does nothing. The SDK does not expose
-the server's process, so :func:`lower_new_children` looks for child processes of this one that it
+With ``mcp.serverSessions = "shared"`` (the default) the launcher gives the server's process group
+and the shared session's scheduling group that nice value (:mod:`.launcher_process`); this module
+is the path for servers started directly. Linux only (``/proc``); elsewhere, or without
+permission, it does nothing. The SDK does not expose the server's process, so :func:`lower_new_children` looks for child processes of this one that it
 has not seen yet, right after each server process starts.
 """
 
