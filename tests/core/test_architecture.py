@@ -222,9 +222,6 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
 PROBES_TODAY: set[tuple[str, str, str]] = {
     ("toolscout.core.mcp.pool", "self._listener", "prepare_tools"),  # core/mcp: issue 12's area
     ("toolscout.tui.screens.main", "self", "welcome"),  # screens/main.py: the UI controller's refactor
-    ("toolscout.cli.call_cmd", "s", "configured_name"),
-    ("toolscout.cli.common", "engine", "folder_trust"),
-    ("toolscout.cli.common", "engine", "wait_for_servers"),
     ("toolscout.tui.commands", "self.app", "engine"),
     ("toolscout.tui.keyrouting", "self.screen", "route_key"),
     ("toolscout.tui.screens.settings", "event", "widget"),

@@ -70,11 +70,10 @@ def test_catalog_directory_skips_fifos(tmp_path, catalog, capsys):
 
 
 def test_call_starts_only_the_server_it_needs():
-    from types import SimpleNamespace
-
     from toolscout.cli.call_cmd import servers_for
+    from toolscout.core.mcp.server_config import ServerConfig
 
-    servers = [SimpleNamespace(name="time"), SimpleNamespace(name="my.git")]
+    servers = [ServerConfig("time", "stdio", command="t"), ServerConfig("my.git", "stdio", command="g")]
     assert [s.name for s in servers_for("mcp__time__get_current_time", servers)] == ["time"]
     assert [s.name for s in servers_for("mcp__my_git__git_log", servers)] == ["my.git"]
     assert servers_for("Read", servers) == []

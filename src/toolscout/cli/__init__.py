@@ -28,13 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_session_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f".{name}", __name__)
-        except ImportError as exc:
-            if exc.name and exc.name.endswith(name):
-                continue  # not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f".{name}", __name__).register(sub)
     return parser
 
 

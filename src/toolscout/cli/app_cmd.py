@@ -31,6 +31,30 @@ def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | 
     return Session(engine, settings=settings, strategy=strategy)
 
 
+def session_or_offline(engine: Engine, args: argparse.Namespace) -> tuple[Session, Settings]:
+    """The app's session, and the settings in effect: a provider chosen in a settings file or the
+    environment that cannot be created (a missing key) becomes an offline session, with a warning
+    and ``provider.name = offline`` applied to the engine (source ``fallback``), so a provider
+    picked in the settings screen without its key can be changed back.
+
+    Raises:
+        ProviderError: ``--provider`` named a provider that cannot be created.
+        SessionNotFound: ``--resume ID`` matched no transcript.
+    """
+    from ..core.session.providers import ProviderError
+
+    settings = engine.settings
+    try:
+        return make_session(settings, engine, args), settings
+    except ProviderError as exc:
+        if args.provider:
+            raise  # asked for on the command line: say so and stop
+        engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
+        settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
+        engine.apply_settings(settings)
+        return make_session(settings, engine, args), settings
+
+
 def offline_tool_search(session: Session, settings: Settings) -> Settings:
     """A new offline session defaults to tool search on (:func:`~toolscout.core.session.modes.offline_default`):
     applied to ``session`` (and its engine) before its first request; model sessions and resumed
@@ -59,20 +83,10 @@ def run_app(args: argparse.Namespace) -> int:
     from ..core.session.session import SessionNotFound
 
     engine = make_engine(args)
-    settings = engine.settings
     try:
-        session = make_session(settings, engine, args)
-    except SessionNotFound as exc:
+        session, settings = session_or_offline(engine, args)
+    except (SessionNotFound, ProviderError) as exc:
         return fail(str(exc))
-    except ProviderError as exc:
-        if args.provider:
-            return fail(str(exc))  # asked for on the command line: say so and stop
-        # From a settings file or the environment: start offline instead of refusing to start,
-        # so a provider picked in the settings screen without its key can be changed back.
-        engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
-        settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
-        engine.settings = settings
-        session = make_session(settings, engine, args)
     settings = offline_tool_search(session, settings)
     from ..tui.factory import make_app  # Textual is imported only when the app runs
 

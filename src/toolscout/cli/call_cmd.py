@@ -11,12 +11,15 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.engine import Engine
 from ..core.models import ToolResult
 from ..core.sanitize import dumps_json
 from .common import add_server_options, add_trust_flag, make_engine, print_warnings, run_with_engine
+
+if TYPE_CHECKING:
+    from ..core.mcp.server_config import ServerConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-def servers_for(tool: str, servers: list[Any]) -> list[Any]:
+def servers_for(tool: str, servers: list[ServerConfig]) -> list[ServerConfig]:
     """Only the servers a call to ``tool`` can need: the one named in ``mcp__<server>__...``, none
     for a built-in, all of them otherwise (a bare name is looked up across servers)."""
     from ..core.builtins.registry import builtin_tools
@@ -38,7 +41,7 @@ def servers_for(tool: str, servers: list[Any]) -> list[Any]:
 
     parts = split_mcp_name(tool)
     if parts is not None:
-        named = [s for s in servers if parts[0] in (s.name, getattr(s, "configured_name", ""))]
+        named = [s for s in servers if parts[0] in (s.name, s.configured_name)]
         wanted = normalise_server_name(parts[0])
         named = named or [s for s in servers if normalise_server_name(s.name) == wanted]
         return named or servers

@@ -139,7 +139,7 @@ def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, w
         try:
             if needs_a_catalog:
                 require_a_catalog(engine)
-            if wait_servers and hasattr(engine, "wait_for_servers"):
+            if wait_servers:
                 await engine.wait_for_servers()
             return await body(engine)
         finally:
@@ -157,7 +157,7 @@ def require_a_catalog(engine: Engine) -> None:
             other warnings).
     """
     paths, failures = engine.catalog_paths, engine.catalog_failures
-    if not paths or engine.pool.configs or any(path not in failures for path in paths):
+    if not paths or engine.server_names or any(path not in failures for path in paths):
         return
     print_warnings(engine, skip={w for w in engine.warnings if w.startswith("catalog: ")})
     reasons = "; ".join(failures[path] for path in paths)
@@ -170,7 +170,7 @@ def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()
     (:func:`~toolscout.core.evaluation.summarise`): a wrong file skips every one of its lines."""
     from ..core.evaluation import summarise
 
-    trust = getattr(engine, "folder_trust", None)
+    trust = engine.folder_trust
     said = trust.notice() if trust is not None else None
     shown = [w for w in dict.fromkeys(engine.warnings) if w not in skip and w != said]
     catalog = [w for w in shown if w.startswith("catalog: ")]

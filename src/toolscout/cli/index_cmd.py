@@ -36,21 +36,20 @@ def _run(args: argparse.Namespace) -> int:
     async def body(engine: Engine) -> int:
         started = time.perf_counter()
         with encoding_progress(engine):
-            await asyncio.to_thread(engine.search.warm)
-            ready = await asyncio.to_thread(engine.search.wait_ready, None)
+            await asyncio.to_thread(engine.warm_search)
+            ready = await asyncio.to_thread(engine.wait_ranker_ready, None)
         took = time.perf_counter() - started
-        index = engine.search.index
-        tools = len(index)
-        encoded = index.encoded_texts
+        index = engine.index_report()
+        tools, encoded = index.tools, index.encoded
         summary = {
             "tools": tools,
             "encoded": encoded,
             "cached": max(0, tools - encoded),
             "seconds": round(took, 2),
             "tools_per_second": round(encoded / took, 1) if encoded and took > 0 else None,
-            "servers": sorted({t.server for t in index.tools() if t.server}),
-            "vector_cache": str(index.vector_cache_path) if index.vector_cache_path else None,
-            "profile": index.active_profile,
+            "servers": index.servers,
+            "vector_cache": str(index.vector_cache) if index.vector_cache else None,
+            "profile": index.profile,
         }
         if not ready:
             return fail(f"no vectors built: {index.fallback_reason or 'the dense ranker is unavailable'}")

@@ -64,8 +64,8 @@ def _run_list(args: argparse.Namespace) -> int:
 
     async def body(engine: Engine) -> int:
         rows = []
-        for status in engine.pool.statuses():
-            cfg = engine.pool.configs.get(status.name)
+        for status in engine.mcp_statuses():
+            cfg = engine.server_config(status.name)
             row = status_json(status, cfg.source if cfg else None, engine.server_warnings(status.name))
             if cfg is not None:  # the spelling in the file, and what starting the server runs
                 row.update(configured_name=cfg.configured_name or cfg.name, command=cfg.command_line())
@@ -76,6 +76,6 @@ def _run_list(args: argparse.Namespace) -> int:
 
     code = run_with_engine(engine, body)
     if not args.json:  # warnings already shown under their server are not repeated
-        shown = {f"{name}: {w}" for name in engine.pool.configs for w in engine.server_warnings(name)}
+        shown = {f"{name}: {w}" for name in engine.server_names for w in engine.server_warnings(name)}
         print_warnings(engine, skip=shown)
     return code

@@ -11,17 +11,20 @@ import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.events import Event, VectorsProgress
 
+if TYPE_CHECKING:
+    from ..core.engine import Engine
+
 
 @contextmanager
-def encoding_progress(engine: Any, *, stream: Any = None) -> Iterator[None]:
+def encoding_progress(engine: Engine, *, stream: Any = None) -> Iterator[None]:
     """Draw a progress bar for the engine's encoding while the block runs (TTY only).
 
     Args:
-        engine: an :class:`~toolscout.core.engine.Engine` (its events are subscribed to).
+        engine: the engine whose events are subscribed to.
         stream: where to draw (default ``sys.stderr``); nothing is drawn unless it is a TTY.
     """
     out = stream if stream is not None else sys.stderr

@@ -39,17 +39,17 @@ def _run(args: argparse.Namespace) -> int:
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
-        engine.search.warm()
+        engine.warm_search()
         # cached vectors load in well under a second: only a real (first-time) encode is pending
-        ready = await asyncio.to_thread(engine.search.wait_ready, 1.5)
-        pending = 0 if ready else engine.search.index.dense_pending
+        ready = await asyncio.to_thread(engine.wait_ranker_ready, 1.5)
+        pending = 0 if ready else engine.vectors_pending
         if pending and args.wait_for_vectors:
             print(f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
                   file=sys.stderr, flush=True)
             with encoding_progress(engine):
-                await asyncio.to_thread(engine.search.wait_ready, None)
+                await asyncio.to_thread(engine.wait_ranker_ready, None)
         elif pending:
-            print(f"toolscout: ranked by {engine.search.active_profile} while {pending} tool descriptions are "
+            print(f"toolscout: ranked by {engine.active_ranker} while {pending} tool descriptions are "
                   "encoded for the dense ranker; run `toolscout index` once (or pass --wait-for-vectors) "
                   "for the full ranking", file=sys.stderr, flush=True)
         result = engine.search_tools(args.query, args.limit)
