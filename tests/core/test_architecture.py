@@ -211,6 +211,8 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.safe_read", "os", "O_NONBLOCK"): "platform: not on Windows",
     ("toolscout.core.safe_read", "os", "O_CLOEXEC"): "platform: not on Windows",
     ("toolscout.core.search.dense", "np", "vecdot"): "numpy >= 2.0 only",
+    ("toolscout.core.mcp.shared_sessions", "os", "pidfd_open"): "platform: Linux 5.3+ only",
+    ("toolscout.core.mcp.shared_sessions", "socket", "send_fds"): "platform: Unix only",
     ("toolscout.core.session.providers.anthropic_provider", "u", "cache_read_input_tokens"): "Anthropic SDK: optional usage field",
     ("toolscout.core.session.providers.anthropic_provider", "u", "cache_creation_input_tokens"): "Anthropic SDK: optional usage field",
     ("toolscout.core.session.providers.anthropic_provider", "exc", "body"): "Anthropic SDK: APIStatusError only",
