@@ -224,12 +224,6 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
 PROBES_TODAY: set[tuple[str, str, str]] = {
     ("toolscout.core.mcp.pool", "self._listener", "prepare_tools"),  # core/mcp: issue 12's area
     ("toolscout.tui.screens.main", "self", "welcome"),  # screens/main.py: the UI controller's refactor
-    ("toolscout.tui.commands", "self.app", "engine"),
-    ("toolscout.tui.keyrouting", "self.screen", "route_key"),
-    ("toolscout.tui.screens.settings", "event", "widget"),
-    ("toolscout.tui.widgets.typeahead", "focused", "read_only"),
-    ("toolscout.tui.widgets.usage", "d", "deciding"),
-    ("toolscout.tui.widgets.welcome", "decision", "deciding"),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from .models import ToolSpec
 from .names import dedupe, from_announcement, lookup_key, loose_key, mcp_tool_name, written_name
@@ -19,6 +20,8 @@ from .schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
 ALWAYS_CORE = frozenset({"ToolSearch", "ExecuteTool"})
+#: What a tool is to the model (:meth:`ToolCatalog.state`).
+ToolState = Literal["core", "always-load", "loaded", "deferred", "inline"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,25 @@ class ToolCatalog:
         if self.is_always_load(tool):
             return False
         return not self.is_core(tool)
+
+    def state(self, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> ToolState:
+        """What ``tool`` is to the model: ``core``, ``always-load``, ``loaded`` (its schema sent
+        after a search), ``deferred`` or ``inline``.
+
+        Args:
+            loaded_names: the session's loaded tools.
+            defer: the session's mode decision (tool search on, or auto above its threshold);
+                False sends every tool inline, so a tool the catalog would defer is ``inline``.
+        """
+        if self.is_core(tool) or tool.name in ALWAYS_CORE:
+            return "core"
+        if self.is_always_load(tool):
+            return "always-load"
+        if tool.name in loaded_names:
+            return "loaded"
+        if self.is_deferred(tool):
+            return "deferred" if defer else "inline"
+        return "core"
 
     # -- mutation -------------------------------------------------------------------------
     @property

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from .catalog import ToolCatalog
+from .catalog import ToolCatalog, ToolState
 from .context import ContextReport, build_context_report
 from .mcp.server_config import ServerConfig
 from .models import ServerState, ServerStatus, ToolSpec
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from .mcp.pool import ServerPool
     from .search.tool_search import ToolSearch
 
-#: ``core`` | ``always-load`` | ``loaded`` | ``deferred`` | ``inline``: what a tool is to the model.
-ToolState = Literal["core", "always-load", "loaded", "deferred", "inline"]
-#: The session's meta tools (always sent, whatever the catalog says).
-META_TOOLS = ("ToolSearch", "ExecuteTool")
 
 
 @dataclass(frozen=True)
@@ -120,23 +116,10 @@ class EngineQueries:
         return self.catalog.tools()
 
     def tool_state(self, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> ToolState:
-        """What ``tool`` is to the model: ``core``, ``always-load``, ``loaded`` (its schema sent
-        after a search), ``deferred`` or ``inline``.
-
-        Args:
-            loaded_names: the session's loaded tools.
-            defer: the session's mode decision (tool search on, or auto above its threshold);
-                False sends every tool inline, so a tool the catalog would defer is ``inline``.
-        """
-        if self.catalog.is_core(tool) or tool.name in META_TOOLS:
-            return "core"
-        if self.catalog.is_always_load(tool):
-            return "always-load"
-        if tool.name in loaded_names:
-            return "loaded"
-        if self.catalog.is_deferred(tool):
-            return "deferred" if defer else "inline"
-        return "core"
+        """What ``tool`` is to the model (:meth:`ToolCatalog.state
+        <toolscout.core.catalog.ToolCatalog.state>`): ``core``, ``always-load``, ``loaded``,
+        ``deferred`` or ``inline`` (``defer`` False: the session sends every tool inline)."""
+        return self.catalog.state(tool, loaded_names, defer=defer)
 
     # -- ranking ----------------------------------------------------------------------------
     def search_tools(self, query: str, limit: int | None = None) -> SearchResult:

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from ..core.catalog import ALWAYS_CORE
 from .text import first_line
 
 if TYPE_CHECKING:
     from ..core.models import ToolSpec
+    from .app import ToolscoutApp
 
 #: Tools listed before anything is typed (the rest are found by typing part of a name).
 DISCOVER_LIMIT = 100
-#: The session's own meta tools: a search is typed in the prompt, not filled in a form.
-META_TOOLS = ("ToolSearch", "ExecuteTool")
 #: The palette's placeholder.
 PLACEHOLDER = "Run which tool? Type part of its name…"
 
@@ -32,14 +32,16 @@ PLACEHOLDER = "Run which tool? Type part of its name…"
 class RunToolProvider(Provider):
     """Every runnable tool of the app's engine, matched on its name."""
 
+    @property
+    def _app(self) -> ToolscoutApp:
+        return cast("ToolscoutApp", self.app)  # the palette is the app's (ToolscoutApp.COMMANDS)
+
     def _tools(self) -> list[ToolSpec]:
-        engine: Any = getattr(self.app, "engine", None)
-        if engine is None:
-            return []
-        return [t for t in engine.catalog.tools() if t.name not in META_TOOLS]
+        # the session's meta tools are not run by hand: a search is typed in the prompt
+        return [t for t in self._app.engine.tools() if t.name not in ALWAYS_CORE]
 
     def _run(self, tool: ToolSpec) -> Callable[[], None]:
-        return partial(self.app.run_by_hand, tool)  # type: ignore[attr-defined]
+        return partial(self._app.run_by_hand, tool)
 
     @staticmethod
     def _help(tool: ToolSpec) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual import events
 from textual.app import App
 
+from .screens.main import MainScreen
+
 
 class KeyRouting(App[int]):
     """Mixin for the app: the main screen sees each key before the focused widget gets it
@@ -12,7 +14,6 @@ class KeyRouting(App[int]):
     to the prompt)."""
 
     async def on_event(self, event: events.Event) -> None:
-        route = getattr(self.screen, "route_key", None) if isinstance(event, events.Key) else None
-        if route is not None:
-            route(event)
+        if isinstance(event, events.Key) and isinstance(self.screen, MainScreen):
+            self.screen.route_key(event)
         await super().on_event(event)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -180,10 +181,9 @@ class SettingsScreen(Screen[None]):
         event.stop()
         self._commit_input(event.input)
 
-    def on_descendant_blur(self, event: Any) -> None:
-        widget = event.widget if hasattr(event, "widget") else None
-        if isinstance(widget, Input):
-            self._commit_input(widget)
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, Input):
+            self._commit_input(event.widget)
 
     def _commit_input(self, widget: Input) -> None:
         key = self._key_of(widget)

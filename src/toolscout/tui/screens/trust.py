@@ -109,8 +109,7 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
-    servers = [(cfg.configured_name or name, cfg.command_line())
-               for name, cfg in engine.pool.configs.items() if cfg.not_approved]
+    servers = [(cfg.configured_name or cfg.name, cfg.command_line()) for cfg in engine.unapproved_servers()]
 
     async def approve() -> None:
         try:

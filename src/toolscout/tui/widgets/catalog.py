@@ -35,6 +35,7 @@ from ..throttle import Throttle
 from .query_input import QueryInput
 
 if TYPE_CHECKING:
+    from ...core.catalog import ToolCatalog, ToolState
     from ...core.engine import Engine
 
 BUILTIN_GROUP = "built-in"
@@ -55,21 +56,10 @@ TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green",
                     "inline": "yellow"}
 
 
-def tool_state(catalog: Any, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> str:
-    """``core``, ``always-load``, ``loaded``, ``deferred`` or ``inline`` for ``tool`` in ``catalog``.
-
-    ``defer`` is the session's mode decision (tool search on, or auto above its threshold); when
-    it is False every tool is sent inline, so a tool the catalog would defer is ``inline``.
-    """
-    if catalog.is_core(tool) or tool.name in ("ToolSearch", "ExecuteTool"):
-        return "core"
-    if catalog.is_always_load(tool):
-        return "always-load"
-    if tool.name in loaded_names:
-        return "loaded"
-    if catalog.is_deferred(tool):
-        return "deferred" if defer else "inline"
-    return "core"
+def tool_state(catalog: ToolCatalog, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> ToolState:
+    """:meth:`ToolCatalog.state <toolscout.core.catalog.ToolCatalog.state>`, kept for the main
+    screen's tool details (widgets ask :meth:`Engine.tool_state <toolscout.core.engine.Engine.tool_state>`)."""
+    return catalog.state(tool, loaded_names, defer=defer)
 
 
 def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None) -> Text:
@@ -260,9 +250,8 @@ class CatalogPanel(Vertical):
         """(group, tools): built-ins first, then every server (failed and connecting ones too)
         sorted by configured name, case-insensitively (``atlassian`` before ``atlassian-jira``);
         tools in catalog order within a group."""
-        catalog = self._engine.catalog
         groups: dict[str, list[ToolSpec]] = {}
-        for tool in catalog.tools():
+        for tool in self._engine.tools():
             groups.setdefault(tool.server or BUILTIN_GROUP, []).append(tool)
         for name in self.statuses:
             groups.setdefault(name, [])
@@ -277,7 +266,7 @@ class CatalogPanel(Vertical):
 
     def summary(self) -> Text:
         """The line under the tree: tools, then what is still being decided, failed servers."""
-        total = len(self._engine.catalog.tools())
+        total = len(self._engine.tools())
         text = f"{self._shown} of {total} tools" if self._filter else f"{total} tools"
         summary = Text(text, style="dim")
         connecting = [s for s in self.statuses.values() if s.state is ServerState.CONNECTING]
@@ -296,8 +285,7 @@ class CatalogPanel(Vertical):
     def _signature(self, group: str, tools: list[ToolSpec], matching: list[ToolSpec]) -> tuple[Any, ...]:
         """Everything one server's subtree shows: equal signatures draw equal subtrees (tools
         compare by identity first, so an unchanged listing costs no schema comparison)."""
-        catalog = self._engine.catalog
-        rows = tuple((t, tool_state(catalog, t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
+        rows = tuple((t, self._engine.tool_state(t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
                      for t in matching)
         return (self.statuses.get(group), len(tools), self.group_tokens(tools), self._filter, rows,
                 len(self._warnings(group)))
@@ -354,7 +342,6 @@ class CatalogPanel(Vertical):
     def _draw_group(self, tree: CatalogTree, node: TreeNode[Any] | None, group: str, tools: list[ToolSpec],
                     matching: list[ToolSpec], position: int) -> TreeNode[Any]:
         """(Re)draw one server's subtree at ``position`` among the root's children."""
-        catalog = self._engine.catalog
         status = self.statuses.get(group)
         label = server_label(group, status, len(tools), self.group_tokens(tools))
         failed = status is not None and status.state in UNSTARTED  # reason (or command) shown below
@@ -378,7 +365,7 @@ class CatalogPanel(Vertical):
         for warning in warnings:  # one line each, under the server they are about
             node.add_leaf(Text("⚠ " + clean(warning, single_line=True), style="yellow"), data=f"{group}:warning")
         for tool in matching:
-            state = tool_state(catalog, tool, self.loaded_names, defer=self.defer)
+            state = self._engine.tool_state(tool, self.loaded_names, defer=self.defer)
             node.add_leaf(tool_label(tool, state, self.tokens.get(tool.name), self._filter), data=tool)
         if not matching and not failed:
             node.collapse()

@@ -67,4 +67,5 @@ def typing_on_a_panel(screen: Screen[Any], event: events.Key) -> bool:
     if not (event.is_printable and event.character) or event.key in screen.active_bindings:
         return False
     focused = screen.focused
-    return not (isinstance(focused, (Input, TextArea)) and not getattr(focused, "read_only", False))
+    takes_text = isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
+    return not takes_text

@@ -120,7 +120,7 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     mode = Text()
     mode.append("mode ", style="dim")
     mode.append(f"{d.mode}", style="bold")
-    if getattr(d, "deciding", False):  # auto, servers still connecting: the verdict can still change
+    if d.deciding:  # auto, servers still connecting: the verdict can still change
         n = len(d.pending)
         mode.append(f" · deciding: {n} server{'s' if n != 1 else ''} connecting", style="bold yellow")
     else:
@@ -130,7 +130,7 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
                       f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
-    if not d.defer and not getattr(d, "deciding", False):  # why nothing is deferred, and how to see it
+    if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 
         lines.append(mode_line(d))

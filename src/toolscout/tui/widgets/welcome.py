@@ -8,12 +8,15 @@ the settings or the decision change.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ..text import clean
 from .chat import NoticeEntry
+
+if TYPE_CHECKING:
+    from ...core.tokens import ModeDecision
 
 #: What to do first, by kind of session (``model``, ``offline``, ``none``) and whether the
 #: recommendation bar is on.
@@ -34,7 +37,7 @@ WELCOME[("none", False)] = WELCOME[("none", True)]
 SWITCH_HINT = "/toolsearch on defers them for this session"
 
 
-def mode_line(decision: Any, source: str = "") -> Text:
+def mode_line(decision: ModeDecision | None, source: str = "") -> Text:
     """The tool-search verdict (:attr:`~toolscout.core.tokens.ModeDecision.summary`), where an
     always-on mode comes from (``source``: ``Settings.sources["toolSearch.enabled"]``) and, when
     every tool is inline, how to switch deferral on."""
@@ -44,7 +47,7 @@ def mode_line(decision: Any, source: str = "") -> Text:
     if decision.mode == "tst":
         why = source if source.startswith(("offline session", "this session")) else "toolSearch.enabled = true"
         out.append(f" ({why})", style="dim")
-    if not decision.defer and not getattr(decision, "deciding", False):
+    if not decision.defer and not decision.deciding:
         out.append(f" · {SWITCH_HINT}", style="cyan")
     return out
 
@@ -56,7 +59,7 @@ class WelcomeEntry(NoticeEntry):
         super().__init__("", title="welcome")
         self.kind = kind
         self.recommendations = recommendations
-        self.decision: Any = None
+        self.decision: ModeDecision | None = None
         self.source = ""
         self.update(self.body())
 
@@ -69,7 +72,7 @@ class WelcomeEntry(NoticeEntry):
         out.append("\n/help lists the commands and keys.")
         return out
 
-    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: Any = None,
+    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: ModeDecision | None = None,
              source: str | None = None) -> None:
         """Redraw with what changed (settings, the mode's source, session kind or the decision)."""
         self.kind = kind if kind is not None else self.kind
