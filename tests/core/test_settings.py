@@ -144,3 +144,32 @@ def test_a_malformed_user_file_is_left_as_is_and_the_change_holds_for_the_sessio
         assert user.read_text(encoding="utf-8") == broken
         assert str(user) in str(caught.value) and "this session only" in str(caught.value)
         assert caught.value.settings["recommendations.enabled"] is False
+
+
+def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
+    """Issue 13 item 3: a setting's set of values and its default live in ``KEYS`` only; other
+    modules ask :func:`choices` / :func:`default` (the strategies were once listed in six places)."""
+    import ast
+    from pathlib import Path
+
+    from toolscout.core.settings import KEYS, default
+
+    assert default("session.strategy") == "execute-proxy"
+    listed = default("toolSearch.alwaysLoad")
+    listed.append("x")
+    assert default("toolSearch.alwaysLoad") == []  # a fresh copy each time
+    src = Path(__file__).resolve().parents[2] / "src" / "toolscout"
+    restated = []
+    for path in src.rglob("*.py"):
+        if path.name == "settings.py" and path.parent.name == "core":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
+                values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                for key in KEYS:
+                    if key.choices and key.default in values and len(values) == len(node.elts) \
+                            and values <= set(key.choices):
+                        restated.append(f"{path.relative_to(src)}:{node.lineno} lists {key.name}'s values")
+            if isinstance(node, ast.Constant) and node.value == "execute-proxy":
+                restated.append(f"{path.relative_to(src)}:{node.lineno} restates session.strategy's default")
+    assert restated == []

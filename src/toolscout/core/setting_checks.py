@@ -59,7 +59,6 @@ class Choice:
         return v.strip().lower()
 
 
-_choice = Choice  # the older spelling, for keys declared as ``_choice("a", "b")``
 
 
 def _str_list(v: Any) -> list[str]:

@@ -26,7 +26,6 @@ from .safe_read import NumberText, SafeReadError, read_json
 from .setting_checks import (
     Choice,
     _bool,
-    _choice,  # noqa: F401  (keys may still be declared with _choice)
     _number,
     _opt_str,
     _str_list,
@@ -137,6 +136,16 @@ def choices(key: str) -> tuple[str, ...]:
         KeyError: ``key`` is not a setting.
     """
     return KEYS_BY_NAME[key].choices
+
+
+def default(key: str) -> Any:
+    """The declared default of setting ``key`` (a list is a fresh copy): code that needs a
+    setting's default takes it from here rather than restating it.
+
+    Raises:
+        KeyError: ``key`` is not a setting.
+    """
+    return _copy(KEYS_BY_NAME[key].default)
 
 
 #: Environment variables that override settings, with their value parsers.

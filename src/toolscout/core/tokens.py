@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from .models import ToolSpec
 from .serialize import announcement_groups, dumps, stub_definition, tool_definition
+from .settings import default
 
 CHARS_PER_TOKEN = 2.5
 
@@ -228,7 +229,7 @@ def usage_by_server(
     tools: Iterable[ToolSpec],
     is_deferred: Any,
     *,
-    strategy: str = "execute-proxy",
+    strategy: str = default("session.strategy"),
     defer: bool = True,
     loaded_names: set[str] | None = None,
     counter: TokenCounter | None = None,

@@ -69,12 +69,12 @@ class ToolSearch:
     ) -> None:
         self.catalog = catalog
         self.settings = settings or Settings()
-        profile = str(self.settings.get("toolSearch.ranker", "default"))
+        profile = str(self.settings["toolSearch.ranker"])
         weights = None
         if profile == "hybrid":
             weights = {
-                "keyword": float(self.settings.get("toolSearch.weights.keyword", 0.4)),
-                "tfidf": float(self.settings.get("toolSearch.weights.tfidf", 0.6)),
+                "keyword": float(self.settings["toolSearch.weights.keyword"]),
+                "tfidf": float(self.settings["toolSearch.weights.tfidf"]),
             }
         self._index_args = (profile, weights, dense_cache, encoder)
         self._background_dense = background_dense
@@ -120,7 +120,7 @@ class ToolSearch:
                 dense_cache=Path(cache) if isinstance(cache, str) else cache,
                 encoder=encoder,
                 background_dense=self._background_dense,
-                dense_cache_bytes=int(float(self.settings.get("toolSearch.vectorCacheMB", 64.0)) * 2**20),
+                dense_cache_bytes=int(float(self.settings["toolSearch.vectorCacheMB"]) * 2**20),
                 on_progress=self._progress,
             )
             self._index.on_ranker_ready = self._ranker_ready
@@ -200,13 +200,13 @@ class ToolSearch:
     @property
     def limit(self) -> int:
         """Default number of results (``toolSearch.maxResults``, capped at 50)."""
-        return _clamp(self.settings.get("toolSearch.maxResults", 5), 5)
+        return _clamp(self.settings["toolSearch.maxResults"], 5)
 
     @property
     def floor(self) -> float:
         """Scores below this are not shown (``toolSearch.displayFloor``)."""
         try:
-            return float(self.settings.get("toolSearch.displayFloor", 0.10))
+            return float(self.settings["toolSearch.displayFloor"])
         except (TypeError, ValueError):
             return 0.10
 

@@ -34,7 +34,7 @@ def decide(engine: Engine, settings: Settings, provider: Provider, strategy: str
     return report.decision
 
 
-def may_switch(projection: Projection, settings: Any) -> bool:
+def may_switch(projection: Projection, settings: Settings) -> bool:
     """True while a switch to deferral is possible: still inline, and auto mode (late servers
     may cross the threshold) or tool search switched on since the projection was fixed."""
     return projection.strategy == INLINE and settings.mode in ("tst-auto", "tst")

@@ -74,12 +74,12 @@ class Prefetcher:
         self.latest: list[Recommendation] = []
         self._task: asyncio.Task[None] | None = None
 
-    def apply_settings(self, settings: Any) -> None:
+    def apply_settings(self, settings: Settings) -> None:
         """Take the ``recommendations.*`` values of ``settings`` (used from the next prefetch)."""
-        self.enabled = bool(settings.get("recommendations.enabled", True))
-        self.on_first_message = bool(settings.get("recommendations.onFirstMessage", False))
-        self.max = int(settings.get("recommendations.max", 3))
-        self.min_score = float(settings.get("recommendations.minScore", 0.15))
+        self.enabled = bool(settings["recommendations.enabled"])
+        self.on_first_message = bool(settings["recommendations.onFirstMessage"])
+        self.max = int(settings["recommendations.max"])
+        self.min_score = float(settings["recommendations.minScore"])
 
     def remember(self, names: Iterable[str]) -> None:
         """Mark names as already recommended/discovered (bounded: trimmed 500 → 400)."""

@@ -30,10 +30,11 @@ from ..catalog import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..schemas import project
 from ..serialize import dumps, stub_definition, tool_definition
-from ..settings import choices
+from ..settings import choices, default
 
-#: The request projections, as the ``session.strategy`` setting declares them.
+#: The request projections, as the ``session.strategy`` setting declares them, and its default.
 STRATEGIES = choices("session.strategy")
+DEFAULT_STRATEGY: str = default("session.strategy")
 #: The projection used when the mode decision is "do not defer" (``toolSearch.enabled`` false,
 #: or auto below its threshold): every tool inline with its full schema, late tools appended.
 #: ToolSearch and ExecuteTool are left out (nothing is deferred, so they would be dead weight);
@@ -119,7 +120,7 @@ class Projection:
                 each stays in the array with its full schema, after the loaded tools, so every
                 ``tool_use`` in history keeps resolving.
         """
-        strategy = strategy if strategy in STRATEGIES else "execute-proxy"
+        strategy = strategy if strategy in STRATEGIES else DEFAULT_STRATEGY
         if not defer:
             strategy = INLINE
         catalog.freeze()

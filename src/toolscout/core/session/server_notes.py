@@ -93,7 +93,7 @@ def server_notes(engine: Engine, settings: Settings, messages: list[dict[str, An
     """The server reminders the next user message carries (instructions of servers not yet
     introduced, then servers newly seen connecting)."""
     state = read_state(messages)
-    budget = int(settings.get("mcp.instructionsBudget", 1000) or 0)
+    budget = int(settings["mcp.instructionsBudget"] or 0)
     catalog = engine.catalog
     texts = {name: text for name, text in catalog.instructions.items()
              if name not in state.instructed and text and text.strip() and catalog.server_tools(name)}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import EventSource
 from ..permissions import Asker
-from ..result_cap import DEFAULT_MAX_RESULT_TOKENS, cap_result, results_root
+from ..result_cap import cap_result, results_root
 from ..settings import Settings
 from ..tokens import ModeDecision
 from .events import (
@@ -103,7 +103,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.engine = engine
         self.settings = settings if settings is not None else engine.settings
         self.provider: Provider = provider if provider is not None else create_provider(self.settings)
-        self.strategy = strategy or self.settings.get("session.strategy") or "execute-proxy"
+        self.strategy = strategy or self.settings["session.strategy"]
         self.id = session_id or new_session_id()
         self.max_tokens = max_tokens
         self.messages: list[dict[str, Any]] = []
@@ -113,9 +113,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self._listeners = []
         self._loaded: set[str] = set()
         self.router = ToolRouter(engine, self.emit, asker, self._loaded,
-                                 int(self.settings.get("toolSearch.maxResults", 5)))
+                                 int(self.settings["toolSearch.maxResults"]))
         self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
-            text, limit=int(self.settings.get("tools.maxResultTokens", DEFAULT_MAX_RESULT_TOKENS)),
+            text, limit=int(self.settings["tools.maxResultTokens"]),
             folder=results_root() / self.id, name=call_id)
         self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
         self.offline_recommendations: list[Recommendation] = []
