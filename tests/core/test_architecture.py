@@ -36,6 +36,10 @@ CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "imports the command line"),
     ("toolscout.tui.widgets", ("toolscout.core.mcp", "toolscout.core.session.session"),
      "widgets render what they are given; they do not drive servers or the session"),
+    ("toolscout.tui.screens", ("toolscout.tui.app",),
+     "screens post requests up (messages) and read facts from the controller; they never call the app"),
+    ("toolscout.tui.controller", ("toolscout.tui.app", "toolscout.tui.screens.main"),
+     "the controller reports to the main screen by messages; it imports neither the app nor the screen"),
 )
 
 
@@ -118,14 +122,15 @@ def test_import_contracts_hold() -> None:
     assert broken == []
 
 
-def import_cycles(*, runtime_only: bool, within: str = "toolscout") -> list[list[str]]:
+def import_cycles(*, runtime_only: bool, within: str = "toolscout", type_checking: bool = False) -> list[list[str]]:
     """Strongly connected components (more than one module) of the import graph of ``within``,
-    each sorted; imports as :func:`imports` reads them (never ``if TYPE_CHECKING:`` ones)."""
+    each sorted; imports as :func:`imports` reads them (``if TYPE_CHECKING:`` ones only when
+    ``type_checking`` and not ``runtime_only``)."""
     known = {module_name(p): p for p in sources() if _within(module_name(p), within)}
     graph: dict[str, set[str]] = {}
     for module, path in known.items():
         targets = set()
-        for name in imports(path, runtime_only=runtime_only, type_checking=False):
+        for name in imports(path, runtime_only=runtime_only, type_checking=type_checking):
             while name and name not in known:  # ``from pkg import func``: the module is ``pkg``
                 name = name.rpartition(".")[0]
             if name and name != module:
@@ -176,6 +181,13 @@ def test_no_import_loops_in_the_core_even_inside_functions() -> None:
     ``server_names`` inside ``load_mcp_config`` while ``server_names`` imported ``config``) hides a
     cycle from :func:`test_no_import_cycles`; the core has none."""
     assert import_cycles(runtime_only=False, within="toolscout.core") == []
+
+
+def test_no_import_loops_in_the_ui_even_for_type_checking() -> None:
+    """The app, the controller and the screens used to know each other only through
+    ``if TYPE_CHECKING:`` imports (app ↔ main screen); the UI's dependencies now run one way:
+    app → controller and screens, screens → controller (read-only) and widgets."""
+    assert import_cycles(runtime_only=False, within="toolscout.tui", type_checking=True) == []
 
 
 def test_no_new_module_is_over_450_lines() -> None:

@@ -43,6 +43,7 @@ async def test_stub_direct_call_before_search_self_heals(engine) -> None:
     assert results[0].error_kind is ToolErrorKind.NOT_LOADED and '"city"' in results[0].text()
     assert not results[1].is_error and "Oslo" in results[1].text()
     assert [e.via for e in rec.of(ToolCallStarted)] == ["direct", "direct"]
+    assert session.tool_calls == {"get_forecast": 2}  # the token report's usage counts (the UI keeps none)
 
 
 async def test_stub_removed_tool_keeps_its_stub_and_errors_clearly(engine) -> None:

@@ -29,7 +29,7 @@ async def test_a_provider_that_cannot_start_is_saved_but_reported() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         before = app.session.provider
-        app.apply_setting("provider.name", "anthropic")  # no ANTHROPIC_API_KEY in tests
+        app.controller.apply_setting("provider.name", "anthropic")  # no ANTHROPIC_API_KEY in tests
         await pilot.pause()
         assert app.session.provider is before
         assert any("ANTHROPIC_API_KEY" in n.message for n in app._notifications)
@@ -48,5 +48,5 @@ async def test_usage_panel_shows_the_sessions_cache_prefix_hits() -> None:
         await sc.settle(pilot)
         screen = sc.screen_text(app)
         assert "cache prefix hits 50% of 2 requests" in screen
-        cache = app.screen.cache
+        cache = app.controller.cache_stats()
         assert (cache.cache_read_tokens, cache.prompt_tokens, cache.output_tokens) == (6800, 9200, 24)

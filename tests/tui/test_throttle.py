@@ -68,15 +68,15 @@ def test_the_heap_is_refrozen_only_while_servers_connect(monkeypatch) -> None:
     import tui_scenarios as sc
 
     app = sc.make_app()
-    app._heap_frozen = True  # as after the engine started
+    app.controller._heap_frozen = True  # as after the engine started
     before = gc.get_freeze_count()
     try:
         monkeypatch.setattr(app.engine, "pending_servers", lambda: [])
-        app.refreeze_heap()
+        app.controller.refreeze_heap()
         assert gc.get_freeze_count() == before
         monkeypatch.setattr(app.engine, "pending_servers", lambda: ["late"])
         keep = [[i] for i in range(100)]  # tracked objects alive now
-        app.refreeze_heap()
+        app.controller.refreeze_heap()
         assert gc.get_freeze_count() >= before + len(keep)
     finally:
         gc.unfreeze()

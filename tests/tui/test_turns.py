@@ -31,7 +31,7 @@ async def test_a_model_turn_streams_into_the_chat() -> None:
         assert len(answers) == 1
         assert "[bold]42[/bold]" in answers[0].source
         assert not app.screen.busy
-        assert app.screen.cache.requests == 1
+        assert app.controller.cache_stats().requests == 1
 
 
 async def test_escape_interrupts_a_running_turn() -> None:
@@ -96,16 +96,16 @@ async def test_clear_starts_a_new_session_and_keeps_the_old_transcript() -> None
         await pilot.press("enter")
         await sc.settle(pilot)
         assert first.messages and first.store is not None and first.store.path.exists()
-        assert app.screen.loaded_names
+        assert app.session.loaded_tools
         before = len(first.messages)
         await sc.type_text(pilot, "/clear")
         await pilot.press("enter")
         await sc.settle(pilot)
         second = app.session
-        assert second is not first and app.screen.session is second
+        assert second is not first and app.controller.session is second
         assert second.messages == [] and second.engine is engine and second.provider is first.provider
         assert first.store.path.exists()  # the old conversation stays on disk
-        assert not app.screen.loaded_names and not app.screen.usage_counts
+        assert not app.session.loaded_tools and not app.session.tool_calls
         text = sc.screen_text(app)
         assert "new conversation" in text and f"--resume {first.id}" in text
         await sc.type_text(pilot, "weather forecast")  # the new session is wired to the chat

@@ -1,5 +1,6 @@
 """The Textual app: chat, recommendation bar, catalog, live scoring, token usage and settings.
 
-Built by :func:`toolscout.tui.factory.make_app`; everything it knows comes from the core
-:class:`~toolscout.core.engine.Engine` and session through :mod:`toolscout.tui.bridge`.
+Built by :func:`toolscout.tui.factory.make_app`; the core :class:`~toolscout.core.engine.Engine`
+and session belong to :class:`~toolscout.tui.controller.SessionController`, which reports their
+events to the screens as messages (:mod:`toolscout.tui.bridge`, :mod:`toolscout.tui.messages`).
 """

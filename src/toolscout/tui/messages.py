@@ -1,8 +1,13 @@
-"""Textual messages the bridge and the workers post: past-tense facts about the core.
+"""Textual messages: past-tense facts the controller posts down, and the requests screens post up.
 
-Widgets react to these; they never call the engine, an MCP server or a provider themselves.
-Messages that arrive in bursts (streamed text, catalog changes, token reports)
-carry the *whole* current state and set ``can_replace`` so a queued stale one is dropped.
+Facts (engine and session events turned into messages by :mod:`toolscout.tui.bridge`, and what
+the :class:`~toolscout.tui.controller.SessionController` itself reports) go to the main screen,
+which hands each to the widget that shows it; widgets never call the engine, an MCP server or a
+provider themselves. Messages that arrive in bursts (streamed text, catalog changes, token
+reports) carry the *whole* current state and set ``can_replace`` so a queued stale one is dropped.
+
+Requests (the ``…Requested`` messages at the end) bubble from the main screen to the app, which
+hands them to the controller: a screen never calls the app or the session.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 from textual.message import Message
 
 from ..core.context import ContextReport
-from ..core.models import ServerStatus, ToolResult
+from ..core.models import ServerStatus, ToolResult, ToolSpec
 from ..core.search.results import SearchResult
 from ..core.session.events import Recommendation
 
@@ -176,3 +181,69 @@ class ErrorReported(Message):
     """Something failed and the person should see it in the chat."""
 
     text: str
+
+
+@dataclass
+class NoticeReported(Message):
+    """Something the person should read in the chat (not an error): ``text`` under ``title``."""
+
+    text: str
+    title: str = ""
+
+
+@dataclass
+class BusyChanged(Message):
+    """A tool the person picked started (True) or finished (False) running."""
+
+    busy: bool
+
+
+@dataclass
+class ConversationStarted(Message):
+    """A new conversation replaced the old one (``/clear``): everything it knew starts from zero;
+    ``notice`` says so (and where the old one is saved)."""
+
+    notice: str
+
+
+# -- requests: the main screen → the app → the controller -----------------------------------
+@dataclass
+class TurnRequested(Message):
+    """The person sent ``text`` to the model (or, offline, to the search)."""
+
+    text: str
+
+
+@dataclass
+class InterruptRequested(Message):
+    """Esc while a turn or tool call runs: stop it."""
+
+
+@dataclass
+class NewConversationRequested(Message):
+    """``/clear``: start a new conversation."""
+
+
+@dataclass
+class ToolUseRequested(Message):
+    """The person picked tool ``name`` (recommendation bar, a search hit): load it for the model,
+    or offline fill in its arguments and run it."""
+
+    name: str
+
+
+@dataclass
+class ToolRunRequested(Message):
+    """Fill in ``tool``'s arguments and run it (Enter in the catalog with no model)."""
+
+    tool: ToolSpec
+
+
+@dataclass
+class SettingsRequested(Message):
+    """``/settings``: open the settings screen."""
+
+
+@dataclass
+class ToolSearchOnRequested(Message):
+    """``/toolsearch on``: switch tool search on for this session."""

@@ -184,6 +184,11 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         return set(self._loaded)
 
     @property
+    def tool_calls(self) -> dict[str, int]:
+        """Tool name → calls started this session (the real tool, never the ExecuteTool proxy)."""
+        return dict(self.router.calls)
+
+    @property
     def usage_log(self) -> list[UsageReported]:
         """One usage event per model request, in order."""
         return self.meter.log

@@ -51,6 +51,8 @@ class ToolRouter:
         #: ``(call_id, text) -> text`` applied to every result before the model (and the
         #: transcript) sees it: :func:`toolscout.core.result_cap.cap_result`; None keeps it whole.
         self.result_cap: Callable[[str, str], str] | None = None
+        #: Tool name → calls started (each ``ToolCallStarted``), for the token report's suggestions.
+        self.calls: dict[str, int] = {}
 
     async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
         """Carry out ``block`` (a ``tool_use``).
@@ -86,9 +88,13 @@ class ToolRouter:
         """An ExecuteTool call refused before any tool was looked up: still reported as a call
         (started and finished events), so transcripts and ``-p --output-format json`` list it."""
         shown = args if isinstance(args, dict) else {"_raw": args}
-        self.emit(ToolCallStarted(call_id, result.tool_name, shown, EXECUTE_TOOL))
+        self._started(ToolCallStarted(call_id, result.tool_name, shown, EXECUTE_TOOL))
         self.emit(ToolCallFinished(call_id, result.tool_name, shown, result, EXECUTE_TOOL))
         return result
+
+    def _started(self, event: ToolCallStarted) -> None:
+        self.calls[event.tool_name] = self.calls.get(event.tool_name, 0) + 1
+        self.emit(event)
 
     def search(self, call_id: str, args: dict[str, Any]) -> tuple[str, bool]:
         """Answer a ToolSearch call; returns (tool_result text, is_error)."""
@@ -111,7 +117,7 @@ class ToolRouter:
     async def call(self, call_id: str, name: str, params: Any, *, via: str) -> ToolResult:
         """Run a tool through the engine's executor, emitting started/finished events."""
         shown = params if isinstance(params, dict) else {"_raw": params}
-        self.emit(ToolCallStarted(call_id, name, shown, via))
+        self._started(ToolCallStarted(call_id, name, shown, via))
         direct = via == "direct" and name not in self.loaded
         try:
             result = await self.engine.call_tool(name, params, asker=self.asker, direct=direct,

@@ -1,18 +1,22 @@
 """The main screen: status bar, chat with recommendation bar and prompt, and the side panels.
 
-The screen receives the bridge's messages (engine and session facts) and hands each to the
-widget that shows it. Work that touches the core runs in workers: a turn (``group="turn"``),
-the token report (a thread, ``group="report"``) and live scoring (inside the scoring panel).
+The screen receives the controller's messages (engine and session facts) and hands each to the
+widget that shows it. What it wants done (a turn, an interrupt, a new conversation, a tool
+picked) it posts up as a request message (:mod:`..messages`); it never calls the app, and reads
+what the session knows from the :class:`~toolscout.tui.controller.SessionController` it was
+given, never keeping a copy. Work that touches the core runs in workers elsewhere, except the
+token report (a thread, ``group="report"``) and live scoring (inside the scoring panel).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -38,14 +42,12 @@ from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
 from ..widgets.typeahead import typing_on_a_panel
-from ..widgets.usage import CacheStats, UsagePanel
+from ..widgets.usage import UsagePanel
 from ..widgets.welcome import WelcomeEntry
 from . import slash
 
 if TYPE_CHECKING:
-    from ...core.engine import Engine
-    from ...core.session.session import Session
-    from ..app import ToolscoutApp
+    from ..controller import SessionController
 
 #: Shortest interval between two token reports while servers connect (s).
 REPORT_INTERVAL_S = 1.0
@@ -72,20 +74,16 @@ class MainScreen(Screen[None]):
     busy: reactive[bool] = reactive(False)
     """True while a turn runs."""
 
-    def __init__(self, engine: Engine, session: Session | None = None) -> None:
+    def __init__(self, controller: SessionController) -> None:
         super().__init__()
-        self.engine = engine
-        self.session = session
-        self.loaded_names: set[str] = set()
-        self.usage_counts: dict[str, int] = {}
-        self.cache = CacheStats()
+        self.controller = controller
+        self.engine = engine = controller.engine
         self._report_generation = 0
         self._report = Throttle(self, self._start_report, REPORT_INTERVAL_S, lambda: bool(engine.pending_servers()))
 
-    @property
-    def tapp(self) -> ToolscoutApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    def request(self, message: Message) -> None:
+        """Post a request (``…Requested``) up to the app, which hands it to the controller."""
+        self.app.post_message(message)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -107,16 +105,16 @@ class MainScreen(Screen[None]):
         self.apply_settings()
         status = self.query_one(StatusBar)
         status.servers = {s.name: s for s in self.engine.server_statuses()}
-        status.starting = self.tapp.start_engine  # until EngineStarted
+        status.starting = self.controller.start_engine  # until EngineStarted
         self.query_one(PromptInput).focus()
         self.refresh_report()
-        kind = "none" if self.session is None else "offline" if self.tapp.offline else "model"
-        self.welcome = self.chat.add(WelcomeEntry(kind, bool(self.tapp.settings["recommendations.enabled"])))
+        session = self.controller.session
+        kind = "none" if session is None else "offline" if self.controller.offline else "model"
+        self.welcome = self.chat.add(WelcomeEntry(kind, bool(self.controller.settings["recommendations.enabled"])))
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
-        saved = list(self.session.messages) if self.session is not None else []
-        if saved:  # a --resume'd session: show what was said before
-            self.chat.show_history(saved, self.session.id if self.session is not None else "")
+        if session is not None and session.messages:  # a --resume'd session: show what was said before
+            self.chat.show_history(list(session.messages), session.id)
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
@@ -184,21 +182,21 @@ class MainScreen(Screen[None]):
         """Esc: interrupt a running turn or tool call (from anywhere on the screen); otherwise
         go back to the prompt (out of the recommendation bar or a side panel)."""
         if self.busy:
-            self.interrupt()
+            self.request(m.InterruptRequested())
         else:
             self.action_focus_prompt()
 
     # -- settings ----------------------------------------------------------------------------
     def apply_settings(self) -> None:
-        """Push the app's current settings into the widgets that depend on them."""
-        settings = self.tapp.settings
+        """Push the current settings into the widgets that depend on them."""
+        settings = self.controller.settings
         bar = self.query_one(RecommendationBar)
         bar.enabled = bool(settings["recommendations.enabled"])
         bar.min_score = float(settings["recommendations.minScore"])
         bar.max_items = int(settings["recommendations.max"])
         status = self.query_one(StatusBar)
-        status.provider = self.tapp.provider_name
-        status.model = self.tapp.model_name
+        status.provider = self.controller.provider_name
+        status.model = self.controller.model_name
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
         status.mode = f"tool search {search} · {settings['session.strategy']}"
         if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry):
@@ -223,7 +221,6 @@ class MainScreen(Screen[None]):
         bar.servers = {**bar.servers, status.name: status}
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
-        self.tapp.refreeze_heap()
         self.query_one(CatalogPanel).schedule_refresh()
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
@@ -250,13 +247,11 @@ class MainScreen(Screen[None]):
         self._report.request()
 
     def _start_report(self) -> None:
-        self._compute_report(self._report_generation, set(self.loaded_names), dict(self.usage_counts))
+        self._compute_report(self._report_generation, self.controller.loaded_tools, self.controller.tool_calls)
 
     @work(thread=True, exclusive=True, group="report")
-    def _compute_report(self, generation: int, loaded: set[str], usage: dict[str, int]) -> None:
-        report = self.engine.context_report(loaded_names=loaded, usage_counts=usage,
-                                            model=self.tapp.model_name or None)
-        self.post_message(m.ContextReportReady(report, generation))
+    def _compute_report(self, generation: int, loaded: set[str], calls: dict[str, int]) -> None:
+        self.post_message(m.ContextReportReady(self.controller.context_report(loaded, calls), generation))
 
     def on_context_report_ready(self, message: m.ContextReportReady) -> None:
         if message.generation != self._report_generation:
@@ -266,17 +261,11 @@ class MainScreen(Screen[None]):
             per_tool.update(row.per_tool)
         catalog = self.query_one(CatalogPanel)
         catalog.set_tokens(per_tool)
-        decision = self.mode_decision(message.report)
+        decision = self.controller.mode_decision(message.report)
         catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
         if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry) and decision is not None:
             welcome.show(decision=decision)
-
-    def mode_decision(self, report: Any = None) -> Any:
-        """The session's mode decision once its first request is built, else the report's (the
-        verdict F4 shows as "deferral on/off"); None when neither is known."""
-        decision = self.session.mode_decision if self.session is not None else None
-        return decision if decision is not None or report is None else report.decision
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -306,7 +295,6 @@ class MainScreen(Screen[None]):
                 self.chat.scroll_end(animate=False)
 
     def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
-        self.usage_counts[message.tool_name] = self.usage_counts.get(message.tool_name, 0) + 1
         self.chat.add_tool_call(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
 
     def on_tool_call_finished(self, message: m.ToolCallFinished) -> None:
@@ -319,11 +307,11 @@ class MainScreen(Screen[None]):
 
     def on_tool_search_ran(self, message: m.ToolSearchRan) -> None:
         if message.loaded:
-            self.loaded_names.update(message.loaded)
-            self.query_one(CatalogPanel).set_loaded(self.loaded_names)
-            if not self.tapp.offline:  # a loaded tool needs no recommending any more
+            loaded = self.controller.loaded_tools
+            self.query_one(CatalogPanel).set_loaded(loaded)
+            if not self.controller.offline:  # a loaded tool needs no recommending any more
                 bar = self.query_one(RecommendationBar)
-                bar.show_hits([h for h in bar.hits if h.name not in self.loaded_names])
+                bar.show_hits([h for h in bar.hits if h.name not in loaded])
         if message.result is not None:
             self.chat.add(SearchEntry(message.result))
         else:
@@ -333,16 +321,18 @@ class MainScreen(Screen[None]):
         self.query_one(RecommendationBar).show_hits(message.tools)
 
     def on_usage_updated(self, message: m.UsageUpdated) -> None:
-        old = self.cache
-        self.cache = CacheStats(old.input_tokens + message.input_tokens,
-                                old.cache_read_tokens + message.cache_read_tokens,
-                                old.cache_write_tokens + message.cache_write_tokens,
-                                old.output_tokens + message.output_tokens,
-                                old.requests + 1, message.hit_ratio)
-        self.query_one(UsagePanel).set_cache(self.cache)
+        self.query_one(UsagePanel).set_cache(self.controller.cache_stats())
 
     def on_error_reported(self, message: m.ErrorReported) -> None:
         self.chat.add(ErrorEntry(message.text))
+
+    def on_notice_reported(self, message: m.NoticeReported) -> None:
+        self.chat.add(NoticeEntry(message.text, title=message.title))
+
+    def on_busy_changed(self, message: m.BusyChanged) -> None:
+        self.busy = message.busy
+        if not message.busy:
+            self.action_focus_prompt()
 
     # -- the prompt --------------------------------------------------------------------------
     @on(MultiLineInput.Submitted, "#prompt")
@@ -379,27 +369,28 @@ class MainScreen(Screen[None]):
     def use_search_hit(self, event: SearchHits.OptionSelected) -> None:
         event.stop()
         if event.option.id:
-            self.tapp.use_tool(event.option.id)
+            self.request(m.ToolUseRequested(event.option.id))
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
         self.query_one(PromptInput).focus()
 
     def on_recommendation_bar_picked(self, message: RecommendationBar.Picked) -> None:
-        self.tapp.use_recommendation(message.hit)
+        self.request(m.ToolUseRequested(message.hit.name))
 
     def on_catalog_panel_tool_chosen(self, message: CatalogPanel.ToolChosen) -> None:
         from .tool_detail import ToolDetailScreen
 
         tool = message.tool
-        if not message.details and (self.tapp.offline or self.session is None):
-            self.tapp.run_by_hand(tool)  # you drive: Enter runs the tool ("d" shows its details)
+        if not message.details and (self.controller.offline or self.controller.session is None):
+            self.request(m.ToolRunRequested(tool))  # you drive: Enter runs the tool ("d" shows its details)
             return
         report = self.query_one(UsagePanel).report
         tokens = None
         if report is not None:
             for row in report.rows:
                 tokens = row.per_tool.get(tool.name, tokens)
-        state = tool_state(self.engine.catalog, tool, self.loaded_names, defer=self.query_one(CatalogPanel).defer)
+        state = tool_state(self.engine.catalog, tool, self.controller.loaded_tools,
+                           defer=self.query_one(CatalogPanel).defer)
         instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
         self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
 
@@ -408,37 +399,25 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(ServerDetailScreen(message.status))
 
-    def start_over(self, session: Session | None, notice: str) -> None:
-        """Show a fresh conversation with ``session``: empty chat, no loaded tools, usage and
-        cache figures from zero, no recommendations; then ``notice``."""
-        self.session = session
-        self.loaded_names.clear()
-        self.usage_counts.clear()
-        self.cache = CacheStats()
+    def on_conversation_started(self, message: m.ConversationStarted) -> None:
+        """A fresh conversation: empty chat, no loaded tools, usage and cache figures from zero
+        (as the new session has them), no recommendations; then the notice."""
         self.chat.clear()
         self.query_one(RecommendationBar).show_hits([])
-        self.query_one(CatalogPanel).set_loaded(self.loaded_names)
-        self.query_one(UsagePanel).set_cache(self.cache)
+        self.query_one(CatalogPanel).set_loaded(self.controller.loaded_tools)
+        self.query_one(UsagePanel).set_cache(self.controller.cache_stats())
         self.refresh_report()
-        self.chat.add(NoticeEntry(notice, title="/clear"))
+        self.chat.add(NoticeEntry(message.notice, title="/clear"))
         self.action_focus_prompt()
 
     # -- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
         """Start a turn with ``text`` (shows an error when there is no session)."""
-        if self.session is None:
+        if self.controller.session is None:
             self.chat.add(UserEntry(text))
             self.chat.add(ErrorEntry("No session is running: only slash commands work. Try /help."))
             return
-        self._run_turn(text)
-
-    @work(exclusive=True, group="turn")
-    async def _run_turn(self, text: str) -> None:
-        await self.tapp.run_turn(text)
-
-    def interrupt(self) -> None:
-        """Ask the session to stop the running turn."""
-        self.tapp.interrupt_turn()
+        self.request(m.TurnRequested(text))
 
     # -- slash commands ----------------------------------------------------------------------
     def run_command(self, line: str) -> None:

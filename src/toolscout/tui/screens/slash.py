@@ -3,18 +3,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
+from textual.message import Message
 
 from ...core.models import ServerState, ServerStatus
+from .. import messages as m
 from ..text import clean
 from ..widgets.catalog import CatalogPanel
 from ..widgets.chat import ErrorEntry, NoticeEntry, SearchEntry
-from ..widgets.usage import context_renderable
+from ..widgets.usage import UsagePanel, context_renderable
+from ..widgets.welcome import mode_line
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from ...core.engine import Engine
+    from ..controller import SessionController
+    from ..widgets.chat import ChatView
+
+
+class CommandHost(Protocol):
+    """What a slash command needs of the screen it runs on (the main screen); a protocol, so this
+    module and the screen that imports it do not import each other."""
+
+    controller: SessionController
+    engine: Engine
+
+    @property
+    def chat(self) -> ChatView: ...
+
+    def request(self, message: Message) -> None: ...
+
+    def query_one(self, selector: Any, /, *args: Any) -> Any: ...
 
 HELP = """\
 Type a message and press Enter (Shift+Enter or ctrl+j: a new line). Slash commands:
@@ -31,7 +51,7 @@ F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 setti
 a running turn · ctrl+p lists every action (Run tool… runs any tool)."""
 
 
-def run_command(screen: MainScreen, line: str) -> None:
+def run_command(screen: CommandHost, line: str) -> None:
     """Run one slash command (``/name args``) on the main screen; unknown names show an error."""
     name, _, arg = line[1:].partition(" ")
     name = name.lower()
@@ -40,15 +60,15 @@ def run_command(screen: MainScreen, line: str) -> None:
     if name == "help":
         chat.add(NoticeEntry(HELP, title="help"))
     elif name == "clear":
-        screen.tapp.new_conversation()
+        screen.request(m.NewConversationRequested())
     elif name == "settings":
-        screen.tapp.action_open_settings()
+        screen.request(m.SettingsRequested())
     elif name == "context":
-        report = screen.engine.context_report(loaded_names=screen.loaded_names, usage_counts=screen.usage_counts,
-                                              model=screen.tapp.model_name or None)
-        chat.add(NoticeEntry(context_renderable(report, screen.cache), title="/context"))
+        controller = screen.controller
+        chat.add(NoticeEntry(context_renderable(controller.context_report(), controller.cache_stats()),
+                             title="/context"))
     elif name == "toolsearch":
-        screen.tapp.tool_search_command(arg)
+        tool_search(screen, arg.lower())
     elif name == "mcp":
         chat.add(NoticeEntry(server_table(list(screen.query_one(CatalogPanel).statuses.values())), title="/mcp"))
     elif name == "search":
@@ -58,6 +78,20 @@ def run_command(screen: MainScreen, line: str) -> None:
         chat.add(SearchEntry(screen.engine.search_tools(arg)))
     else:
         chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
+
+
+def tool_search(screen: CommandHost, arg: str) -> None:
+    """``/toolsearch``: the tool-search verdict in the chat; ``/toolsearch on`` asks the controller
+    to switch it on for this session."""
+    if arg == "on":
+        screen.request(m.ToolSearchOnRequested())
+    elif arg:
+        screen.chat.add(ErrorEntry("usage: /toolsearch on (F5 → Tool search sets auto, true or false for good)"))
+    else:
+        controller = screen.controller
+        decision = controller.mode_decision(screen.query_one(UsagePanel).report)
+        source = str(controller.settings.sources.get("toolSearch.enabled", ""))
+        screen.chat.add(NoticeEntry(mode_line(decision, source), title="/toolsearch"))
 
 
 def server_table(statuses: list[ServerStatus]) -> Text:

@@ -1,0 +1,398 @@
+"""The UI's one owner of the engine and the session: :class:`SessionController`.
+
+It starts and stops the engine, builds a new session for "new conversation", carries out what
+the screens ask for (a turn, an interrupt, loading or running a tool, a setting) and turns core
+events into the past-tense messages of :mod:`toolscout.tui.messages` (through
+:class:`~toolscout.tui.bridge.Bridge`), posted to one target: the main screen.
+
+Why one object: the app and the main screen used to share this role and call each other; now
+requests go up as messages (the app hands them here), facts come down as messages, and what the
+session knows (loaded tools, tool calls, cache figures) is read from the session, never kept
+again in the UI. The controller imports no screen module that could import it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from ..core import events as core_events
+from ..core.context import ContextReport
+from ..core.models import ToolSpec
+from ..core.permissions import AskAnswer
+from ..core.session.projection import INLINE
+from ..core.settings import Settings, UnsavedSettingError, change_user_setting
+from . import messages as m
+from .bridge import Bridge
+from .screens.permission import PermissionDecision, PermissionScreen
+from .text import tildify
+from .widgets.usage import CacheStats
+
+if TYPE_CHECKING:
+    from ..core.engine import Engine
+    from ..core.session.session import Session
+    from ..core.tokens import ModeDecision
+
+log = logging.getLogger(__name__)
+
+#: Seconds the app waits for the engine (or a replaced session) to shut down.
+STOP_TIMEOUT_S = 5.0
+#: ``Settings.sources`` value of a setting changed for this session only (``/toolsearch on``).
+SESSION_SOURCE = "this session (/toolsearch on)"
+#: What the chat says when tool search is switched on before the first request.
+TOOL_SEARCH_ON = ("Tool search is on for this session (not saved; F5 → Tool search keeps it): deferred tools "
+                  "are announced by name and found with ToolSearch.")
+
+
+class SessionController:
+    """Owns ``engine`` and ``session`` for the app; reports to the main screen by messages.
+
+    Args:
+        app: runs the controller's workers, notifications and the permission prompt.
+        settings: resolved settings (replaced by changes from the settings screen).
+        engine: the core engine; started by :meth:`connect` unless ``start_engine`` is False.
+        session: the agent session, or None (then only slash commands work).
+        start_engine: False when the caller has already started the engine.
+    """
+
+    def __init__(self, app: App[Any], settings: Settings, engine: Engine, session: Session | None = None, *,
+                 start_engine: bool = True) -> None:
+        self.app = app
+        self.settings = settings
+        self.engine = engine
+        self.session = session
+        self.start_engine = start_engine
+        self._target: MessagePump | None = None
+        self._bridge: Bridge | None = None
+        #: ``session.strategy`` as changed in the settings screen (applies to the next conversation).
+        self._strategy_setting: str | None = None
+        self._heap_frozen = False
+        self._unsubscribe: Callable[[], Any] | None = None
+
+    # -- lifetime ----------------------------------------------------------------------------
+    def post(self, message: Message) -> None:
+        """Post ``message`` to the target (dropped before :meth:`connect`)."""
+        if self._target is not None:
+            self._target.post_message(message)
+
+    def connect(self, target: MessagePump) -> None:
+        """Start reporting to ``target`` (the main screen, mounted): subscribe to the engine and
+        session, become the session's permission asker, and start the engine after the first
+        paint (loading catalogs can index, and embed, thousands of tools on this loop)."""
+        self._target = target
+        self._bridge = Bridge(target, self.engine, self.session)
+        self._bridge.connect()
+        self._unsubscribe = self.engine.subscribe(self._on_engine_event)
+        if self.session is not None and self.session.asker is None:
+            self.session.asker = self.ask_permission  # permission prompts go through the modal
+        if self.start_engine:
+            self.app.call_after_refresh(
+                lambda: self.app.run_worker(self._start(), group="engine", exit_on_error=False))
+
+    async def _start(self) -> None:
+        try:
+            await self.engine.start()
+        except Exception as exc:
+            log.exception("engine start failed")
+            self.post(m.ErrorReported(f"starting the engine failed: {exc}"))
+        finally:
+            self._freeze_startup_heap()
+            self.post(m.EngineStarted())
+
+    def _freeze_startup_heap(self) -> None:
+        """Keep what start-up built (catalog, search index, widgets) out of full garbage
+        collections from now on; :meth:`stop` hands it back.
+
+        Why: with ~1,000 tools the heap holds ~175,000 tracked objects, and a full collection
+        walks all of them: ~90 ms with the app frozen, a few times a minute while typing in live
+        scoring (the long tail of keystroke → table latency). Frozen objects are still freed by
+        reference counting; only cycles among them wait for the unfreeze.
+        """
+        if not self._heap_frozen:
+            gc.freeze()
+            self._heap_frozen = True
+
+    def _on_engine_event(self, event: object) -> None:
+        if isinstance(event, core_events.CatalogChanged):
+            self.refreeze_heap()
+
+    def refreeze_heap(self) -> None:
+        """While servers connect, also keep what each catalog change built (their tools, search
+        terms, tree nodes) out of later collections: with the real 47 servers, collections
+        walking that growing heap stopped every thread for 3.7 s in all (up to 0.57 s at once)
+        during the connect. Only while servers connect, so that cycles made later (a
+        ``list_changed`` storm replacing subtrees) are still collected."""
+        if self._heap_frozen and self.engine.pending_servers():
+            gc.freeze()
+
+    async def stop(self) -> None:
+        """Stop reporting, close the session and (if it started it) stop the engine, each
+        within :data:`STOP_TIMEOUT_S`."""
+        if self._heap_frozen:
+            gc.unfreeze()
+            self._heap_frozen = False
+        if self._bridge is not None:
+            self._bridge.disconnect()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self.session is not None:
+            try:
+                await asyncio.wait_for(self.session.close(), STOP_TIMEOUT_S)
+            except (TimeoutError, Exception):
+                log.warning("session did not close cleanly", exc_info=True)
+        if self.start_engine:
+            try:
+                await asyncio.wait_for(self.engine.stop(), STOP_TIMEOUT_S)
+            except (TimeoutError, Exception):
+                log.warning("engine did not stop cleanly", exc_info=True)
+
+    # -- facts (read from the session; nothing here is a second ledger) ---------------------
+    @property
+    def provider_name(self) -> str:
+        """The session's provider (``anthropic``, ``openai``, ``offline``) or the setting."""
+        if self.session is not None:
+            return self.session.provider.name
+        return str(self.settings["provider.name"])
+
+    @property
+    def model_name(self) -> str:
+        """The model the session talks to, or the setting ('' when unset)."""
+        model = (self.session.provider.model if self.session is not None else None) or self.settings["provider.model"]
+        return "" if model in (None, "offline") else str(model)
+
+    @property
+    def offline(self) -> bool:
+        """True when no model runs: the person picks tools and fills in their arguments."""
+        return self.provider_name == "offline"
+
+    @property
+    def loaded_tools(self) -> set[str]:
+        """Deferred tools loaded in this conversation (empty with no session)."""
+        return self.session.loaded_tools if self.session is not None else set()
+
+    @property
+    def tool_calls(self) -> dict[str, int]:
+        """Tool name → calls in this conversation (empty with no session)."""
+        return self.session.tool_calls if self.session is not None else {}
+
+    def cache_stats(self) -> CacheStats:
+        """The session's prompt-cache figures so far (tokens, requests), from its usage log."""
+        log_ = self.session.usage_log if self.session is not None else []
+        if not log_:
+            return CacheStats()
+        return CacheStats(sum(u.input_tokens for u in log_), sum(u.cache_read_tokens for u in log_),
+                          sum(u.cache_creation_tokens for u in log_), sum(u.output_tokens for u in log_),
+                          len(log_), log_[-1].hit_ratio)
+
+    def mode_decision(self, report: ContextReport | None = None) -> ModeDecision | None:
+        """The session's mode decision once its first request is built, else ``report``'s (the
+        verdict F4 shows as "deferral on/off"); None when neither is known."""
+        decision = self.session.mode_decision if self.session is not None else None
+        return decision if decision is not None or report is None else report.decision
+
+    def context_report(self, loaded: set[str] | None = None, calls: dict[str, int] | None = None) -> ContextReport:
+        """The token report for this conversation (``loaded``/``calls`` default to the session's;
+        pass copies when computing in a thread). Counts every schema: slow, run it off the loop."""
+        return self.engine.context_report(loaded_names=self.loaded_tools if loaded is None else loaded,
+                                          usage_counts=self.tool_calls if calls is None else calls,
+                                          model=self.model_name or None)
+
+    # -- settings ----------------------------------------------------------------------------
+    def apply_setting(self, key: str, value: Any) -> Settings:
+        """Validate and persist one setting (:func:`~toolscout.core.settings.change_user_setting`),
+        then apply it to the session and engine, whose ``SettingsChanged`` updates the widgets.
+
+        Raises:
+            UnsavedSettingError: the user file could not be parsed and was left as is; the
+                change is applied for this session only. ValueError: invalid value or managed
+                key. OSError: the file cannot be written.
+        """
+        try:
+            self.settings = change_user_setting(self.settings, key, value)
+        except UnsavedSettingError as exc:
+            self.settings = exc.settings
+            self._apply_settings("setting not saved")
+            self.app.notify(str(exc), title="setting not saved", severity="warning", markup=False)
+            raise
+        if key == "session.strategy":
+            self._strategy_setting = str(self.settings[key])
+        self._apply_settings("setting saved, not applied")
+        return self.settings
+
+    def folder_trusted(self, settings: Settings) -> None:
+        """The project folder was just approved: run with ``settings`` (its grants applied, this
+        run's overrides kept) in the session and engine alike, and say so in the chat."""
+        self.settings = settings
+        self._apply_settings("folder trusted")
+        self.post(m.NoticeReported("This folder is now trusted: its project servers start and its "
+                                   "permissions.allow rules apply.", "folder trust"))
+
+    def _apply_settings(self, problem_title: str) -> None:
+        if self.session is None:
+            self.engine.apply_settings(self.settings)
+            return
+        for problem in self.session.apply_settings(self.settings):
+            self.app.notify(problem, title=problem_title, severity="warning", markup=False)
+
+    def switch_tool_search_on(self) -> None:
+        """Tool search on for this session (not saved: F5 saves it), through the core's settings
+        entry point (:meth:`Session.apply_settings <toolscout.core.session.session.Session.apply_settings>`):
+        before the first request nothing is inline yet; after an inline one, the session switches to
+        deferral at once and announces it (the one prompt-cache break it already knows)."""
+        if self.settings["toolSearch.enabled"] == "true":
+            self.post(m.NoticeReported("Tool search is already on: deferred tools are found with ToolSearch.",
+                                       "/toolsearch"))
+            return
+        projection = self.session.projection if self.session is not None else None
+        switching = projection is not None and projection.strategy == INLINE
+        self.settings = self.settings.with_overrides({"toolSearch.enabled": "true"}, source=SESSION_SOURCE)
+        self._apply_settings("tool search")
+        if not switching:  # a switch after the first request announces itself (ToolSearchSwitched)
+            self.post(m.NoticeReported(TOOL_SEARCH_ON, "/toolsearch"))
+
+    # -- the conversation --------------------------------------------------------------------
+    def send(self, text: str) -> None:
+        """Start a turn with ``text`` in a worker (group ``turn``); its events come back as messages."""
+        if self.session is not None:
+            self.app.run_worker(self._run_turn(self.session, text), group="turn", exclusive=True)
+
+    async def _run_turn(self, session: Session, text: str) -> None:
+        try:
+            await session.send(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("turn failed")
+            self.post(m.ErrorReported(f"turn failed: {exc}"))
+            self.post(m.TurnEnded(cancelled=False))
+
+    def interrupt(self) -> None:
+        """Ask the session to stop the running turn or tool call (nothing runs: nothing happens)."""
+        if self.session is not None:
+            self.session.cancel()
+
+    def new_conversation(self) -> None:
+        """``/clear``: start a fresh conversation over the same engine; the screen hears
+        :class:`~toolscout.tui.messages.ConversationStarted`.
+
+        A new :class:`~toolscout.core.session.session.Session` replaces the current one (same
+        provider, strategy and transcript setting); the old one is closed, and its transcript
+        stays on disk so ``toolscout --resume ID`` can continue it. Tools loaded, usage counts,
+        cache figures and recommendations start from zero (they live in the session). Refused
+        while a turn runs.
+        """
+        old = self.session
+        if old is not None and old.busy:
+            self.app.notify("A turn is running: wait for it, or press Esc to interrupt it, then /clear.",
+                            severity="warning", markup=False)
+            return
+        if old is None:
+            self.post(m.ConversationStarted("Chat cleared (there is no session to restart)."))
+            return
+        from ..core.session.session import (
+            Session,  # the session module loads the providers: on demand
+        )
+
+        new = Session(self.engine, settings=self.settings, provider=old.provider,
+                      strategy=self._strategy_setting or old.strategy, persist=old.store is not None,
+                      max_tokens=old.max_tokens, asker=self.ask_permission)
+        if self._bridge is not None:
+            self._bridge.disconnect()
+        self.session = new
+        if self._target is not None:
+            self._bridge = Bridge(self._target, self.engine, new)
+            self._bridge.connect()
+        self.app.run_worker(self._close(old), group="close-session", exit_on_error=False)
+        saved = old.store.path if old.store is not None and old.store.path.exists() else None
+        text = f"Started a new conversation (session {new.id}); the earlier messages are not part of it."
+        if saved is not None:
+            text += (f"\nThe previous one is saved in {tildify(str(saved))}; continue it with "
+                     f"toolscout --resume {old.id}")
+        self.post(m.ConversationStarted(text))
+
+    async def _close(self, session: Session) -> None:
+        try:
+            await asyncio.wait_for(session.close(), STOP_TIMEOUT_S)
+        except (TimeoutError, Exception):
+            log.warning("previous session did not close cleanly", exc_info=True)
+
+    # -- tools the person picked ---------------------------------------------------------------
+    def load_tool(self, name: str) -> None:
+        """Load ``name`` for the model's next message (a ToolSearch ``select:`` the session
+        records), in a worker (group ``tool``); a running turn refuses it with a notice."""
+        self.app.run_worker(self._load_tool(name), group="tool", exclusive=True)
+
+    async def _load_tool(self, name: str) -> None:
+        if self.session is None:
+            self.app.notify("this session cannot load tools on request", severity="warning", markup=False)
+            return
+        try:
+            await self.session.load_tools([name])
+        except RuntimeError as exc:  # a turn is running
+            self.app.notify(str(exc), severity="warning", markup=False)
+            return
+        self.app.notify(f"{name} is loaded for your next message", title="tool added", markup=False)
+
+    def run_tool(self, name: str, arguments: dict[str, Any]) -> None:
+        """Run ``name`` with ``arguments`` as if the model had called it (permission prompt,
+        validation, transcript), in a worker (group ``tool``); the screen is busy meanwhile
+        (:class:`~toolscout.tui.messages.BusyChanged`)."""
+        self.app.run_worker(self._run_tool(name, arguments), group="tool", exclusive=True)
+
+    async def _run_tool(self, name: str, arguments: dict[str, Any]) -> None:
+        self.post(m.BusyChanged(True))
+        try:
+            if self.session is not None:
+                await self.session.run_tool(name, arguments)
+            else:
+                self.post(m.ToolCallStarted(f"manual-{name}", name, arguments))
+                result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
+                self.post(m.ToolCallFinished(f"manual-{name}", result))
+        finally:
+            self.post(m.BusyChanged(False))
+
+    # -- the permission prompt ---------------------------------------------------------------
+    def _rules_file_shown(self) -> str | None:
+        """The file "Always allow" saves to, relative to the project when inside it."""
+        path = self.engine.allow_rules_file
+        if path is None:
+            return None
+        try:
+            return str(path.relative_to(self.engine.project_dir))
+        except ValueError:
+            return tildify(str(path))
+
+    async def ask_permission(self, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
+        """The permission asker the session and engine call: shows the prompt and waits.
+
+        Args:
+            tool: the real tool, never the ExecuteTool proxy (a bare name is looked up).
+            params: the arguments it will be called with.
+
+        Returns:
+            ``"allow_once"``, ``"always"`` or ``"deny"``.
+        """
+        spec = tool if isinstance(tool, ToolSpec) else self.engine.tool(str(tool))
+        name = spec.name if spec is not None else str(tool)
+        shown = params if isinstance(params, dict) else {"_raw": params}
+        future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: PermissionDecision | None) -> None:
+            if not future.done():
+                future.set_result(decision or PermissionDecision.DENY)
+
+        trust = self.engine.folder_trust
+        why = "" if trust is None or trust.approved else "this folder is not approved, so its settings are not read"
+        self.app.push_screen(PermissionScreen(name, shown, spec, saves_to=self._rules_file_shown(),
+                                              session_only_reason=why), done)
+        answers: dict[PermissionDecision, AskAnswer] = {
+            PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
+            PermissionDecision.DENY: "deny"}
+        return answers[await future]
