@@ -258,3 +258,24 @@ def test_no_getattr_probes_at_our_own_types() -> None:
     unexplained = probes() - set(PROBES_ALLOWED) - PROBES_TODAY
     assert unexplained == set(), "type the receiver instead of probing it (or explain it in PROBES_ALLOWED)"
     assert probes() >= PROBES_TODAY, f"gone, drop from PROBES_TODAY: {PROBES_TODAY - probes()}"
+
+
+#: Parameter names that always hold one of our own types (an Engine, a Session, a ToolCatalog …).
+OWN_TYPES = {"engine", "session", "provider", "catalog", "gateway", "decision", "report", "hit", "index",
+             "counter", "is_deferred", "settings", "app", "screen"}
+#: ``name: Any`` parameters of those names still in the tree (only in the UI controller's files).
+ANY_PARAMS_TODAY = {("toolscout.tui.app", "session"), ("toolscout.tui.screens.main", "report")}
+
+
+def test_the_seams_are_typed() -> None:
+    """An engine, a session, a provider or a catalog is passed as what it is, never as ``Any``
+    (issue 13 item 1: ~15 signatures said ``engine: Any`` / ``session: Any``)."""
+    found = set()
+    for path in sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    if arg.arg in OWN_TYPES and arg.annotation is not None and ast.unparse(arg.annotation) == "Any":
+                        found.add((module_name(path), arg.arg))
+    assert found - ANY_PARAMS_TODAY == set()
+    assert found >= ANY_PARAMS_TODAY, f"gone, drop from ANY_PARAMS_TODAY: {ANY_PARAMS_TODAY - found}"

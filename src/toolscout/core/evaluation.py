@@ -20,11 +20,14 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .loaders import CatalogFileError, load_catalog
 from .models import ToolSpec
 from .safe_read import MAX_LARGE_BYTES, parse_json, read_text
+
+if TYPE_CHECKING:
+    from .search.index import ToolIndex
 
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 #: How deep rankings are inspected when explaining failures.
@@ -76,7 +79,7 @@ class EvalReport:
     index_build_ms: float
     profile: str = ""
     outcomes: list[QueryOutcome] = field(default_factory=list, repr=False)
-    _index: Any = field(default=None, repr=False)
+    _index: ToolIndex | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The stable JSON contract of ``toolscout eval --json``."""
@@ -199,7 +202,7 @@ def evaluate(
     profile: str = "default",
     *,
     server_descriptions: dict[str, str] | None = None,
-    index: Any = None,
+    index: ToolIndex | None = None,
     **index_options: Any,
 ) -> EvalReport:
     """Rank every query with a :class:`~toolscout.core.search.index.ToolIndex` and score it.

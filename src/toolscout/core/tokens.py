@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -227,7 +227,7 @@ def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: floa
 
 def usage_by_server(
     tools: Iterable[ToolSpec],
-    is_deferred: Any,
+    is_deferred: Callable[[ToolSpec], bool],
     *,
     strategy: str = default("session.strategy"),
     defer: bool = True,

@@ -22,7 +22,10 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .server import Gateway
 
 #: Environment variable read when ``--token`` is not given.
 TOKEN_ENV = "TOOLSCOUT_SERVE_TOKEN"
@@ -138,9 +141,9 @@ def require_token(app: ASGIApp, token: str) -> ASGIApp:
     return guarded
 
 
-async def serve_http(gateway: Any, bind: Bind, *, token: str | None = None, stateless: bool = False,
+async def serve_http(gateway: Gateway, bind: Bind, *, token: str | None = None, stateless: bool = False,
                      allowed_hosts: Iterable[str] = (), announce: Callable[[str], None] | None = None) -> None:
-    """Serve ``gateway`` (a :class:`~toolscout.core.gateway.server.Gateway`) over streamable HTTP
+    """Serve ``gateway`` over streamable HTTP
     at ``http://HOST:PORT/mcp`` until cancelled.
 
     Args:

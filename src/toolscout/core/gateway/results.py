@@ -8,13 +8,16 @@ block, as ExecuteTool's are in the app.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
 from ..models import ContentBlock, ToolResult
 from ..result_cap import DEFAULT_MAX_RESULT_TOKENS, head_within, over_limit
 from ..serialize import dumps
+
+if TYPE_CHECKING:
+    from ..tokens import TokenCounter
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
@@ -65,7 +68,7 @@ class CappedResults:
         counter: token counter (default: :func:`~toolscout.core.tokens.default_counter`).
     """
 
-    def __init__(self, limit: int = DEFAULT_MAX_RESULT_TOKENS, counter: Any = None) -> None:
+    def __init__(self, limit: int = DEFAULT_MAX_RESULT_TOKENS, counter: TokenCounter | None = None) -> None:
         from collections import OrderedDict
 
         from ..tokens import default_counter

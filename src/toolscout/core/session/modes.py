@@ -20,6 +20,7 @@ from ..tokens import ModeDecision
 from .projection import INLINE, Projection
 
 if TYPE_CHECKING:
+    from ..catalog import ToolCatalog
     from ..engine import Engine
     from ..settings import Settings
     from .providers.base import Provider
@@ -40,7 +41,7 @@ def may_switch(projection: Projection, settings: Settings) -> bool:
     return projection.strategy == INLINE and settings.mode in ("tst-auto", "tst")
 
 
-def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: Any,
+def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: ToolCatalog,
                         strategy: str) -> Projection:
     """The projection after switching to deferral: tools the history already called keep their
     full definitions (so every ``tool_use`` in history stays defined), the rest is deferred."""
@@ -79,7 +80,7 @@ def offline_default(settings: Settings) -> Settings:
     return settings.with_overrides({"toolSearch.enabled": "true"}, source=OFFLINE_SOURCE)
 
 
-def admit_invented(projection: Projection, blocks: Iterable[dict[str, Any]], catalog: Any) -> bool:
+def admit_invented(projection: Projection, blocks: Iterable[dict[str, Any]], catalog: ToolCatalog) -> bool:
     """Inline projection and a ``tool_use`` naming a tool the array lacks: append ExecuteTool
     (:meth:`Projection.admit_proxy`). True if the array changed."""
     names = set(projection.names)

@@ -20,7 +20,7 @@ from textual.widgets import Collapsible, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.models import ToolResult
-from ...core.search.results import SearchResult
+from ...core.search.results import ScoredTool, SearchResult
 from ..text import clean, first_line, plain
 
 #: Longest tool result shown in full; longer ones are cut with a note (the model saw all of it).
@@ -132,7 +132,7 @@ def saved_result_text(content: Any) -> str:
     return pretty_json(content)
 
 
-def hit_line(rank: int, hit: Any) -> Text:
+def hit_line(rank: int, hit: ScoredTool) -> Text:
     """One ToolSearch hit: rank, score, tool, one-line description."""
     out = Text()
     out.append(f"{rank:>2}. ", style="dim")
