@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -20,8 +20,8 @@ from ..core.catalog import ALWAYS_CORE
 from .text import first_line
 
 if TYPE_CHECKING:
+    from ..core.engine import Engine
     from ..core.models import ToolSpec
-    from .app import ToolscoutApp
 
 #: Tools listed before anything is typed (the rest are found by typing part of a name).
 DISCOVER_LIMIT = 100
@@ -29,12 +29,22 @@ DISCOVER_LIMIT = 100
 PLACEHOLDER = "Run which tool? Type part of its name…"
 
 
+class ToolHost(Protocol):
+    """What the palette needs of the app (:class:`~toolscout.tui.app.ToolscoutApp`); a protocol,
+    so that the app (which opens this palette) and this module do not import each other."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    def run_by_hand(self, tool: ToolSpec) -> None: ...
+
+
 class RunToolProvider(Provider):
     """Every runnable tool of the app's engine, matched on its name."""
 
     @property
-    def _app(self) -> ToolscoutApp:
-        return cast("ToolscoutApp", self.app)  # the palette is the app's (ToolscoutApp.COMMANDS)
+    def _app(self) -> ToolHost:
+        return cast("ToolHost", self.app)  # the palette is the app's (ToolPicks.action_run_tool)
 
     def _tools(self) -> list[ToolSpec]:
         # the session's meta tools are not run by hand: a search is typed in the prompt
