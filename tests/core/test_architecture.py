@@ -41,6 +41,14 @@ CONTRACTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("toolscout.tui.controller", ("toolscout.tui.app", "toolscout.tui.screens.main"),
      "the controller reports to the main screen by messages; it imports neither the app nor the screen"),
 )
+#: Layers inside the core: (package, the only other core packages that may import it, why).
+CORE_LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("toolscout.core.session", (),
+     "conversations sit on top of the engine: nothing else in the core imports the session"),
+    ("toolscout.core.engine", ("toolscout.core.session", "toolscout.core.gateway", "toolscout.core.factory"),
+     "the engine's parts (catalog, search, MCP, executor, built-ins) never import the facade they make up"),
+    ("toolscout.core.gateway", (), "the MCP gateway (toolscout serve) is a client of the engine, for the CLI only"),
+)
 
 
 def module_name(path: Path) -> str:
@@ -119,6 +127,22 @@ def test_import_contracts_hold() -> None:
             if _within(module, importer):
                 broken += [f"{module} imports {n} ({why})" for n in sorted(names)
                            if any(_within(n, f) for f in forbidden)]
+    assert broken == []
+
+
+def test_core_layers_hold() -> None:
+    """``core.result_cap`` (the engine's side) once imported ``core.session.transcript`` for the
+    data directory; the layers inside the core run one way (:data:`CORE_LAYERS`)."""
+    broken = []
+    for path in sources():
+        module = module_name(path)
+        if not _within(module, "toolscout.core"):
+            continue
+        names = imports(path, runtime_only=False)
+        for package, allowed, why in CORE_LAYERS:
+            if _within(module, package) or any(_within(module, a) for a in allowed):
+                continue
+            broken += [f"{module} imports {n} ({why})" for n in sorted(names) if _within(n, package)]
     assert broken == []
 
 

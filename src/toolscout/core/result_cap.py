@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .dirs import data_dir
 from .tokens import TokenCounter, default_counter
 
 DEFAULT_MAX_RESULT_TOKENS = 25_000
@@ -24,8 +25,6 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def results_root() -> Path:
     """``<data dir>/tool-results``: where full results are kept (``TOOLSCOUT_DATA_DIR`` honoured)."""
-    from .session.transcript import data_dir
-
     return data_dir() / "tool-results"
 
 

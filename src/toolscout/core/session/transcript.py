@@ -22,17 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
-
+from ..dirs import data_dir
 from ..safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_bytes, read_text
 from ..serialize import dumps
 from .projection import Projection
-
-
-def data_dir() -> Path:
-    """The user data directory (``TOOLSCOUT_DATA_DIR`` overrides the platform default)."""
-    override = os.environ.get("TOOLSCOUT_DATA_DIR")
-    return Path(override) if override else Path(platformdirs.user_data_dir("toolscout"))
 
 
 def sessions_dir() -> Path:
