@@ -7,24 +7,37 @@ import gc
 
 import tui_scenarios as sc
 from rich.text import Text
+from tui_harness import widget_app
 
 from toolscout.tui.widgets.ranking_table import RankingTable
 from toolscout.tui.widgets.scoring import ScoringPanel
 
 SIZE = (140, 40)
+#: The side panel's size in a 140×40 app (48% of the width; tabs, header and footer above/below).
+PANEL = (67, 34)
 
 
 def ranked(app) -> list[str]:
     return app.screen.query_one("#scoring-table", RankingTable).row_keys
 
 
+def scoring_app(**kwargs):
+    """The scoring panel alone in a harness app (:mod:`tui_harness`) of the side panel's size,
+    over the fixture engine; yields the settled pilot. F3 and the core's events reaching the
+    panel are full-app journeys (test_keys.py, and the last test here)."""
+    return widget_app(lambda engine: ScoringPanel(engine, id="scoring"), size=PANEL, **kwargs)
+
+
+async def focus_query(pilot) -> None:
+    """Put the focus in the query box (what F3 does in the app)."""
+    pilot.app.query_one("#scoring-query").focus()
+    await pilot.pause()
+
+
 async def test_typing_updates_the_ranking() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
-        await pilot.pause()
-        assert app.focused.id == "scoring-query"
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         await sc.type_text(pilot, "create issue")
         await sc.settle(pilot)
         assert ranked(app)[0] == "mcp__github__create_issue"
@@ -41,9 +54,8 @@ async def test_typing_updates_the_ranking() -> None:
 
 
 async def test_columns_are_the_components_the_result_reports() -> None:
-    app = sc.make_app(session=None, settings=sc.make_settings(**{"toolSearch.ranker": "bm25f"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with scoring_app(settings=sc.make_settings(**{"toolSearch.ranker": "bm25f"})) as pilot:
+        app = pilot.app
         panel = app.screen.query_one(ScoringPanel)
         panel.set_query("list files in a directory")
         await sc.settle(pilot)
@@ -55,9 +67,8 @@ async def test_columns_are_the_components_the_result_reports() -> None:
 
 
 async def test_query_syntax_is_the_models(monkeypatch) -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
         panel = app.screen.query_one(ScoringPanel)
         panel.set_query("select:mcp__time__get_current_time,nope_tool")
         await sc.settle(pilot)
@@ -73,10 +84,9 @@ async def test_query_syntax_is_the_models(monkeypatch) -> None:
 
 
 async def test_selecting_a_row_explains_its_score() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         await sc.type_text(pilot, "weather forecast")
         await sc.settle(pilot)
         await pilot.press("enter")  # to the table
@@ -90,10 +100,9 @@ async def test_selecting_a_row_explains_its_score() -> None:
 
 async def test_rendered_is_posted_after_the_table_shows_the_query() -> None:
     messages: list = []
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
+    async with scoring_app(message_hook=messages.append) as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         await sc.type_text(pilot, "create issue")
         await sc.settle(pilot)
         rendered = [m for m in messages if isinstance(m, ScoringPanel.Rendered)]
@@ -103,9 +112,8 @@ async def test_rendered_is_posted_after_the_table_shows_the_query() -> None:
 
 
 async def test_unchanged_rows_keep_their_rendered_line() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
         panel = app.screen.query_one(ScoringPanel)
         table = app.screen.query_one("#scoring-table", RankingTable)
         panel.set_query("create issue")
@@ -117,10 +125,9 @@ async def test_unchanged_rows_keep_their_rendered_line() -> None:
 
 
 async def test_table_cursor_keys_and_click_explain_rows() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         await sc.type_text(pilot, "create issue")
         await sc.settle(pilot)
         await pilot.press("enter", "end")  # to the table, then its last row
@@ -175,9 +182,9 @@ def painted_frames(app, monkeypatch) -> list[tuple[str, str]]:
 
 
 async def test_typing_a_query_does_not_lay_out_the_screen(monkeypatch) -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_scoring(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         typed = layout_requests(app.focused, monkeypatch)
         await sc.type_text(pilot, "create issue")
         await sc.settle(pilot)
@@ -186,9 +193,9 @@ async def test_typing_a_query_does_not_lay_out_the_screen(monkeypatch) -> None:
 
 
 async def test_the_typed_key_and_its_ranking_reach_the_screen_in_one_frame(monkeypatch) -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_scoring(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         frames = painted_frames(app, monkeypatch)
         await sc.type_text(pilot, "create issue")
         await sc.settle(pilot)
@@ -198,17 +205,18 @@ async def test_the_typed_key_and_its_ranking_reach_the_screen_in_one_frame(monke
 
 
 async def test_a_slow_search_lets_the_echo_go_first(monkeypatch, search_clock) -> None:
-    app = sc.make_app(session=None)
     held: list[bool] = []
-    real = app.engine.search_tools
 
-    def slow_search(query, limit=None):
-        held.append(app._batch_count > 0)
-        search_clock.advance(0.05)  # a search slower than two frames (a cold or huge index)
-        return real(query, limit)
+    async with scoring_app() as pilot:
+        app = pilot.app
+        real = app.engine.search_tools
 
-    async with app.run_test(size=SIZE) as pilot:
-        await open_scoring(pilot)
+        def slow_search(query, limit=None):
+            held.append(app._batch_count > 0)
+            search_clock.advance(0.05)  # a search slower than two frames (a cold or huge index)
+            return real(query, limit)
+
+        await focus_query(pilot)
         monkeypatch.setattr(app.engine, "search_tools", slow_search)
         for key in "ab":
             await pilot.press(key)
@@ -219,11 +227,10 @@ async def test_a_slow_search_lets_the_echo_go_first(monkeypatch, search_clock) -
 
 
 async def test_superseded_queries_release_the_held_frame(monkeypatch) -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
         panel = app.screen.query_one(ScoringPanel)
-        await pilot.press("f3")
+        await focus_query(pilot)
         for query in ("c", "cr", "cre", "crea"):  # each cancels the worker before it
             panel.set_query(query)
         await sc.settle(pilot)
@@ -235,10 +242,9 @@ async def test_superseded_queries_release_the_held_frame(monkeypatch) -> None:
 
 
 async def test_the_status_keeps_its_height_while_typing(monkeypatch) -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         panel = app.screen.query_one(ScoringPanel)
         status = app.screen.query_one("#scoring-status")
         panel._set_status(Text("one line"))
@@ -261,9 +267,9 @@ async def test_the_startup_heap_is_frozen_while_the_app_runs() -> None:
 
 
 async def test_a_query_longer_than_the_box_scrolls_to_the_cursor() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_scoring(pilot)
+    async with scoring_app() as pilot:
+        app = pilot.app
+        await focus_query(pilot)
         box = app.focused
         long = "list " * 14 + "zzend"
         await sc.type_text(pilot, long)
