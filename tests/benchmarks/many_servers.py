@@ -122,11 +122,13 @@ def on_event(event):
             out["failed"].setdefault(s.name, s.error or s.state.value)
         if len(out["connected"]) + len(out["failed"]) >= len(names):
             stamps.setdefault("settled", time.perf_counter())
+            out.setdefault("cpu_connecting_s", time.process_time() - stamps.get("cpu_pool", 0.0))
             settled.set()
 engine.subscribe(on_event)
 real_start = engine.pool.start
 async def timed_start():
     stamps["pool"] = time.perf_counter()
+    stamps["cpu_pool"] = time.process_time()
     await real_start()
 engine.pool.start = timed_start
 
@@ -266,14 +268,15 @@ def run_json(args: list[str], env: dict[str, str], cwd: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure(config: Path, connect_timeout: float, priority: str = "normal") -> dict:
+def measure(config: Path, connect_timeout: float, priority: str = "normal", sessions: str = "shared") -> dict:
     """Raw SDK then app, each in a fresh process with its own temp dirs."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         env = hermetic_env(home)
         (home / "config").mkdir()
         (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"timeout": connect_timeout,
-                                                                         "serverPriority": priority}}))
+                                                                         "serverPriority": priority,
+                                                                         "serverSessions": sessions}}))
         raw_args = [PYTHON, "-c", RAW, str(config), str(REPO / "src"), str(connect_timeout)]
         raw = run_json(raw_args, env, home)
         launch = time.time()
@@ -320,6 +323,8 @@ def summarise(label: str, result: dict) -> list[str]:
         f"| {label} | app: last of those connected (pool start → UI loop) | {app_last:.2f} s | |",
         f"| {label} | app / raw (mean of before and after) | {ratio:.2f} | ≤ {TARGETS['connect_ratio']} |",
         f"| {label} | app: first server connected | {min(app_times.values(), default=float('nan')):.2f} s | |",
+        f"| {label} | app process CPU (all threads) from pool start to the last server settled | "
+        f"{app.get('cpu_connecting_s', float('nan')):.2f} s | |",
         f"| {label} | catalog: subtrees redrawn / tool nodes drawn over {cat['refreshes']} refreshes | "
         f"{cat['groups']} / {cat['nodes']:,} (whole-tree rebuilds: {cat['full']:,} nodes) | changed server only |",
         f"| {label} | quit (app.exit → engine stopped) · child processes left | {app['quit_s']:.2f} s · {leftover} "
@@ -335,6 +340,9 @@ def run(argv: list[str] | None = None) -> str:
     ap.add_argument("--tools", type=int, default=36, help="tools per fixture server")
     ap.add_argument("--schema-bytes", type=int, default=1200, help="approximate JSON bytes per input schema")
     ap.add_argument("--no-real", action="store_true", help="skip the real 47 servers")
+    ap.add_argument("--no-fixture", action="store_true", help="skip the fixture servers")
+    ap.add_argument("--server-sessions", choices=("shared", "separate"), default="shared",
+                    help="the app's mcp.serverSessions (the raw SDK always starts each server in its own session)")
     ap.add_argument("--server-priority", choices=("normal", "low"), default="normal",
                     help="the app's mcp.serverPriority (the raw SDK always runs servers at normal priority)")
     a = ap.parse_args(argv or [])
@@ -342,8 +350,10 @@ def run(argv: list[str] | None = None) -> str:
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         fixture = fixture_config(Path(tmp) / "fixture.json", a.servers, a.delay, a.tools, a.schema_bytes)
-        low = " · low priority" if a.server_priority == "low" else ""
-        rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority))
+        low = (" · low priority" if a.server_priority == "low" else "") + (
+            " · separate sessions" if a.server_sessions == "separate" else "")
+        if not a.no_fixture:
+            rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority, a.server_sessions))
         if a.no_real:
             notes.append("real servers: skipped (--no-real)")
         else:
@@ -351,7 +361,7 @@ def run(argv: list[str] | None = None) -> str:
             if real is None:
                 notes.append(f"real servers: skipped: {why}")
             else:
-                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority))
+                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority, a.server_sessions))
                 notes.append(f"real servers: {why}")
     head = [
         "## Many servers: UI responsiveness while connecting",

@@ -5,7 +5,8 @@ in tens of ms): it listens on the Unix socket ``SOCKET`` (``SOCK_SEQPACKET``, in
 directory; peers of another uid are refused), prints ``ready`` on stdout, and for each
 :mod:`.launcher_shim` that connects:
 
-1. receives ``{"argv", "env", "cwd", "nice"}`` with the shim's stdin, stdout and stderr attached
+1. receives ``{"argv", "env", "cwd", "nice"}`` (a :mod:`marshal` dict: both ends run the same
+   Python; only peers of this uid are read) with the shim's stdin, stdout and stderr attached
    (``SCM_RIGHTS``), starts ``argv`` on those descriptors in a new process group of this session
    (at ``nice`` if above 0: the group, and this session's scheduling group once), and answers
    ``{"pid": N}`` or ``{"error": "..."}``;
@@ -20,7 +21,7 @@ SIGTERM to every server's group, SIGKILL after :data:`GRACE_S`, and exits.
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import os
 import signal
 import socket
@@ -42,7 +43,7 @@ _group_niced = False
 
 def _send(conn: socket.socket, message: dict[str, object]) -> None:
     with contextlib.suppress(OSError):
-        conn.send(json.dumps(message).encode())
+        conn.send(marshal.dumps(message))
 
 
 def _lower_session(nice: int) -> None:
@@ -76,7 +77,7 @@ def _serve(conn: socket.socket) -> None:
         if not _same_user(conn):
             return
         data, fds, _flags, _addr = socket.recv_fds(conn, MAX_REQUEST, 3)
-        request = json.loads(data)
+        request = marshal.loads(data)
         if len(fds) != 3:
             _send(conn, {"error": "expected stdin, stdout and stderr"})
             return
@@ -93,7 +94,7 @@ def _serve(conn: socket.socket) -> None:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PGRP, proc.pid, nice)
             _lower_session(nice)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
         _send(conn, {"error": f"bad request: {exc}"})
         return
     finally:
