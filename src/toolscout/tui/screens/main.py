@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from .. import messages as m
@@ -41,10 +39,10 @@ from ..widgets.prompt import PromptInput
 from ..widgets.recommendations import RecommendationBar
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
-from ..widgets.typeahead import typing_on_a_panel
 from ..widgets.usage import UsagePanel
 from ..widgets.welcome import WelcomeEntry
 from . import slash
+from .layout import SidePanels
 
 if TYPE_CHECKING:
     from ..controller import SessionController
@@ -52,10 +50,8 @@ if TYPE_CHECKING:
 #: Shortest interval between two token reports while servers connect (s).
 REPORT_INTERVAL_S = 1.0
 
-PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
-
-class MainScreen(Screen[None]):
+class MainScreen(SidePanels):
     """Chat on the left, one side panel (catalog, scoring, usage) on the right.
 
     At widths under the app's breakpoint the side panel, when shown, replaces the chat.
@@ -67,9 +63,6 @@ class MainScreen(Screen[None]):
         Binding("escape", "escape", "Interrupt", id="main.escape", show=False, priority=True),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="main.focus_prompt", show=False),
     ]
-
-    sidebar: reactive[bool | None] = reactive(None)
-    """Side panel shown (True), hidden (False) or automatic by width (None)."""
 
     busy: reactive[bool] = reactive(False)
     """True while a turn runs."""
@@ -124,59 +117,10 @@ class MainScreen(Screen[None]):
             self.chat.add(NoticeEntry("\n".join(f"! {clean(w, single_line=True)}" for w in warnings),
                                       title="warnings", variant="warning"))
 
-    # -- layout ------------------------------------------------------------------------------
-    def watch_sidebar(self, value: bool | None) -> None:
-        self.set_class(value is True, "-sidebar-shown")
-        self.set_class(value is False, "-sidebar-hidden")
-
+    # -- keys ------------------------------------------------------------------------------
     def watch_busy(self, value: bool) -> None:
         self.query_one(StatusBar).busy = value
         self.set_class(value, "-busy")
-
-    @property
-    def sidebar_visible(self) -> bool:
-        """True when the side panel is on screen."""
-        return self.query_one("#sidebar").display and self.query_one("#sidebar").region.width > 0
-
-    def show_panel(self, name: str) -> None:
-        """Show side panel ``name`` (catalog, scoring, usage) and focus it (already shown: it
-        stays; Ctrl+B hides the panel)."""
-        tabs = self.query_one("#sidebar", TabbedContent)
-        target = {"catalog": "#catalog-filter", "scoring": "#scoring-query", "usage": "#usage"}[name]
-        tabs.active = PANELS[name]
-        self.sidebar = True
-        self._focus_now(self.query_one(target))
-
-    def _focus_now(self, widget: Widget) -> None:
-        """Move focus to ``widget`` before whatever had it is hidden.
-
-        Why: a focused widget that gets hidden hands focus to a sibling (Textual's
-        ``Screen._reset_focus``); in a hidden tab pane that sibling's focus switches the tabs back
-        (``TabPane.Focused``), so F4 from the scoring detail flipped back to Scoring, and keys typed
-        before a deferred ``focus()`` landed nowhere.
-        """
-        self.set_focus(widget)
-
-    def toggle_sidebar(self) -> None:
-        """Show or hide the side panel."""
-        if self.sidebar_visible:
-            self._focus_now(self.query_one(PromptInput))
-        self.sidebar = not self.sidebar_visible
-
-    def action_focus_prompt(self) -> None:
-        """Put the cursor in the prompt (on a narrow screen the side panel makes way for it)."""
-        prompt = self.query_one(PromptInput)
-        if self.has_class("-narrow") and self.sidebar_visible:
-            self._focus_now(prompt)
-            self.sidebar = False
-        prompt.focus()
-
-    def route_key(self, event: events.Key) -> None:
-        """Before the focused widget gets ``event``: typing on a read-only panel moves the focus to the
-        prompt now, so this key and every one after it land there in order."""
-        if typing_on_a_panel(self, event):
-            self.action_focus_prompt()
-            self._focus_now(self.query_one(PromptInput))
 
     def action_escape(self) -> None:
         """Esc: interrupt a running turn or tool call (from anywhere on the screen); otherwise
