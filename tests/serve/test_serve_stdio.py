@@ -25,12 +25,21 @@ def base_config(tmp_path, **extra):
     return write_config(tmp_path, {"normal": fixture_entry("normal", "normal"), "time": time_entry(), **extra})
 
 
-async def test_fixed_tool_list_announces_upstream_names(tmp_path):
+async def test_fixed_tool_list_search_and_context_resources(tmp_path):
+    """One gateway over the base config (read-only requests, so one process serves them all):
+    the fixed, byte-stable tool list naming the upstream tools; search answers with canonical
+    names, server, score and schema; the catalog/context resources report what it saves."""
     cfg = base_config(tmp_path)
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
         listed = await client.list_tools()
         again = await client.list_tools()
         caps = client.session.server_capabilities
+        found = await client.call_tool("search_tools", {"query": "current time in a timezone"})
+        selected = await client.call_tool("search_tools", {"query": "select:mcp__normal__echo"})
+        names = [str(r.uri) for r in (await client.list_resources()).resources]
+        report = json.loads((await client.read_resource("toolscout://context")).contents[0].text)
+        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
+    # the fixed tool list
     assert [t.name for t in listed.tools] == ["search_tools", "call_tool"]
     search = listed.tools[0]
     assert "mcp__normal__: add echo explode pid rich stall" in search.description
@@ -39,13 +48,7 @@ async def test_fixed_tool_list_announces_upstream_names(tmp_path):
     # byte-stable for the client's prompt cache
     assert [t.model_dump() for t in again.tools] == [t.model_dump() for t in listed.tools]
     assert caps.tools.list_changed is False
-
-
-async def test_search_returns_canonical_name_server_score_and_schema(tmp_path):
-    cfg = base_config(tmp_path)
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
-        found = await client.call_tool("search_tools", {"query": "current time in a timezone"})
-        selected = await client.call_tool("search_tools", {"query": "select:mcp__normal__echo"})
+    # search: canonical name, server, score and schema
     assert not found.is_error
     best = found.structured_content["results"][0]
     assert best["name"] == "mcp__time__get_current_time" and best["server"] == "time"
@@ -54,6 +57,13 @@ async def test_search_returns_canonical_name_server_score_and_schema(tmp_path):
     echo = selected.structured_content["results"][0]
     assert echo["name"] == "mcp__normal__echo" and echo["inputSchema"]["required"] == ["text"]
     assert selected.structured_content["instructions"] == {"normal": "The normal server: use echo to repeat text."}
+    # the context resource: what the gateway saves
+    assert names == ["toolscout://catalog", "toolscout://context"]
+    servers = {row["server"]: row for row in report["servers"]}
+    assert set(servers) == {"normal", "time"} and servers["normal"]["tools"] == 6
+    assert report["gateway"]["served_tokens"] > 0 and report["gateway"]["upstream_tokens"] > 0
+    assert {t["name"] for t in catalog["tools"]} >= {"mcp__normal__echo", "mcp__time__convert_time"}
+    assert all(t["state"] == "deferred" and t["tokens"] > 0 for t in catalog["tools"])
 
 
 async def test_allowed_calls_pass_results_through(tmp_path):
@@ -146,20 +156,6 @@ async def test_dynamic_exposure_appends_and_announces(tmp_path):
     assert second[3].input_schema["required"] == ["a", "b"]
     assert text_of(direct) == "42"
     assert third == [*[t.name for t in second], "mcp__time__get_current_time"]  # only grows, by appending
-
-
-async def test_context_resource_reports_what_the_gateway_saves(tmp_path):
-    cfg = base_config(tmp_path)
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
-        names = [str(r.uri) for r in (await client.list_resources()).resources]
-        report = json.loads((await client.read_resource("toolscout://context")).contents[0].text)
-        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
-    assert names == ["toolscout://catalog", "toolscout://context"]
-    servers = {row["server"]: row for row in report["servers"]}
-    assert set(servers) == {"normal", "time"} and servers["normal"]["tools"] == 6
-    assert report["gateway"]["served_tokens"] > 0 and report["gateway"]["upstream_tokens"] > 0
-    assert {t["name"] for t in catalog["tools"]} >= {"mcp__normal__echo", "mcp__time__convert_time"}
-    assert all(t["state"] == "deferred" and t["tokens"] > 0 for t in catalog["tools"])
 
 
 async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
