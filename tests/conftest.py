@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,79 @@ _PROVIDER_VARS = (
     "TOOLSCOUT_RECOMMENDATIONS", "TOOLSCOUT_STRATEGY", "TOOLSCOUT_MCP_TIMEOUT", "TOOLSCOUT_PROVIDER",
     "TOOLSCOUT_MODEL", "TOOLSCOUT_MANAGED_SETTINGS",
 )
+
+
+#: Seconds per slice of Textual's "wait until the process is idle" (``textual._wait``; 1/50 s
+#: in Textual). Pilot waits so twice per key pressed and once per ``pause()``, at least one slice
+#: each: ~60 % of the TUI tests' time went to these slices. A shorter slice alone would call a
+#: process idle that is only waiting for a CPU on a loaded machine, so each wait first waits
+#: for every message already queued in the app to be handled (:func:`_handled_then_idle`).
+IDLE_SLICE_S = 1 / 200
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Pilot's idle waits (key presses, ``pause()``) become :func:`_handled_then_idle`."""
+    import textual._wait
+    import textual.app
+    import textual.pilot
+
+    textual._wait.SLEEP_GRANULARITY = IDLE_SLICE_S
+    textual._wait.SLEEP_IDLE = IDLE_SLICE_S / 20  # Textual's ratio: idle = < 5 % CPU in a slice
+    idle = textual._wait.wait_for_idle
+
+    async def _handled_then_idle(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
+        """Wait (bounded) until the running app and its screen's widgets have handled every
+        message queued so far, including those the handlers queue in turn; then Textual's idle
+        wait (one short slice when nothing else runs)."""
+        from textual._context import active_app
+
+        app = active_app.get(None)
+        if app is not None and app.is_running:
+            await _messages_handled(app)
+        await idle(min_sleep, max_sleep)
+
+    textual.app.wait_for_idle = _handled_then_idle
+    textual.pilot.wait_for_idle = _handled_then_idle
+
+
+async def _messages_handled(app: Any, rounds: int = 20, timeout_s: float = 10.0) -> None:
+    """Until no message pump of ``app`` (the app, its screen, the screen's widgets) has a queued
+    message: each round lets every pump handle what it has queued (a callback queued behind it,
+    as ``Pilot._wait_for_screen`` does). Gives up quietly after ``rounds`` rounds or a round of
+    ``timeout_s`` (a handler waiting for the test itself): the idle wait comes next anyway."""
+    import asyncio
+
+    for _ in range(rounds):
+        try:
+            pumps = [app, *app.screen.walk_children(with_self=True)]
+        except Exception:  # no screen yet, or the app is closing
+            return
+        try:
+            await asyncio.wait_for(_one_round(pumps), timeout_s)
+        except TimeoutError:
+            return
+        if all(pump._message_queue.empty() for pump in pumps):
+            return
+
+
+async def _one_round(pumps: list[Any]) -> None:
+    """Wait until each of ``pumps`` has handled the messages queued in it before this call."""
+    import asyncio
+
+    left = 0
+    handled = asyncio.Event()
+
+    def one_handled() -> None:
+        nonlocal left
+        left -= 1
+        if left == 0:
+            handled.set()
+
+    for pump in pumps:
+        if pump.call_later(one_handled):
+            left += 1
+    if left:
+        await handled.wait()
 
 
 @pytest.fixture(scope="session")

@@ -4,10 +4,23 @@ while busy (servers connecting): tui/throttle.py. No timing is asserted, only co
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from textual.app import App
 
 from toolscout.tui.throttle import Throttle
+
+
+def recorder() -> tuple[list[int], asyncio.Event, Callable[[], None]]:
+    """A callback that appends 1 to ``runs`` and sets ``ran`` each time it runs."""
+    runs: list[int] = []
+    ran = asyncio.Event()
+
+    def callback() -> None:
+        runs.append(1)
+        ran.set()
+
+    return runs, ran, callback
 
 
 async def test_a_burst_runs_once_and_a_busy_throttle_defers_the_next_run() -> None:
@@ -42,13 +55,7 @@ async def test_a_burst_runs_once_and_a_busy_throttle_defers_the_next_run() -> No
 
 
 async def test_an_idle_throttle_runs_each_burst_after_its_frame() -> None:
-    runs: list[int] = []
-    ran = asyncio.Event()
-
-    def callback() -> None:
-        runs.append(1)
-        ran.set()
-
+    runs, ran, callback = recorder()
     app: App[None] = App()
     async with app.run_test():
         throttle = Throttle(app, callback, interval=3600.0, busy=lambda: False)
@@ -58,6 +65,26 @@ async def test_an_idle_throttle_runs_each_burst_after_its_frame() -> None:
             throttle.request()
             await asyncio.wait_for(ran.wait(), 10)
             assert len(runs) == burst and not throttle.pending
+
+
+async def test_flush_runs_a_postponed_run_once_now() -> None:
+    """What the tests' settle does instead of waiting out an interval: the run waiting for its
+    timer happens at once, once, and its timer is stopped (it does not run a second time)."""
+    runs, ran, callback = recorder()
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        throttle = Throttle(app, callback, interval=3600.0, busy=lambda: True)
+        throttle.ran()  # the last run was just now: the next request waits an hour
+        throttle.request()
+        await pilot.pause()
+        assert runs == [] and throttle.pending
+        throttle.flush()
+        await asyncio.wait_for(ran.wait(), 10)
+        await pilot.pause()
+        assert runs == [1] and not throttle.pending
+        throttle.flush()  # nothing waits: no run
+        await pilot.pause()
+        assert runs == [1] and not throttle._timer
 
 
 def test_the_heap_is_refrozen_only_while_servers_connect(monkeypatch) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from time import monotonic
 
 from textual.message_pump import MessagePump
+from textual.timer import Timer
 
 
 class Throttle:
@@ -34,6 +35,8 @@ class Throttle:
         self._busy = busy
         self._pending = False
         self._last = float("-inf")
+        #: the timer of a run postponed by the interval (None when none is waiting)
+        self._timer: Timer | None = None
         _LIVE.add(self)
 
     @property
@@ -54,11 +57,23 @@ class Throttle:
         self._pending = True
         wait = self._last + self.interval - monotonic() if self._busy() else 0.0
         if wait > 0:
-            self._owner.set_timer(wait, self._run)
+            self._timer = self._owner.set_timer(wait, self._run)
         else:
             self._owner.call_after_refresh(self._run)
 
+    def flush(self) -> None:
+        """Run a run postponed by the interval now, on the owner's loop, as if the interval had
+        passed (tests fast-forward it, like a fake clock; see ``tests/fixtures/tui_scenarios.py``).
+        No-op when no run waits for its interval (one after the next frame comes anyway)."""
+        timer, self._timer = self._timer, None
+        if timer is not None and self._pending:
+            timer.stop()
+            self._owner.call_later(self._run)
+
     def _run(self) -> None:
+        self._timer = None
+        if not self._pending:
+            return  # flushed already: the stopped timer's call came anyway
         self._pending = False
         self._last = monotonic()
         self._callback()
