@@ -17,7 +17,7 @@ from ..core.models import ToolErrorKind
 from ..core.sanitize import dumps_json
 from ..core.session.events import SearchResultsReady, ToolCallFinished
 from ..core.session.session import Session, SessionNotFound
-from ..core.session.transcript import message_blocks, tool_results
+from ..core.session.transcript import result_text, tool_results, tool_uses
 from . import fail
 from .common import (
     make_engine,
@@ -115,34 +115,24 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
     """
     results = tool_results(messages)
     log: list[dict[str, Any]] = []
-    for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        for block in message_blocks(message):
-            if block.get("type") != "tool_use":
-                continue
-            name, arguments, call_id = block.get("name"), block.get("input"), str(block.get("id"))
-            event, answer = finished.get(call_id), results.get(call_id)
-            entry: dict[str, Any] = {"id": block.get("id"), "name": name, "arguments": arguments}
-            if event is not None:
-                r = event.result
-                outcome = (_OUTCOMES.get(r.error_kind, "error") if r.error_kind else "error") if r.is_error else "ok"
-                entry.update(tool=event.tool_name, params=event.params, via=event.via, outcome=outcome,
-                             is_error=r.is_error, error_kind=r.error_kind.value if r.error_kind else None,
-                             duration_ms=round(r.duration_ms, 1))
-            else:  # ToolSearch, or a call nothing ran
-                entry.update(tool=name, params=arguments, via="direct",
-                             outcome="unanswered" if answer is None else ("error" if answer.get("is_error") else "ok"),
-                             is_error=bool(answer and answer.get("is_error")), error_kind=None, duration_ms=None)
-            entry["output"] = _text(answer)
-            log.append(entry)
+    for block in tool_uses(messages):
+        name, arguments, call_id = block.get("name"), block.get("input"), str(block.get("id"))
+        event, answer = finished.get(call_id), results.get(call_id)
+        entry: dict[str, Any] = {"id": block.get("id"), "name": name, "arguments": arguments}
+        if event is not None:
+            r = event.result
+            outcome = (_OUTCOMES.get(r.error_kind, "error") if r.error_kind else "error") if r.is_error else "ok"
+            entry.update(tool=event.tool_name, params=event.params, via=event.via, outcome=outcome,
+                         is_error=r.is_error, error_kind=r.error_kind.value if r.error_kind else None,
+                         duration_ms=round(r.duration_ms, 1))
+        else:  # ToolSearch, or a call nothing ran
+            entry.update(tool=name, params=arguments, via="direct",
+                         outcome="unanswered" if answer is None else ("error" if answer.get("is_error") else "ok"),
+                         is_error=bool(answer and answer.get("is_error")), error_kind=None, duration_ms=None)
+        entry["output"] = _text(answer)
+        log.append(entry)
     return log
 
 
 def _text(answer: dict[str, Any] | None) -> str | None:
-    if answer is None:
-        return None
-    content = answer.get("content")
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return content if isinstance(content, str) else None
+    return None if answer is None else result_text(answer.get("content"))

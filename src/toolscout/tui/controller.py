@@ -31,7 +31,7 @@ from ..core.session.projection import INLINE
 from ..core.settings import Settings, UnsavedSettingError, change_user_setting
 from . import messages as m
 from .bridge import Bridge
-from .screens.permission import PermissionDecision, PermissionScreen
+from .screens.permission import ask
 from .text import tildify
 from .widgets.usage import CacheStats
 
@@ -359,40 +359,11 @@ class SessionController:
             self.post(m.BusyChanged(False))
 
     # -- the permission prompt ---------------------------------------------------------------
-    def _rules_file_shown(self) -> str | None:
-        """The file "Always allow" saves to, relative to the project when inside it."""
-        path = self.engine.allow_rules_file
-        if path is None:
-            return None
-        try:
-            return str(path.relative_to(self.engine.project_dir))
-        except ValueError:
-            return tildify(str(path))
-
     async def ask_permission(self, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
-        """The permission asker the session and engine call: shows the prompt and waits.
-
-        Args:
-            tool: the real tool, never the ExecuteTool proxy (a bare name is looked up).
-            params: the arguments it will be called with.
+        """The permission asker the session and engine call: shows the prompt and waits
+        (:func:`~toolscout.tui.screens.permission.ask`).
 
         Returns:
             ``"allow_once"``, ``"always"`` or ``"deny"``.
         """
-        spec = tool if isinstance(tool, ToolSpec) else self.engine.tool(str(tool))
-        name = spec.name if spec is not None else str(tool)
-        shown = params if isinstance(params, dict) else {"_raw": params}
-        future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
-
-        def done(decision: PermissionDecision | None) -> None:
-            if not future.done():
-                future.set_result(decision or PermissionDecision.DENY)
-
-        trust = self.engine.folder_trust
-        why = "" if trust is None or trust.approved else "this folder is not approved, so its settings are not read"
-        self.app.push_screen(PermissionScreen(name, shown, spec, saves_to=self._rules_file_shown(),
-                                              session_only_reason=why), done)
-        answers: dict[PermissionDecision, AskAnswer] = {
-            PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
-            PermissionDecision.DENY: "deny"}
-        return answers[await future]
+        return await ask(self.app, self.engine, tool, params)

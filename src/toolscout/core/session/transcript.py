@@ -202,6 +202,23 @@ def message_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
+def result_text(content: Any) -> str | None:
+    """The text of a ``tool_result`` block's ``content``: the string itself, or the ``text`` of
+    its blocks joined by newlines (blocks that are not objects are skipped); None for anything
+    else (a transcript written by another tool)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return None
+
+
+def tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every ``tool_use`` block of the assistant's messages, in order."""
+    return [b for m in messages if m.get("role") == "assistant" for b in message_blocks(m)
+            if b.get("type") == "tool_use"]
+
+
 def tool_results(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``tool_use`` id → its ``tool_result`` block, over every message."""
     return {str(b.get("tool_use_id")): b for m in messages for b in message_blocks(m)

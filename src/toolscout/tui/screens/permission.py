@@ -6,19 +6,24 @@ carried the call, and shows the arguments exactly as they will be sent.
 
 from __future__ import annotations
 
+import asyncio
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
 from ...core.models import ToolSpec
-from ..text import clean, first_line
+from ..text import clean, first_line, tildify
 from ..widgets.chat import pretty_json
+
+if TYPE_CHECKING:
+    from ...core.engine import Engine
+    from ...core.permissions import AskAnswer
 
 
 class PermissionDecision(StrEnum):
@@ -97,3 +102,46 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
     def action_decide(self, decision: str) -> None:
         """Close with ``decision`` (a :class:`PermissionDecision` value)."""
         self.dismiss(PermissionDecision(decision))
+
+
+def rules_file_shown(engine: Engine) -> str | None:
+    """The file "Always allow" saves to, relative to the project when inside it."""
+    path = engine.allow_rules_file
+    if path is None:
+        return None
+    try:
+        return str(path.relative_to(engine.project_dir))
+    except ValueError:
+        return tildify(str(path))
+
+
+async def ask(app: App[Any], engine: Engine, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
+    """Show the permission prompt for ``tool`` with ``params`` over ``app`` and wait for the answer.
+
+    Args:
+        app: shows the prompt.
+        engine: looks up a bare tool name; says where "Always allow" saves and whether the
+            folder is approved.
+        tool: the real tool, never the ExecuteTool proxy (a bare name is looked up).
+        params: the arguments it will be called with.
+
+    Returns:
+        ``"allow_once"``, ``"always"`` or ``"deny"`` (closing the prompt otherwise denies).
+    """
+    spec = tool if isinstance(tool, ToolSpec) else engine.tool(str(tool))
+    name = spec.name if spec is not None else str(tool)
+    shown = params if isinstance(params, dict) else {"_raw": params}
+    future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+
+    def done(decision: PermissionDecision | None) -> None:
+        if not future.done():
+            future.set_result(decision or PermissionDecision.DENY)
+
+    trust = engine.folder_trust
+    why = "" if trust is None or trust.approved else "this folder is not approved, so its settings are not read"
+    app.push_screen(PermissionScreen(name, shown, spec, saves_to=rules_file_shown(engine), session_only_reason=why),
+                    done)
+    answers: dict[PermissionDecision, AskAnswer] = {
+        PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
+        PermissionDecision.DENY: "deny"}
+    return answers[await future]

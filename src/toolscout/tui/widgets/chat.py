@@ -124,12 +124,12 @@ class ToolCallEntry(Collapsible):
 
 
 def saved_result_text(content: Any) -> str:
-    """The text of a saved ``tool_result`` block's content (a string or a list of blocks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
-    return pretty_json(content)
+    """The text of a saved ``tool_result`` block's content
+    (:func:`~toolscout.core.session.transcript.result_text`; anything else as JSON)."""
+    from ...core.session.transcript import result_text
+
+    text = result_text(content)
+    return pretty_json(content) if text is None else text
 
 
 def hit_line(rank: int, hit: ScoredTool) -> Text:
