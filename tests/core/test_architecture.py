@@ -258,7 +258,6 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
 }
 #: Probes at our own types still in the tree (issue 13 item 1): the list may only shrink.
 PROBES_TODAY: set[tuple[str, str, str]] = {
-    ("toolscout.core.mcp.pool", "self._listener", "prepare_tools"),  # core/mcp: issue 12's area
     ("toolscout.tui.screens.main", "self", "welcome"),  # screens/main.py: the UI controller's refactor
 }
 

@@ -37,7 +37,16 @@ from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
+    from typing import Protocol
+
     from .connection import ConnectionListener, ServerConnection
+
+    class PoolListener(ConnectionListener, Protocol):
+        """What the pool reports to (the engine): a connection's reports, and the preparation of
+        a listing on the relay thread."""
+
+        def prepare_tools(self, name: str, tools: list[ToolSpec]) -> list[ToolSpec]:
+            """``tools`` with their CPU-heavy derived data computed (called off every event loop)."""
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +67,7 @@ class ServerPool:
     """
 
     def __init__(self, configs: Iterable[ServerConfig], *, connect_timeout: float, call_timeout: float,
-                 listener: ConnectionListener) -> None:
+                 listener: PoolListener) -> None:
         self.configs: dict[str, ServerConfig] = {c.name: c for c in configs}
         self.connect_timeout = connect_timeout
         #: servers started from now on run at a lower CPU priority (setting ``mcp.serverPriority``)
@@ -150,12 +159,10 @@ class ServerPool:
             if self._slots.get(name) is slot:
                 del self._slots[name]  # a newer listing now gets a slot of its own
             tools, instructions = slot
-        prepare = getattr(self._listener, "prepare_tools", None)
-        if prepare is not None:
-            try:
-                tools = prepare(name, tools)
-            except Exception:  # preparing is an optimisation: deliver the listing as it came
-                log.debug("preparing the tools of %s failed", name, exc_info=True)
+        try:
+            tools = self._listener.prepare_tools(name, tools)
+        except Exception:  # preparing is an optimisation: deliver the listing as it came
+            log.debug("preparing the tools of %s failed", name, exc_info=True)
         post(self._home, self._deliver_tools, name, tools, instructions)
 
     # -- deliveries (on the caller's loop) --------------------------------------------------
