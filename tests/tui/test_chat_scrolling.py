@@ -14,7 +14,9 @@ async def _fill(pilot) -> None:
     await sc.settle(pilot)
 
 
-async def test_a_slash_command_scrolls_to_the_end_after_the_view_moved_up() -> None:
+async def test_a_slash_command_and_a_message_scroll_to_the_end_after_the_view_moved() -> None:
+    """One chat, moved away from its end twice: a slash command's output, then a message and its
+    answer, each bring the view back to the end."""
     app = sc.make_app(session="model")
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
@@ -29,13 +31,6 @@ async def test_a_slash_command_scrolls_to_the_end_after_the_view_moved_up() -> N
         await sc.settle(pilot)
         assert chat.is_vertical_scroll_end
 
-
-async def test_a_message_and_its_answer_are_scrolled_into_view() -> None:
-    app = sc.make_app(session="model")
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await _fill(pilot)
-        chat = app.screen.chat
         chat.scroll_to(y=chat.max_scroll_y - 5, animate=False)  # content grew under the view
         await pilot.pause()
         assert not chat.is_vertical_scroll_end

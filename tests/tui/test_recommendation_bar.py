@@ -12,7 +12,10 @@ from toolscout.tui.widgets.recommendations import RecommendationBar, Recommendat
 SIZE = (120, 36)
 
 
-async def test_bar_is_hidden_until_there_is_something_to_show() -> None:
+async def test_the_bar_shows_after_a_search_tab_walks_it_esc_leaves_and_enter_opens_the_form() -> None:
+    """One offline app: the bar is hidden until a search has hits, then shows the top three;
+    Tab/Shift+Tab move through it (wrapping), Esc goes back to the prompt, and Enter on an item
+    opens that tool's argument form."""
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
@@ -25,12 +28,7 @@ async def test_bar_is_hidden_until_there_is_something_to_show() -> None:
         assert len(names) == 3  # recommendations.max
         assert all(item.hit.score >= 0.15 for item in bar.query(RecommendationItem))
 
-
-async def test_tab_moves_into_and_through_the_bar_and_esc_leaves() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await sc.ask(pilot, "weather forecast")
+        # Tab moves into and through the bar, Esc leaves
         items = list(app.screen.query(RecommendationItem))
         assert isinstance(app.focused, PromptInput)
         await pilot.press("tab")
@@ -44,12 +42,7 @@ async def test_tab_moves_into_and_through_the_bar_and_esc_leaves() -> None:
         await pilot.press("escape")
         assert isinstance(app.focused, PromptInput)
 
-
-async def test_enter_offline_opens_the_argument_form_for_that_tool() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await sc.ask(pilot, "weather forecast")
+        # Enter (offline) opens the argument form for that tool
         await pilot.press("tab", "tab", "shift+tab", "enter")
         await pilot.pause()
         assert isinstance(app.screen, ArgumentFormScreen)
