@@ -16,7 +16,7 @@ def test_engine_events_translate() -> None:
     status = ServerStatus("x", ServerState.FAILED, error="boom")
     assert translate(ServerStateChanged(status)) == m.ServerStatusChanged(status)
     assert translate(CatalogChanged(CatalogDelta(("a",), ("b",)))) == m.CatalogChanged(("a",), ("b",))
-    assert translate(EngineWarning("bad", "cfg")) == m.WarningRaised("cfg: bad")
+    assert translate(EngineWarning("bad", "cfg")) == m.WarningRaised("cfg: bad", "cfg")
     assert translate(object()) is None
 
 

@@ -30,7 +30,7 @@ def translate(event: object) -> Message | None:
         return m.CatalogChanged(tuple(event.delta.added), tuple(event.delta.removed))
     if isinstance(event, core_events.EngineWarning):
         text = f"{event.source}: {event.message}" if event.source else event.message
-        return m.WarningRaised(text)
+        return m.WarningRaised(text, event.source or "")
     if isinstance(event, core_events.VectorsProgress):
         return m.VectorsProgressed(event.done, event.total, event.eta_s)
     if isinstance(event, core_events.SettingsChanged):

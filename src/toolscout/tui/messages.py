@@ -68,9 +68,10 @@ class VectorsProgressed(Message):
 
 @dataclass
 class WarningRaised(Message):
-    """The engine or the session recorded a warning."""
+    """The engine or the session recorded a warning; ``source`` is the server it concerns, if any."""
 
     text: str
+    source: str = ""
 
 
 @dataclass

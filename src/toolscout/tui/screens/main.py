@@ -176,7 +176,7 @@ class MainScreen(SidePanels):
         self.query_one(StatusBar).show_encoding(message.done, message.total, message.eta_s)
 
     def on_warning_raised(self, message: m.WarningRaised) -> None:
-        self.chat.add(NoticeEntry(f"! {clean(message.text, single_line=True)}", title="warning", variant="warning"))
+        self.chat.add_warning(f"! {clean(message.text, single_line=True)}", message.source)
         self.query_one(CatalogPanel).schedule_refresh()  # a server's warning is also a line under it
 
     def refresh_report(self) -> None:

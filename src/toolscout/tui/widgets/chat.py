@@ -66,6 +66,27 @@ class NoticeEntry(Static):
             self.border_title = title
 
 
+class WarningsEntry(NoticeEntry):
+    """Warnings from one source in a row (a server's dropped or repaired tools): one entry that
+    grows, showing the first :attr:`SHOWN` lines and a count of the rest (the catalog lists them
+    all under the server)."""
+
+    SHOWN: ClassVar[int] = 5
+
+    def __init__(self, source: str, line: str) -> None:
+        self.source = source
+        self.lines = [line]
+        super().__init__(line, title="warning", variant="warning")
+
+    def append(self, line: str) -> None:
+        """Add one more warning line from the same source."""
+        self.lines.append(line)
+        self.border_title = f"{len(self.lines)} warnings · {self.source}"
+        rest = len(self.lines) - self.SHOWN
+        more = [f"… and {rest} more (F2: the catalog lists them under {self.source})"] if rest > 0 else []
+        self.update(plain("\n".join(self.lines[:self.SHOWN] + more)))
+
+
 class ErrorEntry(NoticeEntry):
     """An error the person should see."""
 
@@ -271,6 +292,19 @@ class ChatView(VerticalScroll, can_focus=True):
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
         return entry
+
+    def add_warning(self, line: str, source: str = "") -> Widget:
+        """Append a warning line; one that follows a warning from the same ``source`` (a server
+        name) joins its entry, so a server that repairs dozens of schemas takes one entry."""
+        last = self.children[-1] if self.children else None
+        if source and isinstance(last, WarningsEntry) and last.source == source and self.is_attached:
+            follow = self.following
+            last.append(line)
+            if follow:
+                self.call_after_refresh(self.scroll_end, animate=False)
+            return last
+        return self.add(WarningsEntry(source, line) if source else
+                        NoticeEntry(line, title="warning", variant="warning"))
 
     def add_tool_call(self, entry: ToolCallEntry) -> ToolCallEntry:
         """Append ``entry`` expanded and fold every earlier tool call, so the newest result is in
