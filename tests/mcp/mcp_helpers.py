@@ -132,3 +132,36 @@ def pid_alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+def descendants(fragment: str) -> list[int]:
+    """Pids of this process's descendants whose command line contains ``fragment`` (Linux)."""
+    parents: dict[int, int] = {}
+    cmdlines: dict[int, bytes] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    cmdlines[int(entry)] = fh.read()
+            except (OSError, IndexError, ValueError):
+                continue
+    mine, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - mine
+        mine |= frontier
+    return sorted(p for p in mine if fragment.encode() in cmdlines.get(p, b""))
+
+
+async def started_server(fragment: str, timeout: float = 20.0) -> int:
+    """The pid of the one server process (not the launcher's shim) whose command line contains
+    ``fragment``, once it has started: no need to wait for it to connect, which a niced server on
+    a loaded machine may not do within a test's patience."""
+    with anyio.fail_after(timeout):
+        while True:
+            found = [p for p in descendants(fragment) if p not in descendants("launcher_shim.py")]
+            if found:
+                assert len(found) == 1, found
+                return found[0]
+            await anyio.sleep(0.02)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_helpers import EventLog, allow, memory, pid_alive, running, stdio
+from mcp_helpers import EventLog, allow, memory, pid_alive, running, started_server, stdio
 
 from toolscout.core.events import CatalogChanged, EngineWarning
 from toolscout.core.models import ServerState, ToolErrorKind
@@ -91,17 +91,22 @@ async def test_stop_ends_a_server_that_ignores_stdin_close_and_sigterm():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mcp.serverPriority acts through Linux's /proc")
-async def test_low_server_priority_renices_each_stdio_server():
-    """mcp.serverPriority = low: each server process runs at nice 15 (and its session's scheduling
-    group, where the kernel has them); the default leaves servers at the app's priority."""
-    async with running([stdio("normal")], **{"mcp.serverPriority": "low"}) as engine:
-        pid = int((await engine.call_tool("mcp__normal__pid", {}, asker=allow)).text())
-        assert os.getpriority(os.PRIO_PROCESS, pid) == 15
+async def test_low_server_priority_renices_each_stdio_server_started_directly():
+    """mcp.serverPriority = low with servers started directly (mcp.serverSessions = separate):
+    each server process runs at nice 15 (and its session's scheduling group, where the kernel has
+    them) as soon as it starts; the default leaves servers at the app's priority. (The shared
+    session: tests/mcp/test_shared_sessions.py.)"""
+    separate = {"mcp.serverSessions": "separate"}
+    async with running([stdio("normal")], settle=False, **{"mcp.serverPriority": "low"}, **separate):
+        pid = await started_server("normal.py")
+        with anyio.fail_after(10):
+            while os.getpriority(os.PRIO_PROCESS, pid) != 15:
+                await anyio.sleep(0.02)
         group = Path(f"/proc/{pid}/autogroup")
-        if group.exists():
+        if group.exists() and os.getsid(pid) == pid:
             assert group.read_text().split()[-1] == "15"
-    async with running([stdio("other", "normal")]) as engine:
-        pid = int((await engine.call_tool("mcp__other__pid", {}, asker=allow)).text())
+    async with running([stdio("other", "normal")], settle=False, **separate):
+        pid = await started_server("normal.py")
         assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
