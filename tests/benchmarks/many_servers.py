@@ -228,6 +228,7 @@ if os.environ.get("BENCH_PROFILE"):
     pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(45)
 else:
     asyncio.run(main())
+out["sessions"] = engine.pool.sessions_in_use
 print(json.dumps(out))
 """
 
@@ -295,6 +296,7 @@ def _q(values: list[float], q: float) -> float:
 def summarise(label: str, result: dict) -> list[str]:
     """Markdown rows of one run."""
     raw, app, after = result["raw"], result["app"], result["raw_after"]
+    label = f"{label} ({app.get('sessions', '?')} sessions)"
     answered = set(raw["answers"]) & set(after["answers"])
     lasts = [max((t for n, (t, _) in r["answers"].items() if n in answered), default=float("nan"))
              for r in (raw, after)]
@@ -341,7 +343,7 @@ def run(argv: list[str] | None = None) -> str:
     ap.add_argument("--schema-bytes", type=int, default=1200, help="approximate JSON bytes per input schema")
     ap.add_argument("--no-real", action="store_true", help="skip the real 47 servers")
     ap.add_argument("--no-fixture", action="store_true", help="skip the fixture servers")
-    ap.add_argument("--server-sessions", choices=("shared", "separate"), default="shared",
+    ap.add_argument("--server-sessions", choices=("auto", "shared", "separate"), default="auto",
                     help="the app's mcp.serverSessions (the raw SDK always starts each server in its own session)")
     ap.add_argument("--server-priority", choices=("normal", "low"), default="normal",
                     help="the app's mcp.serverPriority (the raw SDK always runs servers at normal priority)")
@@ -351,7 +353,7 @@ def run(argv: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         fixture = fixture_config(Path(tmp) / "fixture.json", a.servers, a.delay, a.tools, a.schema_bytes)
         low = (" · low priority" if a.server_priority == "low" else "") + (
-            " · separate sessions" if a.server_sessions == "separate" else "")
+            "" if a.server_sessions == "auto" else f" · {a.server_sessions} set")
         if not a.no_fixture:
             rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority, a.server_sessions))
         if a.no_real:

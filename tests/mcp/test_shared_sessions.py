@@ -1,6 +1,7 @@
-"""mcp.serverSessions = shared (the default on Linux): every stdio server runs in the launcher's
-session, apart from the app's, with its own process group; start-up facts (environment, working
-directory, failures), shut-down and kills behave as for a server the SDK starts directly."""
+"""mcp.serverSessions = shared (what auto, the default, picks on Linux when the machine is not busy):
+every stdio server runs in the launcher's session, apart from the app's, with its own process group;
+start-up facts (environment, working directory, failures), shut-down and kills behave as for a
+server the SDK starts directly."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import pytest
 from mcp_helpers import EventLog, allow, pid_alive, running, server_path, started_server, stdio
 
 from toolscout.core.mcp.config import ServerConfig
-from toolscout.core.mcp.shared_sessions import supported
+from toolscout.core.mcp.shared_sessions import choose_sessions, machine_busy, supported
 from toolscout.core.models import ServerState
 
 pytestmark = pytest.mark.skipif(not supported(), reason="the shared server session is Linux only")
+SHARED = {"mcp.serverSessions": "shared"}  # auto would pick separate sessions on a busy machine
 
 
 async def probe(engine, server: str) -> dict:
@@ -42,7 +44,7 @@ async def test_stdio_servers_share_one_session_apart_from_the_app(tmp_path):
     env = {"TOOLSCOUT_PROBE": "from-config"}
     one = ServerConfig("one", "stdio", command=sys.executable, args=(server_path("probe"),), env=env,
                        cwd=str(tmp_path), source="test")
-    async with running([one, stdio("two", "probe")]) as engine:
+    async with running([one, stdio("two", "probe")], **SHARED) as engine:
         a, b = await probe(engine, "one"), await probe(engine, "two")
     assert a["sid"] == b["sid"] != os.getsid(0)
     assert a["pgid"] == a["pid"] and b["pgid"] == b["pid"]  # each its own group: killable alone
@@ -64,7 +66,7 @@ async def test_separate_sessions_start_each_server_directly():
 async def test_low_priority_applies_to_the_server_in_the_shared_session():
     """The launcher lowers the server's process group as it starts it (no need to wait for the
     server to connect: at nice 15 on a loaded machine that can take long)."""
-    async with running([stdio("probe")], settle=False, **{"mcp.serverPriority": "low"}):
+    async with running([stdio("probe")], settle=False, **{"mcp.serverPriority": "low"}, **SHARED):
         pid = await started_server("probe.py")
         with anyio.fail_after(10):
             while os.getpriority(os.PRIO_PROCESS, pid) != 15:
@@ -74,7 +76,7 @@ async def test_low_priority_applies_to_the_server_in_the_shared_session():
 
 async def test_missing_command_fails_with_the_sdk_error(events: EventLog):
     broken = ServerConfig("broken", "stdio", command="/nonexistent/toolscout-test-bin", source="test")
-    async with running([broken, stdio("probe")], events) as engine:
+    async with running([broken, stdio("probe")], events, **SHARED) as engine:
         status = await events.wait_state("broken", ServerState.FAILED)
         assert "toolscout-test-bin" in status.error
         assert (await probe(engine, "probe"))["sid"] != os.getsid(0)
@@ -97,7 +99,7 @@ def _shims() -> list[int]:
 
 async def test_killing_the_shim_kills_the_server_and_disconnects(events: EventLog):
     """The SDK's last resort is SIGKILL to the process it started (the shim): the server goes too."""
-    async with running([stdio("stubborn")], events) as engine:
+    async with running([stdio("stubborn")], events, **SHARED) as engine:
         server, grandchild = (int(p) for p in (await engine.call_tool("mcp__stubborn__pids", {}, asker=allow)).text().split())
         [shim] = _shims()
         mark = len(events.events)
@@ -114,7 +116,7 @@ APP_THAT_DIES = textwrap.dedent("""
     from mcp_helpers import make_engine, stdio, allow
 
     async def main():
-        engine = make_engine([stdio("stubborn")])
+        engine = make_engine([stdio("stubborn")], **{"mcp.serverSessions": "shared"})
         await engine.start()
         assert await engine.wait_for_servers(30)
         result = await engine.call_tool("mcp__stubborn__pids", {}, asker=allow)
@@ -139,3 +141,22 @@ async def test_servers_do_not_outlive_an_app_that_dies(tmp_path):
     assert len(pids) == 2
     for pid in pids:
         await wait_gone(pid)
+
+
+def test_auto_shares_sessions_unless_the_machine_is_busy(monkeypatch):
+    assert machine_busy(load=2.5, cpus=2) and not machine_busy(load=2.0, cpus=2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert choose_sessions("auto") == "shared"
+    assert choose_sessions("separate") == "separate"
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert choose_sessions("auto") == "separate"
+    assert choose_sessions("shared") == "shared"
+
+
+async def test_auto_on_a_busy_machine_starts_servers_directly(monkeypatch):
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    async with running([stdio("probe")]) as engine:
+        info = await probe(engine, "probe")
+        assert engine.pool.sessions_in_use == "separate"
+    assert info["ppid"] == os.getpid() and info["sid"] == info["pid"]

@@ -121,7 +121,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
                                call_timeout=float(settings["mcp.callTimeout"]), listener=self)
         self.pool.low_priority = settings["mcp.serverPriority"] == "low"
-        self.pool.shared_sessions = settings["mcp.serverSessions"] == "shared"
+        self.pool.server_sessions = settings["mcp.serverSessions"]
         self.executor = ToolExecutor(
             self.catalog, self.builtins, self.pool, self.policy,
             ToolContext(self.project_dir, private_host_allowed=self.policy.names_host),

@@ -107,10 +107,11 @@ KEYS: tuple[Key, ...] = (
     Key("mcp.callTimeout", 120.0, _number(0.1, 86400, lo_open=True), "per-call timeout (s)"),
     Key("mcp.serverPriority", "normal", Choice("normal", "low"),
         "low: stdio servers get less CPU than the app (keys echo at once while many start; Linux)"),
-    Key("mcp.serverSessions", "shared", Choice("shared", "separate"),
+    Key("mcp.serverSessions", "auto", Choice("auto", "shared", "separate"),
         "shared: stdio servers run in one session started by a launcher, so together they get the CPU "
-        "share of one program and the app stays responsive while many start (Linux; read at start-up); "
-        "separate: each in its own session, as the MCP SDK starts them"),
+        "share of one program and the app stays responsive while many start (Linux); separate: each in "
+        "its own session, as the MCP SDK starts them; auto: shared unless the machine is already busy "
+        "(1-minute load average above its CPU count) when the servers start"),
     Key("mcp.instructionsBudget", 1000, _number(0, 100_000, integer=True),
         "characters of each server's instructions given to the model up front (same for every server; 0: none)"),
     Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),

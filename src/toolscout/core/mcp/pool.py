@@ -34,7 +34,7 @@ from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
 from .loop_thread import LoopThread, RemoteConnection, post
 from .server_config import ServerConfig
-from .shared_sessions import ServerLauncher
+from .shared_sessions import ServerLauncher, choose_sessions
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
     from typing import Protocol
@@ -72,9 +72,10 @@ class ServerPool:
         self.connect_timeout = connect_timeout
         #: servers started from now on run at a lower CPU priority (setting ``mcp.serverPriority``)
         self.low_priority = False
-        #: stdio servers share one session through a launcher (setting ``mcp.serverSessions``;
-        #: read when the pool starts)
-        self.shared_sessions = False
+        #: "shared", "separate" or "auto" (setting ``mcp.serverSessions``; read when the pool starts)
+        self.server_sessions = "separate"
+        #: what the pool chose at start: "shared" or "separate" (see :func:`.shared_sessions.choose`)
+        self.sessions_in_use = "separate"
         self._launcher = ServerLauncher()
         self.call_timeout = call_timeout
         self._listener = listener
@@ -259,8 +260,10 @@ class ServerPool:
         """Start the launcher of the shared server session (:mod:`.shared_sessions`) if stdio
         servers will start; if it cannot start, they start directly (logged)."""
         stdio = any(c.transport == "stdio" and c.error is None for c in self.configs.values())
-        if self.shared_sessions and stdio and not await anyio.to_thread.run_sync(self._launcher.start):
+        self.sessions_in_use = choose_sessions(self.server_sessions)
+        if self.sessions_in_use == "shared" and stdio and not await anyio.to_thread.run_sync(self._launcher.start):
             log.info("%s", self._launcher.error)
+            self.sessions_in_use = "separate"
 
     def _launch(self, cfg: ServerConfig) -> ServerConnection:
         from .connection import ServerConnection
@@ -269,7 +272,7 @@ class ServerPool:
         conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
                                 listener=self)
         conn.low_priority = self.low_priority and cfg.transport == "stdio"
-        conn.launcher = self._launcher if self.shared_sessions and cfg.transport == "stdio" else None
+        conn.launcher = self._launcher if self.sessions_in_use == "shared" and cfg.transport == "stdio" else None
         self._connections[cfg.name] = conn
         self._statuses[cfg.name] = conn.status
         self._tg.start_soon(conn.run, name=f"mcp:{cfg.name}")

@@ -14,6 +14,12 @@ session; :meth:`ServerLauncher.wrap` turns a server's command into a small shim
 command on the shim's own stdin/stdout/stderr. The protocol bytes never pass through the shim or
 the launcher. Stopping, killing and exit codes behave as with a directly started server.
 
+The cost: one session gets one program's share of a busy machine, where 47 sessions would take
+most of it. On a machine already loaded when the servers start, servers sharing a session started
+so slowly that healthy ones missed their connect timeout (11-19 of the 47 real servers at load
+average 50-70 on 2 cores; none with separate sessions), so ``auto`` (the default) keeps separate
+sessions there: :func:`choose_sessions`.
+
 Linux only (Unix sockets with descriptor passing, pidfds); elsewhere, or if the launcher does not
 come up, commands run directly as before.
 """
@@ -42,6 +48,27 @@ def supported() -> bool:
     import socket
 
     return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
+
+
+def machine_busy(load: float | None = None, cpus: int | None = None) -> bool:
+    """True when the 1-minute load average (``load``, default the machine's) is above the number
+    of CPUs (``cpus``, default the machine's): runnable work already exceeds the cores."""
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:
+            return False
+    return load > (cpus or os.cpu_count() or 1)
+
+
+def choose_sessions(setting: str) -> str:
+    """``"shared"`` or ``"separate"`` for setting ``mcp.serverSessions`` (``auto``: shared unless
+    :func:`machine_busy`); always ``"separate"`` where the launcher is not :func:`supported`."""
+    if not supported() or setting == "separate":
+        return "separate"
+    if setting == "shared":
+        return "shared"
+    return "separate" if machine_busy() else "shared"
 
 
 class ServerLauncher:
