@@ -66,6 +66,20 @@ async def test_columns_are_the_components_the_result_reports() -> None:
         assert "tfidf" not in hit.components or "tfidf" in labels
 
 
+async def test_the_empty_scoring_table_shows_the_rankers_columns() -> None:
+    async with scoring_app(settings=sc.make_settings(**{"toolSearch.ranker": "bm25f"})) as pilot:
+        app = pilot.app
+        table = app.screen.query_one(RankingTable)
+        before = [c.title for c in table.columns]
+        assert before[2:-2] == ["bm25f", "tfidf"]  # the ranker's, not the hybrid's keyword/tfidf
+        header = next(line for line in sc.screen_text(app).splitlines() if " total " in line)
+        assert "bm25f" in header and "keyword" not in header
+        await focus_query(pilot)
+        await sc.type_text(pilot, "weather")
+        await sc.settle(pilot, servers=False)
+        assert table.row_count > 0 and [c.title for c in table.columns] == before
+
+
 async def test_query_syntax_is_the_models(monkeypatch) -> None:
     async with scoring_app() as pilot:
         app = pilot.app

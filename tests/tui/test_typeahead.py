@@ -16,7 +16,6 @@ from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogTree
 from toolscout.tui.widgets.prompt import PromptInput
-from toolscout.tui.widgets.ranking_table import RankingTable
 from toolscout.tui.widgets.usage import UsagePanel
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
@@ -97,22 +96,6 @@ async def test_panels_keep_their_own_keys() -> None:
         await pilot.press("d")  # the tree's binding, not the prompt
         await sc.settle(pilot, servers=False)
         assert isinstance(app.screen, ToolDetailScreen) and prompt.text == ""
-
-
-async def test_the_empty_scoring_table_shows_the_rankers_columns() -> None:
-    app = sc.make_app(settings=sc.make_settings(**{"toolSearch.ranker": "bm25f"}))
-    async with app.run_test(size=(140, 42)) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f3")
-        await sc.settle(pilot, servers=False)
-        table = app.screen.query_one(RankingTable)
-        before = [c.title for c in table.columns]
-        assert before[2:-2] == ["bm25f", "tfidf"]  # the ranker's, not the hybrid's keyword/tfidf
-        header = next(line for line in sc.screen_text(app).splitlines() if " total " in line)
-        assert "bm25f" in header and "keyword" not in header
-        await sc.type_text(pilot, "weather")
-        await sc.settle(pilot, servers=False)
-        assert table.row_count > 0 and [c.title for c in table.columns] == before
 
 
 async def test_a_report_that_came_while_the_usage_panel_had_no_room_shows_once_it_has() -> None:
