@@ -184,6 +184,8 @@ async def main():
             c["full"] += sum(sizes.values())
         panel.refresh_tree = counted
         text, keys, after = "", "the quick brown fox jumps over the lazy dog ", 0
+        if os.environ.get("BENCH_IDLE_WHILE_CONNECTING"):  # nobody types until every server settled
+            await asyncio.wait_for(settled.wait(), 600)
         i = 0
         while after < TYPED_AFTER and i < 3000:
             if len(text) >= 40:
@@ -269,11 +271,15 @@ def run_json(args: list[str], env: dict[str, str], cwd: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure(config: Path, connect_timeout: float, priority: str = "normal", sessions: str = "shared") -> dict:
-    """Raw SDK then app, each in a fresh process with its own temp dirs."""
+def measure(config: Path, connect_timeout: float, priority: str = "normal", sessions: str = "auto",
+            idle: bool = False) -> dict:
+    """Raw SDK then app, each in a fresh process with its own temp dirs (``idle``: nobody types
+    into the app until every server settled)."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         env = hermetic_env(home)
+        if idle:
+            env["BENCH_IDLE_WHILE_CONNECTING"] = "1"
         (home / "config").mkdir()
         (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"timeout": connect_timeout,
                                                                          "serverPriority": priority,
@@ -343,6 +349,8 @@ def run(argv: list[str] | None = None) -> str:
     ap.add_argument("--schema-bytes", type=int, default=1200, help="approximate JSON bytes per input schema")
     ap.add_argument("--no-real", action="store_true", help="skip the real 47 servers")
     ap.add_argument("--no-fixture", action="store_true", help="skip the fixture servers")
+    ap.add_argument("--idle-while-connecting", action="store_true",
+                    help="type only after every server settled (connect time without the typing's CPU)")
     ap.add_argument("--server-sessions", choices=("auto", "shared", "separate"), default="auto",
                     help="the app's mcp.serverSessions (the raw SDK always starts each server in its own session)")
     ap.add_argument("--server-priority", choices=("normal", "low"), default="normal",
@@ -353,9 +361,11 @@ def run(argv: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         fixture = fixture_config(Path(tmp) / "fixture.json", a.servers, a.delay, a.tools, a.schema_bytes)
         low = (" · low priority" if a.server_priority == "low" else "") + (
-            "" if a.server_sessions == "auto" else f" · {a.server_sessions} set")
+            "" if a.server_sessions == "auto" else f" · {a.server_sessions} set") + (
+            " · idle while connecting" if a.idle_while_connecting else "")
         if not a.no_fixture:
-            rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority, a.server_sessions))
+            rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority, a.server_sessions,
+                                                                       a.idle_while_connecting))
         if a.no_real:
             notes.append("real servers: skipped (--no-real)")
         else:
@@ -363,7 +373,8 @@ def run(argv: list[str] | None = None) -> str:
             if real is None:
                 notes.append(f"real servers: skipped: {why}")
             else:
-                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority, a.server_sessions))
+                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority, a.server_sessions,
+                                                               a.idle_while_connecting))
                 notes.append(f"real servers: {why}")
     head = [
         "## Many servers: UI responsiveness while connecting",
