@@ -1,5 +1,5 @@
-"""Tool texts are encoded for the dense ranker only once no server is connecting (issue 12:
-the encoder is the process's largest CPU user and would compete with servers starting up and
+"""The dense model is loaded and tool texts are encoded only once no server is connecting (issue
+12: the encoder is the process's largest CPU user and would compete with servers starting up and
 with the UI). A fixture server held back by a gate file decides when connecting ends."""
 
 from __future__ import annotations
@@ -24,23 +24,19 @@ async def test_encoding_waits_until_every_server_has_settled(tmp_path) -> None:
     await engine.start()
     try:
         index = await asyncio.to_thread(lambda: engine.search.index)
-
-        def encoder_loaded() -> bool:
-            with index._dense_cond:
-                return index._dense_cond.wait_for(lambda: index._encoder is not None or index.fallback_reason, 120)
-
-        assert await asyncio.to_thread(encoder_loaded)
-        if index.fallback_reason:
-            pytest.skip(f"dense encoder unavailable: {index.fallback_reason}")
-        # the model is loaded and the built-ins' texts are queued, but nothing is encoded yet
+        # the built-ins' texts are queued, but the model is not even loaded while "late" connects
         assert engine.pending_servers() == ["late"]
-        assert index.dense_pending > 0 and not index._job_running and not index.dense_ready
+        with index._dense_cond:
+            assert index._held and index._encoder is None and index.fallback_reason is None
+            assert index.dense_pending > 0 and not index.dense_ready
 
         gate.touch()  # the server answers now
         assert await engine.wait_for_servers(30)
         assert engine.catalog.server_tools("late")
         assert await asyncio.to_thread(engine.search.wait_ready, 120)
-        assert index.dense_pending == 0
+        if index.fallback_reason:
+            pytest.skip(f"dense encoder unavailable: {index.fallback_reason}")
+        assert index._encoder is not None and index.dense_pending == 0
     finally:
         gate.touch()
         await engine.stop()

@@ -59,9 +59,10 @@ class BackgroundDense:
     _held: bool = False
 
     def hold_dense(self, held: bool) -> None:
-        """Pause (True) or resume (False) background encoding; pending texts wait meanwhile and
-        :meth:`wait_dense` keeps waiting. The engine holds it while servers connect: encoding
-        is the process's largest CPU user, and then competes with the servers starting up and
+        """Pause (True) or resume (False) background encoding, and the model's load if it has
+        not happened yet; pending texts wait meanwhile and :meth:`wait_dense` keeps waiting. The
+        engine holds it while servers connect: encoding is the process's largest CPU user (and
+        loading the model takes ~1 s of CPU), and then competes with the servers starting up and
         with the UI (issue 12)."""
         with self._dense_cond:
             self._held = held
@@ -103,6 +104,12 @@ class BackgroundDense:
         return bool(self._pending) and self._encoder is not None and not self._closed
 
     def _load_encoder_in_background(self) -> None:
+        with self._dense_cond:
+            self._dense_cond.wait_for(lambda: not self._held or self._closed)
+            if self._closed:
+                self._job_running = False
+                self._dense_cond.notify_all()
+                return
         encoder = dense_mod.load_encoder()
         with self._dense_cond:
             self._job_running = False

@@ -87,6 +87,8 @@ class ToolIndex(BackgroundDense):
             block an event loop for ~30 s). Until every indexed tool has its vector, queries are
             ranked by the lexical ``bm25f`` profile and :attr:`fallback_reason` says why;
             :meth:`wait_dense` blocks until the dense signal is ready.
+        hold_dense: start held (:meth:`~.dense_jobs.BackgroundDense.hold_dense`): the model is
+            not even loaded until released.
     """
 
     def __init__(
@@ -102,7 +104,9 @@ class ToolIndex(BackgroundDense):
         background_dense: bool = False,
         dense_cache_bytes: int | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        hold_dense: bool = False,
     ) -> None:
+        self._held = hold_dense
         self.requested_profile = profile if profile in PROFILES else "default"
         self.fallback_reason: str | None = None
         prof = make_profile(self.requested_profile, weights, multi_query=multi_query)

@@ -122,10 +122,9 @@ class ToolSearch:
                 background_dense=self._background_dense,
                 dense_cache_bytes=int(float(self.settings["toolSearch.vectorCacheMB"]) * 2**20),
                 on_progress=self._progress,
+                hold_dense=self._dense_held,
             )
             self._index.on_ranker_ready = self._ranker_ready
-            if self._dense_held:
-                self._index.hold_dense(True)
             self._snapshot = ([], {})
         return self._index
 
