@@ -257,9 +257,7 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.session.providers.openai_provider", "details", "cached_tokens"): "OpenAI SDK: optional usage field",
 }
 #: Probes at our own types still in the tree (issue 13 item 1): the list may only shrink.
-PROBES_TODAY: set[tuple[str, str, str]] = {
-    ("toolscout.tui.screens.main", "self", "welcome"),  # screens/main.py: the UI controller's refactor
-}
+PROBES_TODAY: set[tuple[str, str, str]] = set()
 
 
 def probes() -> set[tuple[str, str, str]]:
@@ -302,3 +300,24 @@ def test_the_seams_are_typed() -> None:
                         found.add((module_name(path), arg.arg))
     assert found - ANY_PARAMS_TODAY == set()
     assert found >= ANY_PARAMS_TODAY, f"gone, drop from ANY_PARAMS_TODAY: {ANY_PARAMS_TODAY - found}"
+
+
+#: The engine's and session's parts that the UI and CLI must not reach: they ask the facade
+#: (:mod:`toolscout.core.engine_queries`: ``engine.tool_state(...)``, ``engine.server_instructions(...)``, …).
+ENGINE_PARTS = {"catalog", "search", "pool", "executor"}
+SESSION_PARTS = {"router", "prefetch", "meter"}
+
+
+def test_the_ui_and_cli_ask_the_engine_not_its_parts() -> None:
+    """``engine.catalog.…``, ``engine.search.…``, ``session.router.…`` in ``toolscout.tui`` or
+    ``toolscout.cli`` reach around the facade (issue 13 item 1); none is left."""
+    found = set()
+    for path in sources():
+        if not module_name(path).startswith(("toolscout.tui", "toolscout.cli")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                owner = ast.unparse(node.value).split(".")[-1].lstrip("_")
+                if (owner == "engine" and node.attr in ENGINE_PARTS) or (owner == "session" and node.attr in SESSION_PARTS):
+                    found.add(f"{module_name(path)}:{node.lineno} {ast.unparse(node)}")
+    assert found == set()

@@ -23,7 +23,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from .. import messages as m
 from ..text import clean
 from ..throttle import Throttle
-from ..widgets.catalog import CatalogPanel, tool_state
+from ..widgets.catalog import CatalogPanel
 from ..widgets.chat import (
     AssistantEntry,
     ChatView,
@@ -72,6 +72,8 @@ class MainScreen(SidePanels):
         self.controller = controller
         self.engine = engine = controller.engine
         self._report_generation = 0
+        #: The chat's welcome entry (added on mount; its settings and mode parts follow changes).
+        self.welcome: WelcomeEntry | None = None
         self._report = Throttle(self, self._start_report, REPORT_INTERVAL_S, lambda: bool(engine.pending_servers()))
 
     def request(self, message: Message) -> None:
@@ -103,7 +105,8 @@ class MainScreen(SidePanels):
         self.refresh_report()
         session = self.controller.session
         kind = "none" if session is None else "offline" if self.controller.offline else "model"
-        self.welcome = self.chat.add(WelcomeEntry(kind, bool(self.controller.settings["recommendations.enabled"])))
+        self.welcome = WelcomeEntry(kind, bool(self.controller.settings["recommendations.enabled"]))
+        self.chat.add(self.welcome)
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
         if session is not None and session.messages:  # a --resume'd session: show what was said before
@@ -143,9 +146,9 @@ class MainScreen(SidePanels):
         status.model = self.controller.model_name
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
         status.mode = f"tool search {search} · {settings['session.strategy']}"
-        if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry):
-            welcome.show(recommendations=bool(settings["recommendations.enabled"]),
-                         source=str(settings.sources.get("toolSearch.enabled", "")))
+        if self.welcome is not None:
+            self.welcome.show(recommendations=bool(settings["recommendations.enabled"]),
+                              source=str(settings.sources.get("toolSearch.enabled", "")))
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
         self.query_one(StatusBar).starting = False
@@ -208,8 +211,8 @@ class MainScreen(SidePanels):
         decision = self.controller.mode_decision(message.report)
         catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
-        if isinstance(welcome := getattr(self, "welcome", None), WelcomeEntry) and decision is not None:
-            welcome.show(decision=decision)
+        if self.welcome is not None and decision is not None:
+            self.welcome.show(decision=decision)
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -333,9 +336,8 @@ class MainScreen(SidePanels):
         if report is not None:
             for row in report.rows:
                 tokens = row.per_tool.get(tool.name, tokens)
-        state = tool_state(self.engine.catalog, tool, self.controller.loaded_tools,
-                           defer=self.query_one(CatalogPanel).defer)
-        instructions = self.engine.catalog.instructions.get(tool.server) if tool.server else None
+        state = self.engine.tool_state(tool, self.controller.loaded_tools, defer=self.query_one(CatalogPanel).defer)
+        instructions = self.engine.server_instructions(tool.server) if tool.server else None
         self.app.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens, instructions=instructions))
 
     def on_catalog_panel_server_chosen(self, message: CatalogPanel.ServerChosen) -> None:

@@ -35,7 +35,6 @@ from ..throttle import Throttle
 from .query_input import QueryInput
 
 if TYPE_CHECKING:
-    from ...core.catalog import ToolCatalog, ToolState
     from ...core.engine import Engine
 
 BUILTIN_GROUP = "built-in"
@@ -54,12 +53,6 @@ STATE_STYLE = {
 UNSTARTED = (ServerState.FAILED, ServerState.NOT_APPROVED)
 TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim",
                     "inline": "yellow"}
-
-
-def tool_state(catalog: ToolCatalog, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> ToolState:
-    """:meth:`ToolCatalog.state <toolscout.core.catalog.ToolCatalog.state>`, kept for the main
-    screen's tool details (widgets ask :meth:`Engine.tool_state <toolscout.core.engine.Engine.tool_state>`)."""
-    return catalog.state(tool, loaded_names, defer=defer)
 
 
 def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None) -> Text:
