@@ -11,12 +11,15 @@ from .common import make_engine
 
 if TYPE_CHECKING:
     from ..core.engine import Engine
+    from ..core.permissions import Asker
     from ..core.session.session import Session
     from ..core.settings import Settings
 
 
-def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None) -> Session:
-    """The session the app drives (a new one, or ``--resume``'d).
+def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None,
+                 asker: Asker | None = None) -> Session:
+    """The session the app drives (a new one, or ``--resume``'d), asking the person through
+    ``asker`` (the app's permission prompt) about tools that need permission.
 
     Raises:
         ProviderConfigError: an explicitly chosen provider lacks its key.
@@ -27,15 +30,16 @@ def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | 
     resume = args.resume if args is not None else None
     strategy = args.strategy if args is not None else None
     if resume is not None:
-        return Session.resume(engine, resume or None, settings=settings)
-    return Session(engine, settings=settings, strategy=strategy)
+        return Session.resume(engine, resume or None, settings=settings, asker=asker)
+    return Session(engine, settings=settings, strategy=strategy, asker=asker)
 
 
-def session_or_offline(engine: Engine, args: argparse.Namespace) -> tuple[Session, Settings]:
+def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | None = None) -> tuple[Session, Settings]:
     """The app's session, and the settings in effect: a provider chosen in a settings file or the
     environment that cannot be created (a missing key) becomes an offline session, with a warning
     and ``provider.name = offline`` applied to the engine (source ``fallback``), so a provider
-    picked in the settings screen without its key can be changed back.
+    picked in the settings screen without its key can be changed back. ``asker``: as for
+    :func:`make_session`.
 
     Raises:
         ProviderError: ``--provider`` named a provider that cannot be created.
@@ -45,14 +49,14 @@ def session_or_offline(engine: Engine, args: argparse.Namespace) -> tuple[Sessio
 
     settings = engine.settings
     try:
-        return make_session(settings, engine, args), settings
+        return make_session(settings, engine, args, asker), settings
     except ProviderError as exc:
         if args.provider:
             raise  # asked for on the command line: say so and stop
         engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
         settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
         engine.apply_settings(settings)
-        return make_session(settings, engine, args), settings
+        return make_session(settings, engine, args, asker), settings
 
 
 def offline_tool_search(session: Session, settings: Settings) -> Settings:
@@ -73,6 +77,20 @@ def offline_tool_search(session: Session, settings: Settings) -> Settings:
     return demo
 
 
+def app_session(engine: Engine, args: argparse.Namespace, asker: Asker) -> Session:
+    """The app's session, built by its controller with the app's permission prompt as ``asker``
+    (:func:`session_or_offline`, then :func:`offline_tool_search`); the app runs with the
+    session's settings.
+
+    Raises:
+        ProviderError: ``--provider`` named a provider that cannot be created.
+        SessionNotFound: ``--resume ID`` matched no transcript.
+    """
+    session, settings = session_or_offline(engine, args, asker)
+    offline_tool_search(session, settings)
+    return session
+
+
 def run_app(args: argparse.Namespace) -> int:
     """``toolscout`` with no subcommand: build everything from ``args`` and run the app.
 
@@ -81,15 +99,12 @@ def run_app(args: argparse.Namespace) -> int:
     """
     from ..core.session.providers import ProviderError
     from ..core.session.session import SessionNotFound
+    from ..tui.factory import make_app  # Textual is imported only when the app runs
 
     engine = make_engine(args)
     try:
-        session, settings = session_or_offline(engine, args)
+        app = make_app(engine.settings, engine, new_session=lambda asker: app_session(engine, args, asker))
     except (SessionNotFound, ProviderError) as exc:
         return fail(str(exc))
-    settings = offline_tool_search(session, settings)
-    from ..tui.factory import make_app  # Textual is imported only when the app runs
-
-    app = make_app(settings, engine, session)
     code = app.run()
     return int(code or 0)

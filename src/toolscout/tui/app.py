@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from ..core.settings import Settings
 from . import messages as m
-from .controller import SessionController
+from .controller import SessionController, SessionFactory
 from .keyrouting import KeyRouting
 from .resources import stylesheet_paths
 from .screens.main import MainScreen
@@ -34,7 +34,10 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     Args:
         settings: resolved settings (changes from the settings screen replace them).
         engine: the core engine; started on mount unless ``start_engine`` is False.
-        session: the agent session, or None (then only slash commands work).
+        session: a session built by the caller with its own asker, or None (then only slash
+            commands work, unless ``new_session`` builds one).
+        new_session: builds the session in the controller, with the app's permission prompt as
+            its asker (:class:`~toolscout.tui.controller.SessionController`).
         start_engine: False when the caller has already started the engine.
     """
 
@@ -53,9 +56,10 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     ]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
-                 start_engine: bool = True) -> None:
+                 new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
         super().__init__()
-        self.controller = SessionController(self, settings, engine, session, start_engine=start_engine)
+        self.controller = SessionController(self, settings, engine, session, new_session=new_session,
+                                            start_engine=start_engine)
         self.main_screen = MainScreen(self.controller)
 
     # -- what the controller owns (read-only views) ------------------------------------------

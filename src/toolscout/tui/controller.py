@@ -26,7 +26,7 @@ from textual.message_pump import MessagePump
 from ..core import events as core_events
 from ..core.context import ContextReport
 from ..core.models import ToolSpec
-from ..core.permissions import AskAnswer
+from ..core.permissions import AskAnswer, Asker
 from ..core.session.projection import INLINE
 from ..core.settings import Settings, UnsavedSettingError, change_user_setting
 from . import messages as m
@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from ..core.tokens import ModeDecision
 
 log = logging.getLogger(__name__)
+
+#: Builds the app's session given the permission asker it must use (the controller's prompt).
+SessionFactory = Callable[[Asker], "Session"]
 
 #: Seconds the app waits for the engine (or a replaced session) to shut down.
 STOP_TIMEOUT_S = 5.0
@@ -58,15 +61,25 @@ class SessionController:
         app: runs the controller's workers, notifications and the permission prompt.
         settings: resolved settings (replaced by changes from the settings screen).
         engine: the core engine; started by :meth:`connect` unless ``start_engine`` is False.
-        session: the agent session, or None (then only slash commands work).
+        session: a session built by the caller, with its own asker (tests), or None (then only
+            slash commands work, unless ``new_session`` builds one).
+        new_session: builds the session here, given :meth:`ask_permission` as its asker (the
+            CLI's way: permission prompts go through the modal); the controller then runs with
+            the settings that session was built with (an offline fallback, offline tool search).
         start_engine: False when the caller has already started the engine.
+
+    Raises:
+        Whatever ``new_session`` raises (``ProviderError``, ``SessionNotFound``), before the app runs.
     """
 
     def __init__(self, app: App[Any], settings: Settings, engine: Engine, session: Session | None = None, *,
-                 start_engine: bool = True) -> None:
+                 new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
         self.app = app
-        self.settings = settings
         self.engine = engine
+        if new_session is not None:
+            session = new_session(self.ask_permission)
+            settings = session.settings
+        self.settings = settings
         self.session = session
         self.start_engine = start_engine
         self._target: MessagePump | None = None
@@ -84,14 +97,12 @@ class SessionController:
 
     def connect(self, target: MessagePump) -> None:
         """Start reporting to ``target`` (the main screen, mounted): subscribe to the engine and
-        session, become the session's permission asker, and start the engine after the first
-        paint (loading catalogs can index, and embed, thousands of tools on this loop)."""
+        session, and start the engine after the first paint (loading catalogs can index, and
+        embed, thousands of tools on this loop)."""
         self._target = target
         self._bridge = Bridge(target, self.engine, self.session)
         self._bridge.connect()
         self._unsubscribe = self.engine.subscribe(self._on_engine_event)
-        if self.session is not None and self.session.asker is None:
-            self.session.asker = self.ask_permission  # permission prompts go through the modal
         if self.start_engine:
             self.app.call_after_refresh(
                 lambda: self.app.run_worker(self._start(), group="engine", exit_on_error=False))

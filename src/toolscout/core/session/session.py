@@ -155,12 +155,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
 
     @property
     def asker(self) -> Asker | None:
-        """Asks the person about tools that need permission (None: they are refused)."""
+        """Asks the person about tools that need permission (None: they are refused); given
+        when the session is built (``Session(..., asker=...)``), never replaced."""
         return self.router.asker
-
-    @asker.setter
-    def asker(self, asker: Asker | None) -> None:
-        self.router.asker = asker
 
     # -- public state ---------------------------------------------------------------------
     @property
