@@ -103,8 +103,9 @@ async def test_low_server_priority_renices_each_stdio_server_started_directly():
             while os.getpriority(os.PRIO_PROCESS, pid) != 15:
                 await anyio.sleep(0.02)
         group = Path(f"/proc/{pid}/autogroup")
-        if group.exists() and os.getsid(pid) == pid:
-            assert group.read_text().split()[-1] == "15"
+        words = group.read_text().split() if group.exists() else []
+        if words and os.getsid(pid) == pid:  # some sandboxes show the file empty
+            assert words[-1] == "15"
     async with running([stdio("other", "normal")], settle=False, **separate):
         pid = await started_server("normal.py")
         assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
