@@ -54,16 +54,6 @@ def pytest_configure(config: pytest.Config) -> None:
     textual.pilot.wait_for_idle = _handled_then_idle
 
 
-@pytest.fixture
-def textual_idle_slice(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Textual's own idle slice (1/50 s) for one test: its keys arrive at least a frame apart, as
-    with Textual's Pilot unpatched (see :data:`IDLE_SLICE_S`)."""
-    import textual._wait
-
-    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 1 / 50)
-    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 1 / 50 / 20)
-
-
 async def _messages_handled(app: Any, rounds: int = 20, timeout_s: float = 10.0) -> None:
     """Until no message pump of ``app`` (the app, its screen, the screen's widgets) has a queued
     message: each round lets every pump handle what it has queued (a callback queued behind it,

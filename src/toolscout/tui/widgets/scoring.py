@@ -174,7 +174,7 @@ class ScoringPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield QueryInput(placeholder="query, e.g. create issue · select:name · discover:topic · +term",
-                    id="scoring-query")
+                         id="scoring-query", before_change=self._hold_if_fast)
         yield Static(Text("type to rank the deferred tools", style="dim"), id="scoring-status")
         yield RankingTable(id="scoring-table")
         with VerticalScroll(id="scoring-detail"):
@@ -200,9 +200,13 @@ class ScoringPanel(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "scoring-query":
             event.stop()
-            if self._last_search_s < HOLD_ECHO_S:
-                self._hold_frame()
             self._score(event.value)
+
+    def _hold_if_fast(self) -> None:
+        """Take the frame hold as the query changes (called by the query box before the new text
+        can be painted) while searches are fast (:data:`HOLD_ECHO_S`)."""
+        if self._last_search_s < HOLD_ECHO_S and self.is_mounted:
+            self._hold_frame()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "scoring-query":
