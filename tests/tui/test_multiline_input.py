@@ -7,9 +7,9 @@ from __future__ import annotations
 import tui_scenarios as sc
 from textual import events
 from textual.widgets import Input
+from tui_harness import screen_app
 
-from toolscout.tui import messages as m
-from toolscout.tui.screens.permission import PermissionScreen
+from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.widgets.chat import NoticeEntry, UserEntry
 from toolscout.tui.widgets.multiline import MultiLineInput
 from toolscout.tui.widgets.prompt import PromptInput
@@ -90,11 +90,12 @@ async def test_history_up_and_down_from_the_first_and_last_line_and_slash_comman
 
 
 async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_single() -> None:
-    app = sc.make_app()
-    msgs = sc.Messages()
-    async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
-        await sc.settle(pilot)
-        form = await sc.open_first_recommendation(pilot, msgs, "weather forecast")  # get_forecast
+    """The form alone in a harness app: what Ctrl+S dismisses it with is what the app runs the
+    tool with (the run itself: test_offline_run.py's journey)."""
+    async with screen_app(lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__get_forecast")),
+                          size=SIZE) as pilot:
+        app = pilot.app
+        form = app.screen
         city = form.query_one("#arg-0")
         assert isinstance(city, MultiLineInput) and app.focused is city
         assert isinstance(form.query_one("#arg-1"), Input)  # days: a number stays one line
@@ -104,10 +105,7 @@ async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_sing
         assert city.value == "Paris\nFrance\nEU"
         await pilot.press("enter")  # Enter still moves on to the next field
         assert app.focused is form.query_one("#arg-1")
-        mark = len(msgs.seen)
         await pilot.press("ctrl+s")
-        await msgs.wait_for(pilot, lambda _: isinstance(app.screen, PermissionScreen), start=mark)
-        await pilot.press("y")
-        started = await msgs.wait_for(pilot, lambda e: isinstance(e, m.ToolCallStarted), start=mark)
-        assert started.arguments["city"] == "Paris\nFrance\nEU"
-        await sc.settle(pilot)
+        await pilot.pause()
+        (arguments,) = app.results
+        assert arguments["city"] == "Paris\nFrance\nEU"

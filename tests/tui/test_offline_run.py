@@ -1,10 +1,12 @@
 """The offline flow end to end: pick a tool, fill its form, answer the permission prompt, read
 the result. The form's fields are boxed and Enter walks them; the newest tool call is expanded;
-the duration shown is the tool's own time."""
+the duration shown is the tool's own time. The form alone is tested in a harness app
+(:func:`tui_harness.screen_app`); the run is a full-app journey."""
 
 from __future__ import annotations
 
 import tui_scenarios as sc
+from tui_harness import screen_app
 
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
@@ -27,11 +29,15 @@ async def _pick_forecast(pilot, msgs: sc.Messages) -> None:
     await _until(pilot, msgs, ArgumentFormScreen)
 
 
+def form_app(tool: str, size: tuple[int, int] = SIZE):
+    """The argument form of ``tool`` alone, pushed in a harness app over the fixture engine
+    (the form the first recommendation opens: picking it is the journey below)."""
+    return screen_app(lambda engine: ArgumentFormScreen(engine.tool(tool)), size=size)
+
+
 async def test_form_fields_are_boxed_and_enter_walks_them() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
-        await sc.settle(pilot)
-        await _pick_forecast(pilot, msgs)
+    async with form_app("mcp__weather__get_forecast") as pilot:
+        app = pilot.app
         form = app.screen
         city = form.query_one("#arg-0", MultiLineInput)  # a string with no one-line constraint
         assert app.focused is city
@@ -45,13 +51,10 @@ async def test_form_fields_are_boxed_and_enter_walks_them() -> None:
 
 
 async def test_form_scrolls_and_keeps_its_buttons_at_80x24() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await sc.settle(pilot)
-        tool = app.engine.tool("mcp__weather__post_alert")
-        app.push_screen(ArgumentFormScreen(tool))
-        await pilot.pause()
+    async with form_app("mcp__weather__post_alert", size=(80, 24)) as pilot:
+        app = pilot.app
         form = app.screen
+        assert isinstance(form, ArgumentFormScreen)
         screen_region = form.region
         for wid in ("#run", "#cancel", "#form-title"):
             assert screen_region.contains_region(form.query_one(wid).region), wid
