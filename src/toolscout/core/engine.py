@@ -226,7 +226,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
 
         Every server's session is closed by its own lifetime task; stdio child processes are
         ended (stdin closed, then SIGTERM/SIGKILL to the process group after
-        :data:`~toolscout.core.mcp.connection.STOP_GRACE_S` each); pending server sizes are written.
+        :data:`~toolscout.core.mcp.transports.stdio.STOP_GRACE_S` each); pending server sizes are written.
         """
         self.search.close()
         await self.pool.stop()

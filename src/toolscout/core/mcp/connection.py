@@ -5,7 +5,10 @@ anyio requires a cancel scope to be exited by the task that entered it. Opening 
 task and closing it in another fails with "cancel scope in a different task". So
 :meth:`ServerConnection.run` opens the client, lists tools, serves until asked to stop (or the
 server goes away), and closes the client, all in the same task. Other tasks only *use* the open
-client (``tools/call``, ``resources/read``), which the SDK supports from any task.
+client (``tools/call``, ``resources/read``), which the SDK supports from any task. The transport
+under the client (stdio, SSE, streamable HTTP) comes from :func:`.transports.open_transport`; the
+connection chooses only the command a stdio server runs (through the shared-session launcher or
+not: :mod:`.shared_sessions`).
 
 The handshake is the ``initialize`` one (``mode="legacy"``): the servers in the wild negotiate
 2024-11-05 … 2025-11-25, ``instructions`` come from ``initialize``, and tool changes arrive as
@@ -24,12 +27,8 @@ from dataclasses import replace
 from typing import IO, Any, Protocol
 
 import anyio
-import mcp.client.stdio as sdk_stdio
 import mcp_types as types
 from mcp.client import Client
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -39,17 +38,11 @@ from .listing import ListingError, list_tools_leniently
 from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
+from .transports import open_transport
 from .wire import GuardedStream, quiet_sdk_parse_errors
 
 log = logging.getLogger(__name__)
 quiet_sdk_parse_errors()  # unparsable server output is reported once per server (see .wire)
-
-#: Grace for a stdio server to exit after its stdin closes, then after SIGTERM to its process
-#: group, before SIGKILL (s). The SDK waits 2 s + 2 s by default; at 47 servers exiting at once on
-#: a busy machine that made quitting take 2.5–4.5 s (issue 12: quit < 2 s).
-STOP_GRACE_S = 0.4
-sdk_stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S  # the SDK reads these module constants per close
-sdk_stdio.FORCE_KILL_TIMEOUT = STOP_GRACE_S
 
 #: Quiet period that ends a burst of ``list_changed`` notifications (s).
 DEBOUNCE_S = 0.05
@@ -86,16 +79,6 @@ async def _guarded(inner: AbstractAsyncContextManager[Any], owner: ServerConnect
             lower_new_children()
         owner.guard = GuardedStream(read, owner._on_eof, owner._on_noise)
         yield owner.guard, write
-
-
-@asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    import httpx2
-
-    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP over HTTP
-    async with (httpx2.AsyncClient(headers=headers or None, timeout=timeout) as http,
-                streamable_http_client(url, http_client=http) as streams):
-        yield streams
 
 
 class ServerConnection:
@@ -214,19 +197,12 @@ class ServerConnection:
         if cfg.transport == "memory":
             return Client(cfg.inproc, **common)
         if cfg.transport == "stdio":
-            command, args = cfg.command, list(cfg.args)
             wrapped = None if self.launcher is None else self.launcher.wrap(
-                command, args, cfg.env, LOW_NICE if self.low_priority else 0)
+                cfg.command, list(cfg.args), cfg.env, LOW_NICE if self.low_priority else 0)
             self.shared_session = wrapped is not None
-            if wrapped is not None:
-                command, args = wrapped
-            params = StdioServerParameters(command=command, args=args, env=cfg.env or None, cwd=cfg.cwd)
-            transport: AbstractAsyncContextManager[Any] = stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
-        elif cfg.transport == "sse":
-            transport = sse_client(cfg.url, headers=cfg.headers or None)
-        else:
-            transport = _http_transport(cfg.url, cfg.headers)
-        return Client(_guarded(transport, self), **common)
+            if wrapped is not None:  # the shim that has the launcher start the configured command
+                cfg = replace(cfg, command=wrapped[0], args=tuple(wrapped[1]))
+        return Client(_guarded(open_transport(cfg, errlog=errlog), self), **common)
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
