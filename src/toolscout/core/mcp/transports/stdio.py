@@ -1,5 +1,6 @@
 """The stdio transport: the server's command started with pipes for stdin/stdout (the SDK's
-``stdio_client``), stopped within :data:`STOP_GRACE_S` per step when it closes."""
+``stdio_client`` with a linear line reader, :mod:`.stdio_lines`), stopped within
+:data:`STOP_GRACE_S` per step when it closes."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import IO
 
 import mcp.client.stdio as sdk_stdio
 from mcp.client import Transport
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 
 from ..server_config import ServerConfig
+from .stdio_lines import stdio_client
 
 #: Grace for a stdio server to exit after its stdin closes, then after SIGTERM to its process
 #: group, before SIGKILL (s). The SDK waits 2 s + 2 s by default; at 47 servers exiting at once on
@@ -29,7 +31,8 @@ def open_stdio(config: ServerConfig, *, errlog: IO[str] | None = None) -> Transp
         errlog: where the server's stderr goes (default: this process's stderr).
 
     Returns:
-        The SDK's ``stdio_client`` context (see :func:`~toolscout.core.mcp.transports.open_transport`);
+        The ``stdio_client`` context of :mod:`.stdio_lines` (see
+        :func:`~toolscout.core.mcp.transports.open_transport`);
         entering it raises ``OSError`` when the process cannot be spawned.
     """
     params = StdioServerParameters(command=config.command, args=list(config.args), env=config.env or None,
