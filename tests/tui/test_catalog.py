@@ -1,14 +1,50 @@
-"""The catalog panel: grouping, states, failed servers, filtering and the detail screen."""
+"""The catalog panel: grouping, states, failed servers, filtering and the detail screen.
+
+The panel's own behaviour is tested alone in a harness app (:func:`catalog_app`); the app's
+start, F2/Ctrl+B, the session's mode decision and a server's re-listing reaching the panel are
+full-app journeys."""
 
 from __future__ import annotations
 
 import tui_scenarios as sc
+from tui_harness import Harness, widget_app
 
 from toolscout.core.models import ToolSpec
-from toolscout.tui.screens.tool_detail import ToolDetailScreen
+from toolscout.tui.screens.tool_detail import ServerDetailScreen, ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogPanel
 
 SIZE = (140, 44)
+#: The side panel's size in a 140×44 app (as test_live_scoring's PANEL).
+PANEL = (67, 38)
+
+
+class CatalogHarness(Harness):
+    """Answers the panel's requests as the main screen does: ``d`` on a tool shows its details
+    (its state, and its cost from the engine's token report), Enter on a failed server its
+    full reason."""
+
+    def on_catalog_panel_tool_chosen(self, message: CatalogPanel.ToolChosen) -> None:
+        tool = message.tool
+        report = self.engine.context_report(loaded_names=set(), usage_counts={})
+        tokens = next((row.per_tool[tool.name] for row in report.rows if tool.name in row.per_tool), None)
+        state = self.engine.tool_state(tool, set(), defer=self.query_one(CatalogPanel).defer)
+        self.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens))
+
+    def on_catalog_panel_server_chosen(self, message: CatalogPanel.ServerChosen) -> None:
+        self.push_screen(ServerDetailScreen(message.status))
+
+
+def catalog_app(size: tuple[int, int] = PANEL, **kwargs):
+    """The catalog panel alone in a :class:`CatalogHarness` over the fixture engine (its
+    servers settled first: the app's panel hears their statuses from the core's events);
+    yields the settled pilot with the focus in the filter (what F2 does in the app)."""
+    return widget_app(lambda engine: CatalogPanel(engine, id="catalog"), size=size, harness=CatalogHarness,
+                      servers_first=True, **kwargs)
+
+
+async def focus_filter(pilot) -> None:
+    pilot.app.query_one("#catalog-filter").focus()
+    await pilot.pause()
 
 
 async def test_groups_states_and_a_failed_server() -> None:
@@ -28,10 +64,9 @@ async def test_groups_states_and_a_failed_server() -> None:
 
 
 async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
-    app = sc.make_app(settings=sc.make_settings(**{"toolSearch.enabled": "true"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f2")
+    async with catalog_app(settings=sc.make_settings(**{"toolSearch.enabled": "true"})) as pilot:
+        app = pilot.app
+        await focus_filter(pilot)
         await sc.type_text(pilot, "create_issue")
         await sc.settle(pilot)
         summary = str(app.screen.query_one("#catalog-summary").render())
@@ -78,12 +113,9 @@ async def test_f2_again_keeps_the_panel_and_ctrl_b_or_esc_hide_it_on_a_narrow_sc
 
 
 async def test_enter_on_a_failed_server_shows_the_full_reason() -> None:
-    from toolscout.tui.screens.tool_detail import ServerDetailScreen
-
-    app = sc.make_app(broken=True)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f2")
+    async with catalog_app(size=(120, 36), engine=sc.make_engine(sc.make_settings(), broken=True)) as pilot:
+        app = pilot.app
+        await focus_filter(pilot)
         await sc.type_text(pilot, "jira")
         await sc.settle(pilot)
         await pilot.press("enter")  # into the tree
