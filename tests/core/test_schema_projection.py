@@ -130,13 +130,16 @@ def test_catalog_registers_the_projection_once_and_keeps_the_source():
 
 def test_every_real_catalog_schema_projects_to_an_accepted_schema(shared_dir):
     count = 0
+    accepted: set[str] = set()  # 1,377 distinct projected schemas: each checked once
     for path in sorted((shared_dir / "bench-data" / "catalogs").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or "tools" not in data:
             continue
         for tool in data["tools"]:
             result = project(tool.get("inputSchema"))
-            _accepted(result.schema)
+            if (text := json.dumps(result.schema, sort_keys=True)) not in accepted:
+                _accepted(result.schema)
+                accepted.add(text)
             assert not result.wrapped, (path.name, tool["name"])
             count += 1
     assert count == 1673
