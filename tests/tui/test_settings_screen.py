@@ -1,13 +1,22 @@
-"""The settings screen: live changes that persist to the user settings file, and warnings."""
+"""The settings screen: live changes that persist to the user settings file, and warnings.
+
+The screen alone runs in a harness app over the app's own controller (:func:`settings_app`);
+F5 and a change reaching the main screen's widgets (the recommendation bar) are full-app
+journeys."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import tui_scenarios as sc
+from tui_harness import ScreenHarness, screen_app
 
+from toolscout.tui.controller import SessionController
 from toolscout.tui.screens.settings import SettingsScreen, widget_id
 from toolscout.tui.widgets.recommendations import RecommendationBar
 
@@ -16,6 +25,38 @@ SIZE = (120, 36)
 
 def user_file() -> Path:
     return Path(os.environ["TOOLSCOUT_CONFIG_DIR"]) / "settings.json"
+
+
+class SettingsHarness(ScreenHarness):
+    """The settings screen over the app's controller (an offline session over the harness's
+    engine, already started): the screen and ``apply`` F5 pushes in the app."""
+
+    def __init__(self, build: Any, engine: Any) -> None:
+        super().__init__(build, engine)
+        self.controller = SessionController(self, engine.settings, engine, start_engine=False,
+                                            new_session=sc.session_factory(engine, engine.settings))
+
+    @property
+    def settings(self) -> Any:
+        return self.controller.settings
+
+    @property
+    def session(self) -> Any:
+        return self.controller.session
+
+    def make_screen(self) -> SettingsScreen:
+        return SettingsScreen(self.controller.settings, self.controller.apply_setting)
+
+
+@asynccontextmanager
+async def settings_app(settings: Any = None) -> AsyncIterator[Any]:
+    """The settings screen alone (:class:`SettingsHarness`); yields the settled pilot and closes
+    the session on the way out."""
+    async with screen_app(None, size=SIZE, settings=settings, harness=SettingsHarness) as pilot:
+        try:
+            yield pilot
+        finally:
+            await pilot.app.controller.stop()
 
 
 async def test_toggling_recommendations_hides_the_bar_and_persists() -> None:
@@ -72,11 +113,8 @@ async def test_number_settings_are_validated_before_saving() -> None:
 
 
 async def test_select_changes_apply_live() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f5")
-        await pilot.pause()
+    async with settings_app() as pilot:
+        app = pilot.app
         app.screen.change("toolSearch.enabled", "true")
         assert app.engine.settings["toolSearch.enabled"] == "true"
         assert app.engine.context_report().decision.defer is True
@@ -86,11 +124,8 @@ async def test_select_changes_apply_live() -> None:
 async def test_invalid_settings_file_shows_its_warnings() -> None:
     user_file().parent.mkdir(parents=True, exist_ok=True)
     user_file().write_text('{"recommendations": {"minScore": "[bold]lots[/bold]"}, "toolSearch": {"enabled": 3}}')
-    app = sc.make_app(settings=sc.make_settings())
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f5")
-        await pilot.pause()
+    async with settings_app(sc.make_settings()) as pilot:
+        app = pilot.app
         text = sc.screen_text(app)
         assert "recommendations.minScore" in text
         assert "[bold]lots[/bold]" in text  # shown literally
@@ -105,11 +140,8 @@ async def test_a_value_overridden_by_the_project_file_says_so_after_saving(tmp_p
     project.write_text(json.dumps({"session": {"strategy": "stub"}}))
     settings = load_settings(SettingsPaths(user_file(), project, None, None), env={})
     settings = settings.with_overrides({"toolSearch.ranker": "hybrid"})
-    app = sc.make_app(settings=settings)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f5")
-        await pilot.pause()
+    async with settings_app(settings) as pilot:
+        app = pilot.app
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         note = screen.query_one(f"#{widget_id('session.strategy')}-note")
@@ -127,11 +159,8 @@ async def test_a_malformed_user_file_is_never_overwritten() -> None:
     broken = '{"model": {"name": "my-model"}, "custom": 1,'  # truncated: a save would lose both keys
     user_file().parent.mkdir(parents=True, exist_ok=True)
     user_file().write_text(broken, encoding="utf-8")
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f5")
-        await pilot.pause()
+    async with settings_app() as pilot:
+        app = pilot.app
         assert app.focused.id == widget_id("recommendations.enabled")
         await pilot.press("enter")
         await pilot.pause()
