@@ -1,7 +1,9 @@
 """Keys typed ahead land where the person meant them: after Enter in a form field, in the next
 field (a terminal delivers a fast typist's keys in one burst, before the focus moved); typed on a
 read-only panel, in the prompt, while the panels keep their own keys; the scoring table shows the
-ranker's columns before the first query; a postponed usage redraw is not lost."""
+ranker's columns before the first query; a postponed usage redraw is not lost. The form and the
+usage panel alone run in harness apps (:mod:`tui_harness`); keys between the app's panels are
+full-app journeys."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from typing import Any
 
 import tui_scenarios as sc
 from textual import events
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input
+from tui_harness import screen_app, widget_app
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
@@ -41,11 +44,8 @@ def _typed(text: str) -> list[str]:
 
 
 async def test_keys_after_enter_in_a_form_land_in_the_next_field() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await sc.settle(pilot)
-        app.push_screen(ArgumentFormScreen(CONVERT))
-        await pilot.pause()
+    async with screen_app(lambda _engine: ArgumentFormScreen(CONVERT), size=(120, 36)) as pilot:
+        app = pilot.app
         form = app.screen
         fields = list(form.query(".field"))
         assert [type(f).__name__ for f in fields] == ["MultiLineInput", "FieldInput", "MultiLineInput"]
@@ -102,12 +102,15 @@ async def test_a_report_that_came_while_the_usage_panel_had_no_room_shows_once_i
     # The panel is laid out (no Show event later) but has zero area when the report arrives,
     # as in the side panel's first frames; growing it must draw the report (it kept
     # "counting tokens…" until shown again).
-    app = sc.make_app()
-    async with app.run_test(size=(140, 42)) as pilot:
-        app.screen.query_one("#sidebar", TabbedContent).active = "tab-usage"
+    # The panel alone (the side panel's size in a 140×42 app); the report comes as the main
+    # screen hands it over when its thread finishes.
+    async with widget_app(lambda _engine: UsagePanel(id="usage"), size=(67, 36)) as pilot:
+        app = pilot.app
         usage = app.screen.query_one(UsagePanel)
         usage.styles.max_height = 0
-        await sc.settle(pilot)
+        await sc.settle(pilot, servers=False)
+        usage.show_report(app.engine.context_report(loaded_names=set(), usage_counts={}))
+        await sc.settle(pilot, servers=False)
         assert usage.report is not None and usage.region.area == 0
         usage.styles.max_height = None
         await sc.settle(pilot, servers=False)

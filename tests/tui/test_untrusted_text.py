@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tui_scenarios as sc
+from tui_harness import screen_app
 
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
@@ -76,12 +77,11 @@ async def test_hostile_descriptions_in_every_panel() -> None:
 
 
 async def test_hostile_arguments_in_the_permission_prompt_and_form() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    """The two dialogs alone in a harness app (:func:`tui_harness.screen_app`)."""
+    async with screen_app(lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__post_alert")),
+                          size=SIZE) as pilot:
+        app = pilot.app
         tool = app.engine.tool("mcp__weather__post_alert")
-        app.push_screen(ArgumentFormScreen(tool))
-        await pilot.pause()
         text = sc.screen_text(app)
         assert "[bold red]Posts[/]" in text
         assert_clean(text)
