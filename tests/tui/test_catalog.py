@@ -7,46 +7,13 @@ full-app journeys."""
 from __future__ import annotations
 
 import tui_scenarios as sc
-from tui_harness import Harness, widget_app
+from tui_harness import catalog_app, focus_filter
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.tool_detail import ServerDetailScreen, ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogPanel
 
 SIZE = (140, 44)
-#: The side panel's size in a 140×44 app (as test_live_scoring's PANEL).
-PANEL = (67, 38)
-
-
-class CatalogHarness(Harness):
-    """Answers the panel's requests as the main screen does: ``d`` on a tool shows its details
-    (its state, and its cost from the engine's token report), Enter on a failed server its
-    full reason."""
-
-    def on_catalog_panel_tool_chosen(self, message: CatalogPanel.ToolChosen) -> None:
-        tool = message.tool
-        report = self.engine.context_report(loaded_names=set(), usage_counts={})
-        tokens = next((row.per_tool[tool.name] for row in report.rows if tool.name in row.per_tool), None)
-        state = self.engine.tool_state(tool, set(), defer=self.query_one(CatalogPanel).defer)
-        self.push_screen(ToolDetailScreen(tool, state=state, tokens=tokens))
-
-    def on_catalog_panel_server_chosen(self, message: CatalogPanel.ServerChosen) -> None:
-        self.push_screen(ServerDetailScreen(message.status))
-
-
-def catalog_app(size: tuple[int, int] = PANEL, **kwargs):
-    """The catalog panel alone in a :class:`CatalogHarness` over the fixture engine (its
-    servers settled first: the app's panel hears their statuses from the core's events);
-    yields the settled pilot with the focus in the filter (what F2 does in the app)."""
-    return widget_app(lambda engine: CatalogPanel(engine, id="catalog"), size=size, harness=CatalogHarness,
-                      servers_first=True, **kwargs)
-
-
-async def focus_filter(pilot) -> None:
-    pilot.app.query_one("#catalog-filter").focus()
-    await pilot.pause()
-
-
 async def test_groups_states_and_a_failed_server() -> None:
     app = sc.make_app(broken=True, settings=sc.make_settings(**{"toolSearch.enabled": "true"}))
     async with app.run_test(size=SIZE) as pilot:

@@ -9,6 +9,7 @@ import asyncio
 import tui_scenarios as sc
 from mcp.server.mcpserver import MCPServer
 from textual.widgets import Input, TabbedContent, TabPane
+from tui_harness import catalog_app, focus_filter
 
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.tui import messages as m
@@ -140,10 +141,11 @@ async def test_panel_keys_show_their_panel_and_ctrl_b_hides_it() -> None:
 
 
 async def test_down_in_the_catalog_filter_moves_into_the_tree() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f2")
+    """The catalog panel alone (:func:`tui_harness.catalog_app`; F2 itself: the panel-keys
+    journey above)."""
+    async with catalog_app() as pilot:
+        app = pilot.app
+        await focus_filter(pilot)
         await sc.type_text(pilot, "forecast")
         await pilot.press("down")
         assert isinstance(app.focused, CatalogTree)
