@@ -4,6 +4,8 @@ the model receives all of it. Enter still sends, slash commands and history stil
 
 from __future__ import annotations
 
+import asyncio
+
 import tui_scenarios as sc
 from textual import events
 from textual.widgets import Input
@@ -106,6 +108,6 @@ async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_sing
         await pilot.press("enter")  # Enter still moves on to the next field
         assert app.focused is form.query_one("#arg-1")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await asyncio.wait_for(app.dismissed.wait(), 10)
         (arguments,) = app.results
         assert arguments["city"] == "Paris\nFrance\nEU"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import tui_scenarios as sc
 from tui_harness import screen_app
 
@@ -90,6 +92,7 @@ async def test_hostile_arguments_in_the_permission_prompt_and_form() -> None:
         form.query_one("#arg-1").value = "[/"
         form.query_one("#arg-2").text = '["[red]x[/red]"]'
         await pilot.press("ctrl+s")
+        await asyncio.wait_for(app.dismissed.wait(), 10)  # valid arguments: the form closed
         await pilot.pause()
         assert not isinstance(app.screen, ArgumentFormScreen)
         app.push_screen(PermissionScreen(tool.name, {"city": "[bold]Oslo[/bold]", "x": "\x1b[2J"}, tool))
