@@ -1,4 +1,5 @@
-"""App-level actions: the command palette lists them, settings that cannot apply say so."""
+"""App-level actions: the command palette lists them, the usage panel reads the session's cache
+stats (a setting that cannot apply says so: test_settings_screen.py, over the app's controller)."""
 
 from __future__ import annotations
 
@@ -22,18 +23,6 @@ async def test_command_palette_lists_every_action() -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert type(app.screen).__name__ == "CommandPalette"
-
-
-async def test_a_provider_that_cannot_start_is_saved_but_reported() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        before = app.session.provider
-        app.controller.apply_setting("provider.name", "anthropic")  # no ANTHROPIC_API_KEY in tests
-        await pilot.pause()
-        assert app.session.provider is before
-        assert any("ANTHROPIC_API_KEY" in n.message for n in app._notifications)
-        assert app.settings["provider.name"] == "anthropic"
 
 
 async def test_usage_panel_shows_the_sessions_cache_prefix_hits() -> None:

@@ -1,8 +1,8 @@
 """The catalog panel: grouping, states, failed servers, filtering and the detail screen.
 
-The panel's own behaviour is tested alone in a harness app (:func:`catalog_app`); the app's
-start, F2/Ctrl+B, the session's mode decision and a server's re-listing reaching the panel are
-full-app journeys."""
+The panel's own behaviour, and the core's events reaching it (a server re-listing, a server's
+warning), are tested alone in a harness app (:func:`catalog_app`, bridged to the engine as the
+app is); F2/Ctrl+B and the session's mode decision are full-app journeys."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from toolscout.tui.widgets.catalog import CatalogPanel
 
 SIZE = (140, 44)
 async def test_groups_states_and_a_failed_server() -> None:
-    app = sc.make_app(broken=True, settings=sc.make_settings(**{"toolSearch.enabled": "true"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    """The panel alone (the status bar's "servers 6/7 · 1 failed": test_warnings.py's journey)."""
+    engine = sc.make_engine(sc.make_settings(**{"toolSearch.enabled": "true"}), broken=True)
+    async with catalog_app(engine=engine) as pilot:
+        app = pilot.app
         panel = app.screen.query_one(CatalogPanel)
         groups = [g for g, _ in panel.groups()]
         assert groups[0] == "built-in"
@@ -25,7 +26,6 @@ async def test_groups_states_and_a_failed_server() -> None:
         text = sc.screen_text(app)
         assert "jira" in text and "failed" in text
         assert "cannot start '/nonexistent/jira-mcp'" in text
-        assert "servers 6/7 · 1 failed" in text
         assert "ToolSearch  core" in text
         assert "NotebookEdit  deferred" in text
 
@@ -125,7 +125,6 @@ async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
     import importlib.util
 
     from toolscout.core.mcp.config import ServerConfig
-    from toolscout.tui.factory import make_app as build
     from toolscout.tui.messages import CatalogChanged
 
     spec = importlib.util.spec_from_file_location("fixture_dynamic", sc.FIXTURES / "servers" / "dynamic.py")
@@ -134,8 +133,8 @@ async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
     spec.loader.exec_module(dynamic)
     settings = sc.make_settings()
     engine = sc.make_engine(settings, servers=(ServerConfig.memory("dyn", dynamic.build("dyn")),))
-    app = build(settings, engine, None)
-    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+    async with catalog_app(engine=engine, message_hook=(msgs := sc.Messages())) as pilot:
+        app = pilot.app
         await sc.settle(pilot)
         panel = app.screen.query_one(CatalogPanel)
         tree = app.screen.query_one("#catalog-tree")
@@ -159,13 +158,14 @@ async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
 
 
 async def test_a_servers_warnings_are_lines_under_it() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    from toolscout.tui.messages import WarningRaised
+
+    async with catalog_app(message_hook=(msgs := sc.Messages())) as pilot:
+        app = pilot.app
         app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")
         app.engine.warn("tool 'no_schema' dropped: no inputSchema", "weather")  # a re-list repeats it
-        await pilot.pause()
-        await pilot.pause()
+        await msgs.wait_for(pilot, lambda m: isinstance(m, WarningRaised) and m.source == "weather")
+        await sc.settle(pilot)
         tree = app.screen.query_one("#catalog-tree")
         weather = next(n for n in tree.root.children if n.data == "weather")
         notes = [str(n.label) for n in weather.children if n.data == "weather:warning"]

@@ -9,7 +9,7 @@ import asyncio
 import tui_scenarios as sc
 from textual import events
 from textual.widgets import Input
-from tui_harness import screen_app
+from tui_harness import PromptHarness, screen_app, submit
 
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.widgets.chat import NoticeEntry, UserEntry
@@ -48,6 +48,11 @@ async def test_shift_enter_and_ctrl_j_add_lines_and_enter_sends_them_all() -> No
         assert prompt.value == ""
         assert _sent_text(provider) == "first\nsecond\nthird"
         assert "first\nsecond\nthird" in str([e for e in app.screen.chat.children if isinstance(e, UserEntry)][-1].render())
+        await sc.ask(pilot, "/help")  # slash commands still work, and go to the history
+        assert isinstance(list(app.screen.chat.children)[-1], NoticeEntry)
+        assert "Slash commands" in sc.screen_text(app)
+        await pilot.press("up")
+        assert prompt.value == "/help"
 
 
 async def test_a_bracketed_paste_keeps_every_line() -> None:
@@ -63,17 +68,16 @@ async def test_a_bracketed_paste_keeps_every_line() -> None:
         assert _sent_text(provider) == QUESTION
 
 
-async def test_history_up_and_down_from_the_first_and_last_line_and_slash_commands() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        prompt = app.screen.query_one(PromptInput)
-        await sc.ask(pilot, "one")
+async def test_history_up_and_down_from_the_first_and_last_line() -> None:
+    """The prompt alone in a harness app answered as the main screen answers it (slash commands
+    in the history, and what a sent prompt starts: the journeys above and test_turns.py)."""
+    async with PromptHarness().run_test(size=SIZE) as pilot:
+        prompt = pilot.app.query_one(PromptInput)
+        await submit(pilot, "one")
         await sc.type_text(pilot, "two")
         await pilot.press("shift+enter")
-        await sc.type_text(pilot, "three")
-        await pilot.press("enter")
-        await sc.settle(pilot)
+        await submit(pilot, "three")
+        assert pilot.app.submitted == ["one", "two\nthree"]
         await sc.type_text(pilot, "draft")
         await pilot.press("up")
         assert prompt.value == "two\nthree" and prompt.cursor_location == (1, 5)
@@ -85,10 +89,6 @@ async def test_history_up_and_down_from_the_first_and_last_line_and_slash_comman
         assert prompt.value == "two\nthree"
         await pilot.press("down")  # on the last line: back to the draft
         assert prompt.value == "draft"
-        prompt.value = ""
-        await sc.ask(pilot, "/help")
-        assert isinstance(list(app.screen.chat.children)[-1], NoticeEntry)
-        assert "Slash commands" in sc.screen_text(app)
 
 
 async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_single() -> None:

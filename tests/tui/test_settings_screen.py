@@ -121,6 +121,17 @@ async def test_select_changes_apply_live() -> None:
         assert json.loads(user_file().read_text()) == {"toolSearch": {"enabled": "true"}}
 
 
+async def test_a_provider_that_cannot_start_is_saved_but_reported() -> None:
+    async with settings_app() as pilot:
+        app = pilot.app
+        before = app.session.provider
+        app.controller.apply_setting("provider.name", "anthropic")  # no ANTHROPIC_API_KEY in tests
+        await pilot.pause()
+        assert app.session.provider is before
+        assert any("ANTHROPIC_API_KEY" in n.message for n in app._notifications)
+        assert app.settings["provider.name"] == "anthropic"
+
+
 async def test_invalid_settings_file_shows_its_warnings() -> None:
     user_file().parent.mkdir(parents=True, exist_ok=True)
     user_file().write_text('{"recommendations": {"minScore": "[bold]lots[/bold]"}, "toolSearch": {"enabled": 3}}')

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import tui_scenarios as sc
+from tui_harness import PromptHarness, submit
 
 from toolscout.tui.widgets.chat import (
     AssistantEntry,
@@ -116,14 +117,13 @@ async def test_clear_starts_a_new_session_and_keeps_the_old_transcript() -> None
 
 
 async def test_prompt_history_walks_with_up_and_down() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    """The prompt alone in a harness app answered as the main screen answers it (that the
+    screen puts slash commands in the history: test_multiline_input.py's journey)."""
+    async with PromptHarness().run_test(size=SIZE) as pilot:
         for command in ("/help", "/mcp"):
-            await sc.type_text(pilot, command)
-            await pilot.press("enter")
+            await submit(pilot, command)
         await sc.type_text(pilot, "draft")
-        prompt = app.screen.query_one("#prompt")
+        prompt = pilot.app.query_one("#prompt")
         await pilot.press("up")
         assert prompt.value == "/mcp"
         await pilot.press("up")

@@ -34,3 +34,4 @@ async def test_engine_warnings_after_start_appear_as_they_arrive() -> None:
         assert any("catalog: something odd" in t for t in texts)
         assert any(t.startswith("! jira: failed") for t in texts)  # a server that failed to start
         assert sum("something odd" in t for t in texts) == 1
+        assert "servers 6/7 · 1 failed" in sc.screen_text(app)  # the status bar counts the failed server
