@@ -69,6 +69,7 @@ async def test_slash_commands() -> None:
             await pilot.pause()
         entries = [e for e in app.screen.chat.children if not e.has_class("-warning")][1:]  # after the welcome
         assert [type(e) for e in entries] == [NoticeEntry, NoticeEntry, NoticeEntry, SearchEntry, ErrorEntry]
+        await sc.chat_at_end(pilot)  # the error entry is mounted; its scroll into view follows a frame later
         text = sc.screen_text(app)
         assert "unknown command /nope" in text
         mcp = str(entries[2].render())  # the failure reason in full, not cut at a column edge
