@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from ...core.models import ServerStatus
 from .. import messages as m
 from ..text import clean
 from ..throttle import Throttle
@@ -66,6 +67,17 @@ class MainScreen(SidePanels):
 
     busy: reactive[bool] = reactive(False)
     """True while a turn runs."""
+    # State the bars show, bound to them in compose (``data_bind``): the screen sets it from the
+    # controller's messages and settings, the bars redraw.
+    provider: reactive[str] = reactive("offline")
+    model: reactive[str] = reactive("")
+    mode: reactive[str] = reactive("")
+    starting: reactive[bool] = reactive(False)
+    servers: reactive[dict[str, ServerStatus]] = reactive(dict, always_update=True)
+    encoding: reactive[tuple[int, int, float | None] | None] = reactive(None)
+    recommendations_enabled: reactive[bool] = reactive(True)
+    recommendations_min_score: reactive[float] = reactive(0.15)
+    recommendations_max: reactive[int] = reactive(3)
 
     def __init__(self, controller: SessionController) -> None:
         super().__init__()
@@ -81,11 +93,15 @@ class MainScreen(SidePanels):
         self.app.post_message(message)
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(id="status")
+        yield StatusBar(id="status").data_bind(MainScreen.provider, MainScreen.model, MainScreen.mode,
+                                              MainScreen.busy, MainScreen.starting, MainScreen.servers,
+                                              MainScreen.encoding)
         with Horizontal(id="body"):
             with Vertical(id="chat-column"):
                 yield ChatView(id="chat")
-                yield RecommendationBar(id="recommendations")
+                yield RecommendationBar(id="recommendations").data_bind(
+                    enabled=MainScreen.recommendations_enabled, min_score=MainScreen.recommendations_min_score,
+                    max_items=MainScreen.recommendations_max)
                 yield PromptInput(placeholder="Message, or /help", id="prompt")
             with TabbedContent(id="sidebar", initial="tab-catalog"):
                 with TabPane("Catalog", id="tab-catalog"):
@@ -98,9 +114,8 @@ class MainScreen(SidePanels):
 
     def on_mount(self) -> None:
         self.apply_settings()
-        status = self.query_one(StatusBar)
-        status.servers = {s.name: s for s in self.engine.server_statuses()}
-        status.starting = self.controller.start_engine  # until EngineStarted
+        self.servers = {s.name: s for s in self.engine.server_statuses()}
+        self.starting = self.controller.start_engine  # until EngineStarted
         self.query_one(PromptInput).focus()
         self.refresh_report()
         session = self.controller.session
@@ -122,7 +137,6 @@ class MainScreen(SidePanels):
 
     # -- keys ------------------------------------------------------------------------------
     def watch_busy(self, value: bool) -> None:
-        self.query_one(StatusBar).busy = value
         self.set_class(value, "-busy")
 
     def action_escape(self) -> None:
@@ -137,21 +151,19 @@ class MainScreen(SidePanels):
     def apply_settings(self) -> None:
         """Push the current settings into the widgets that depend on them."""
         settings = self.controller.settings
-        bar = self.query_one(RecommendationBar)
-        bar.enabled = bool(settings["recommendations.enabled"])
-        bar.min_score = float(settings["recommendations.minScore"])
-        bar.max_items = int(settings["recommendations.max"])
-        status = self.query_one(StatusBar)
-        status.provider = self.controller.provider_name
-        status.model = self.controller.model_name
+        self.recommendations_enabled = bool(settings["recommendations.enabled"])
+        self.recommendations_min_score = float(settings["recommendations.minScore"])
+        self.recommendations_max = int(settings["recommendations.max"])
+        self.provider = self.controller.provider_name
+        self.model = self.controller.model_name
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
-        status.mode = f"tool search {search} · {settings['session.strategy']}"
+        self.mode = f"tool search {search} · {settings['session.strategy']}"
         if self.welcome is not None:
             self.welcome.show(recommendations=bool(settings["recommendations.enabled"]),
                               source=str(settings.sources.get("toolSearch.enabled", "")))
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
-        self.query_one(StatusBar).starting = False
+        self.starting = False
         self.query_one(CatalogPanel).schedule_refresh()
         self.refresh_report()
 
@@ -164,8 +176,7 @@ class MainScreen(SidePanels):
     def on_server_status_changed(self, message: m.ServerStatusChanged) -> None:
         status = message.status
         self.query_one(CatalogPanel).set_status(status)
-        bar = self.query_one(StatusBar)
-        bar.servers = {**bar.servers, status.name: status}
+        self.servers = {**self.servers, status.name: status}
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
         self.query_one(CatalogPanel).schedule_refresh()
@@ -176,7 +187,7 @@ class MainScreen(SidePanels):
         self.query_one(ScoringPanel).ranker_changed()
 
     def on_vectors_progressed(self, message: m.VectorsProgressed) -> None:
-        self.query_one(StatusBar).show_encoding(message.done, message.total, message.eta_s)
+        self.encoding = None if message.done >= message.total else (message.done, message.total, message.eta_s)
 
     def on_warning_raised(self, message: m.WarningRaised) -> None:
         self.chat.add_warning(f"! {clean(message.text, single_line=True)}", message.source)

@@ -11,7 +11,11 @@ from ..text import clean
 
 
 class StatusBar(Widget):
-    """Shows what the session runs on and what it is doing. No clock: snapshots stay stable."""
+    """Shows what the session runs on and what it is doing. No clock: snapshots stay stable.
+
+    Its reactives are bound to the main screen's (``data_bind``), which sets them from the
+    controller's messages.
+    """
 
     provider: reactive[str] = reactive("offline")
     model: reactive[str] = reactive("")
@@ -21,10 +25,6 @@ class StatusBar(Widget):
     servers: reactive[dict[str, ServerStatus]] = reactive(dict, always_update=True)
     #: First-time encoding for the dense ranker: (done, total, eta seconds or None), or None.
     encoding: reactive[tuple[int, int, float | None] | None] = reactive(None)
-
-    def show_encoding(self, done: int, total: int, eta_s: float | None) -> None:
-        """Show encoding progress (hidden again once ``done`` reaches ``total``)."""
-        self.encoding = None if done >= total else (done, total, eta_s)
 
     def render(self) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis")
