@@ -21,8 +21,11 @@ from serve_helpers import (
 PIXEL_PREFIX = "iVBORw0KGgo"
 
 
-def base_config(tmp_path, **extra):
-    return write_config(tmp_path, {"normal": fixture_entry("normal", "normal"), "time": time_entry(), **extra})
+def base_config(tmp_path, *, with_time: bool = True, **extra):
+    """The fixture server ``normal``, the real ``mcp-server-time`` (left out where a test does not
+    use it: each upstream process costs about a second of CPU at start) and ``extra`` entries."""
+    time = {"time": time_entry()} if with_time else {}
+    return write_config(tmp_path, {"normal": fixture_entry("normal", "normal"), **time, **extra})
 
 
 async def test_fixed_tool_list_search_and_context_resources(tmp_path):
@@ -84,7 +87,7 @@ async def test_allowed_calls_pass_results_through(tmp_path):
 
 
 async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
-    cfg = base_config(tmp_path)
+    cfg = base_config(tmp_path, with_time=False)
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
         wrong = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": {"a": "one"}})
         not_json_object = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": [1, 2]})
@@ -105,7 +108,7 @@ async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
 
 
 async def test_failing_upstream_does_not_take_the_gateway_down(tmp_path):
-    cfg = base_config(tmp_path, broken=fixture_entry("crash"))
+    cfg = base_config(tmp_path, with_time=False, broken=fixture_entry("crash"))
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal,broken") as client:
         call = await client.call_tool("call_tool", {"name": "mcp__broken__anything", "arguments": {}})
         echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "still up"}})
@@ -119,7 +122,7 @@ async def test_failing_upstream_does_not_take_the_gateway_down(tmp_path):
 
 async def test_late_server_fills_the_index_live(tmp_path):
     gate = tmp_path / "open-gate"
-    cfg = base_config(tmp_path, late=fixture_entry("late", "late", "--tools", "3", "--gate", str(gate)))
+    cfg = base_config(tmp_path, with_time=False, late=fixture_entry("late", "late", "--tools", "3", "--gate", str(gate)))
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--wait-servers", "0",
                              "--allowed-tools", "late") as client:
         listed = await client.list_tools()
@@ -159,7 +162,7 @@ async def test_dynamic_exposure_appends_and_announces(tmp_path):
 
 
 async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
-    cfg = base_config(tmp_path)
+    cfg = base_config(tmp_path, with_time=False)
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
         pid = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
 
@@ -184,7 +187,7 @@ async def test_a_configured_gateway_entry_is_not_started(tmp_path):
 
 
 async def test_long_results_are_capped_with_the_full_text_as_a_resource(tmp_path):
-    cfg = base_config(tmp_path)
+    cfg = base_config(tmp_path, with_time=False)
     long_text = " ".join(f"word{i}" for i in range(40_000))  # ~ 100k tokens
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
         capped = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": long_text}})
