@@ -1,41 +1,37 @@
-"""App-level actions: the command palette lists them, the usage panel reads the session's cache
-stats (a setting that cannot apply says so: test_settings_screen.py, over the app's controller)."""
+"""App-level actions: the usage panel reads the session's cache stats (a setting that cannot apply
+says so: test_settings_screen.py, over the app's controller).
+
+Harness test: the Token usage panel alone (:func:`tui_harness_panels.usage_app`) over a model
+session's two requests, given the app's controller's figures as the main screen gives them.
+Journeys (full app, test_tool_search_visible.py): the command palette lists every action (the
+offline journey, which then runs one), and the session's usage reaching F4 through the main
+screen (the model session's journey)."""
 
 from __future__ import annotations
 
 import tui_scenarios as sc
+from tui_harness_panels import usage_app
 
-from toolscout.tui.app import ToolscoutApp
-
-SIZE = (120, 36)
-
-
-async def test_command_palette_lists_every_action() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        titles = {c.title for c in app.get_system_commands(app.screen)}
-        for wanted in ("Catalog", "Live scoring", "Token usage", "Toggle side panel", "Settings", "Help",
-                       "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit"):
-            assert wanted in titles
-        bound = {b.action for b in ToolscoutApp.BINDINGS}  # every key binding has a palette entry
-        assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "CommandPalette"
+from toolscout.tui.widgets.usage import UsagePanel
 
 
 async def test_usage_panel_shows_the_sessions_cache_prefix_hits() -> None:
-    app = sc.make_app(session="model")
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
+    """Two requests of a model session (the second's cache prefix is the first's), then the
+    controller's figures handed to the panel as the main screen does on ``UsageUpdated``."""
+    from toolscout.core.session.session import Session
+    from toolscout.tui.controller import SessionController
+
+    settings = sc.make_settings()
+    engine = sc.make_engine(settings)
+    async with usage_app(size=(120, 36), engine=engine, settings=settings) as pilot:
+        app = pilot.app
+        session = Session(engine, settings=settings, provider=sc.ScriptedProvider(), persist=False)
+        controller = SessionController(app, settings, engine, session, start_engine=False)
         for text in ("hello", "again"):
-            await sc.type_text(pilot, text)
-            await pilot.press("enter")
-            await sc.settle(pilot)
-        await pilot.press("f4")
+            await session.send(text)
+        app.query_one(UsagePanel).set_cache(controller.cache_stats())
         await sc.settle(pilot)
         screen = sc.screen_text(app)
         assert "cache prefix hits 50% of 2 requests" in screen
-        cache = app.controller.cache_stats()
+        cache = controller.cache_stats()
         assert (cache.cache_read_tokens, cache.prompt_tokens, cache.output_tokens) == (6800, 9200, 24)

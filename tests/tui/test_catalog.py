@@ -1,19 +1,22 @@
 """The catalog panel: grouping, states, failed servers, filtering and the detail screen.
 
-The panel's own behaviour, and the core's events reaching it (a server re-listing, a server's
-warning), are tested alone in a harness app (:func:`catalog_app`, bridged to the engine as the
-app is); F2/Ctrl+B and the session's mode decision are full-app journeys."""
+Harness tests: the panel's own behaviour, and the core's events reaching it (a server re-listing,
+a server's warning), in a harness app (:func:`catalog_app`, bridged to the engine as the app is);
+its labels under the token report's mode decision (:func:`deciding_catalog_app`).
+Journey (full app): F2, Ctrl+B and Esc on a narrow screen, where the panel replaces the chat.
+The session's own mode decision reaching the panel is in test_tool_search_visible.py's journey."""
 
 from __future__ import annotations
 
 import tui_scenarios as sc
 from tui_harness import catalog_app, focus_filter
+from tui_harness_panels import deciding_catalog_app
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.tool_detail import ServerDetailScreen, ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogPanel
 
-SIZE = (140, 44)
+
 async def test_groups_states_and_a_failed_server() -> None:
     """The panel alone (the status bar's "servers 6/7 · 1 failed": test_warnings.py's journey)."""
     engine = sc.make_engine(sc.make_settings(**{"toolSearch.enabled": "true"}), broken=True)
@@ -56,6 +59,8 @@ async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
 
 
 async def test_f2_again_keeps_the_panel_and_ctrl_b_or_esc_hide_it_on_a_narrow_screen() -> None:
+    """Journey: the app's panel keys and the main screen's Esc, where the panel and the chat
+    share one column (test_keys.py: the same keys on a wide screen)."""
     app = sc.make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await sc.settle(pilot)
@@ -102,21 +107,13 @@ async def test_enter_on_a_failed_server_shows_the_full_reason() -> None:
 
 
 async def test_tools_are_labelled_inline_when_tool_search_is_off() -> None:
+    """The panel given the token report's decision as the main screen gives it (the session's own
+    decision, once it has one, keeps the labels: test_tool_search_visible.py's journey)."""
     settings = sc.make_settings(**{"toolSearch.enabled": "false"})
-    app = sc.make_app(settings=settings, session="model")
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f2")
-        await sc.settle(pilot)
-        text = sc.screen_text(app)
+    async with deciding_catalog_app(settings=settings) as pilot:
+        text = sc.screen_text(pilot.app)
         assert "NotebookEdit  inline" in text and "NotebookEdit  deferred" not in text
         assert "deferral off" in text
-        await pilot.press("ctrl+l")
-        await sc.type_text(pilot, "hello")  # the session's own decision, once it has one
-        await pilot.press("enter")
-        await sc.settle(pilot)
-        assert app.session.mode_decision is not None and not app.session.mode_decision.defer
-        assert "NotebookEdit  inline" in sc.screen_text(app)
 
 
 async def test_one_server_changing_rebuilds_only_its_subtree() -> None:

@@ -1,4 +1,9 @@
-"""What the catalog and the context report say while servers connect (issue 12 item 4)."""
+"""What the catalog and the context report say while servers connect (issue 12 item 4).
+
+Journey (full app): while a server connects, the catalog, the status bar and F4 say the mode is
+being decided, with no partial totals, and a first request goes inline; once it connects, the
+catalog settles and the next request switches to deferral, announced in the chat (the core's
+events reaching several panels and the session). The context report's rows are a core test."""
 
 from __future__ import annotations
 
@@ -43,13 +48,16 @@ async def _until(pilot: Any, predicate: Any) -> None:
             await pilot.pause(0.02)
 
 
-async def test_while_connecting_the_catalog_says_deciding_and_shows_no_partial_totals(tmp_path) -> None:
+async def test_while_connecting_the_app_says_deciding_and_switches_to_deferral_once_connected(tmp_path) -> None:
+    """Journey over a server that connects when the test opens its gate (``late``: ~5k tokens of
+    schemas, over 10% of a 20k window once known) and one that fails (``jira``)."""
     from toolscout.core.session.session import Session
     from toolscout.tui.factory import make_app as build
 
-    settings = sc.make_settings(**{"toolSearch.enabled": "auto"})
-    engine = _engine(tmp_path, settings)
-    session = Session(engine, settings=settings, provider=sc.ScriptedProvider(), persist=False)
+    settings = sc.make_settings(**{"toolSearch.enabled": "auto", "provider.contextWindow": 20_000})
+    engine = _engine(tmp_path, settings, tools=30, props=6)
+    provider = sc.ScriptedProvider()
+    session = Session(engine, settings=settings, provider=provider, persist=False)
     app = build(settings, engine, session)
     async with app.run_test(size=SIZE) as pilot:
         panel = app.screen.query_one(CatalogPanel)
@@ -71,12 +79,28 @@ async def test_while_connecting_the_catalog_says_deciding_and_shows_no_partial_t
         await sc.settle(pilot, servers=False)
         usage = " ".join(sc.screen_text(app).split())
         assert "deciding: 1 server connecting" in usage and "deferral off" not in usage
+
+        await pilot.press("ctrl+l")
+        await sc.type_text(pilot, "hello")
+        await pilot.press("enter")
+        await _until(pilot, lambda: len(provider.requests) == 1 and not app.screen.busy)
+        assert session.mode_decision is not None and not session.mode_decision.defer
+        assert "Tool search switched on" not in sc.screen_text(app)
+
         await pilot.press("f2")
         (tmp_path / "gate").touch()
         await sc.settle(pilot)
         await _until(pilot, lambda: panel.group_tokens(engine.catalog.server_tools("late")) is not None)
         summary = str(app.screen.query_one("#catalog-summary").render())
         assert "connecting" not in summary and "deciding" not in summary
+        await pilot.press("ctrl+l")
+        await sc.type_text(pilot, "again")
+        await pilot.press("enter")
+        await _until(pilot, lambda: len(provider.requests) == 2 and not app.screen.busy)
+        await sc.settle(pilot)
+        assert session.mode_decision.defer
+        assert "ToolSearch" in [t["name"] for t in provider.requests[1].tools]
+        assert "Tool search switched on" in " ".join(sc.screen_text(app).split())
 
 
 async def test_context_json_has_a_row_for_every_server_with_its_state(tmp_path) -> None:
@@ -105,30 +129,3 @@ async def test_context_json_has_a_row_for_every_server_with_its_state(tmp_path) 
     finally:
         (tmp_path / "gate").touch()
         await engine.stop()
-
-
-async def test_the_switch_to_deferral_is_announced_in_the_chat(tmp_path) -> None:
-    from toolscout.core.session.session import Session
-    from toolscout.tui.factory import make_app as build
-
-    settings = sc.make_settings(**{"toolSearch.enabled": "auto", "provider.contextWindow": 20_000})
-    engine = _engine(tmp_path, settings, tools=30, props=6)  # ~5k tokens: over 10% of 20k
-    provider = sc.ScriptedProvider()
-    session = Session(engine, settings=settings, provider=provider, persist=False)
-    app = build(settings, engine, session)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot, servers=False)
-        await sc.type_text(pilot, "hello")
-        await pilot.press("enter")
-        await _until(pilot, lambda: len(provider.requests) == 1 and not app.screen.busy)
-        assert session.mode_decision is not None and not session.mode_decision.defer
-        assert "Tool search switched on" not in sc.screen_text(app)
-        (tmp_path / "gate").touch()
-        await sc.settle(pilot)
-        await sc.type_text(pilot, "again")
-        await pilot.press("enter")
-        await _until(pilot, lambda: len(provider.requests) == 2 and not app.screen.busy)
-        await sc.settle(pilot)
-        assert session.mode_decision.defer
-        assert "ToolSearch" in [t["name"] for t in provider.requests[1].tools]
-        assert "Tool search switched on" in " ".join(sc.screen_text(app).split())

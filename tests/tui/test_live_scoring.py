@@ -1,5 +1,10 @@
 """Live search scoring: typing re-ranks; columns follow the result's component names; the panel
-says when the table has been painted."""
+says when the table has been painted.
+
+Harness tests: the scoring panel alone (:func:`tui_harness_panels.scoring_app`, the side panel's
+size), with the engine's ``RankerReady`` reaching it as the main screen hands it on
+(:class:`tui_harness_panels.ScoringHarness`). Journey (full app): the start-up heap frozen while
+the app runs, with ``RankerReady`` reaching F3's panel through the main screen on the way."""
 
 from __future__ import annotations
 
@@ -7,25 +12,16 @@ import gc
 
 import tui_scenarios as sc
 from rich.text import Text
-from tui_harness import widget_app
+from tui_harness_panels import ScoringHarness, scoring_app
 
 from toolscout.tui.widgets.ranking_table import RankingTable
 from toolscout.tui.widgets.scoring import ScoringPanel
 
 SIZE = (140, 40)
-#: The side panel's size in a 140×40 app (48% of the width; tabs, header and footer above/below).
-PANEL = (67, 34)
 
 
 def ranked(app) -> list[str]:
     return app.screen.query_one("#scoring-table", RankingTable).row_keys
-
-
-def scoring_app(**kwargs):
-    """The scoring panel alone in a harness app (:mod:`tui_harness`) of the side panel's size,
-    over the fixture engine; yields the settled pilot. F3 and the core's events reaching the
-    panel are full-app journeys (test_keys.py, and the last test here)."""
-    return widget_app(lambda engine: ScoringPanel(engine, id="scoring"), size=PANEL, **kwargs)
 
 
 async def focus_query(pilot) -> None:
@@ -276,14 +272,6 @@ async def test_the_status_keeps_its_height_while_typing(monkeypatch) -> None:
         assert reflows and status.size.height > 2
 
 
-async def test_the_startup_heap_is_frozen_while_the_app_runs() -> None:
-    app = sc.make_app(session=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        assert gc.get_freeze_count() > 0
-    assert gc.get_freeze_count() == 0  # handed back on exit
-
-
 async def test_a_query_longer_than_the_box_scrolls_to_the_cursor() -> None:
     async with scoring_app() as pilot:
         app = pilot.app
@@ -300,35 +288,76 @@ async def test_a_query_longer_than_the_box_scrolls_to_the_cursor() -> None:
         assert box.scroll_x == 0
 
 
-async def test_the_ranking_refreshes_when_encoding_finishes(monkeypatch) -> None:
-    """A table ranked lexically while tool vectors were encoding is ranked again, unprompted,
-    when the engine says the fused ranking is ready (``RankerReady``), and only then."""
-    from toolscout.core.events import RankerReady
+def encoding_until_told(monkeypatch) -> dict[str, str]:
+    """Make the search report "still encoding tool vectors" (a lexical ranking meanwhile) until
+    the returned dict's ``status`` is changed."""
     from toolscout.core.search.tool_search import ToolSearch
-    from toolscout.tui.messages import RankerChanged
 
     state = {"status": "bm25f (encoding 3 tools for default)"}
     monkeypatch.setattr(ToolSearch, "status", property(lambda self: state["status"]))
-    app = sc.make_app(session=None)
+    return state
+
+
+def counted_searches(app, monkeypatch) -> list[str]:
+    """Record every query the engine is asked to rank from now on."""
     calls: list[str] = []
-    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
-        await open_scoring(pilot)
-        real = app.engine.search_tools
-        monkeypatch.setattr(app.engine, "search_tools", lambda q, limit=None: (calls.append(q), real(q, limit))[1])
+    real = app.engine.search_tools
+    monkeypatch.setattr(app.engine, "search_tools", lambda q, limit=None: (calls.append(q), real(q, limit))[1])
+    return calls
+
+
+async def ranker_ready(pilot, msgs: sc.Messages) -> None:
+    """Emit the engine's ``RankerReady`` and wait (bounded) until the app handled the message it
+    became, then for what that started."""
+    from toolscout.core.events import RankerReady
+    from toolscout.tui.messages import RankerChanged
+
+    start = len(msgs.seen)
+    pilot.app.engine.emit(RankerReady("default"))
+    await msgs.wait_for(pilot, lambda message: isinstance(message, RankerChanged), start=start)
+    await sc.settle(pilot)
+
+
+def scoring_status(app) -> str:
+    return str(app.screen.query_one("#scoring-status").render())
+
+
+async def test_the_ranking_refreshes_when_encoding_finishes(monkeypatch) -> None:
+    """A table ranked lexically while tool vectors were encoding is ranked again, unprompted,
+    when the engine says the fused ranking is ready (``RankerReady``), and only then."""
+    state = encoding_until_told(monkeypatch)
+    async with scoring_app(harness=ScoringHarness, message_hook=(msgs := sc.Messages())) as pilot:
+        app = pilot.app
+        await focus_query(pilot)
+        calls = counted_searches(app, monkeypatch)
         await sc.type_text(pilot, "issue")
         await sc.settle(pilot)
-        status = lambda: str(app.screen.query_one("#scoring-status").render())  # noqa: E731
-        assert "encoding 3 tools" in status()
+        assert "encoding 3 tools" in scoring_status(app)
         typed = len(calls)
         state["status"] = "default"
-        start = len(msgs.seen)
-        app.engine.emit(RankerReady("default"))
-        await msgs.wait_for(pilot, lambda message: isinstance(message, RankerChanged), start=start)
-        await sc.settle(pilot)
+        await ranker_ready(pilot, msgs)
         assert len(calls) == typed + 1 and calls[-1] == "issue"
-        assert "ranker default" in status()
-        start = len(msgs.seen)
-        app.engine.emit(RankerReady("default"))  # the table is fused already: nothing to redo
-        await msgs.wait_for(pilot, lambda message: isinstance(message, RankerChanged), start=start)
-        await sc.settle(pilot)
+        assert "ranker default" in scoring_status(app)
+        await ranker_ready(pilot, msgs)  # the table is fused already: nothing to redo
         assert len(calls) == typed + 1
+
+
+async def test_the_startup_heap_is_frozen_while_the_app_runs_and_ranker_news_reaches_f3(monkeypatch) -> None:
+    """Journey (full app, no session): the heap frozen at start-up stays frozen while the app
+    runs and is handed back on exit; on the way, the engine's ``RankerReady`` reaches F3's
+    scoring panel through the main screen (its lexical table is ranked again)."""
+    state = encoding_until_told(monkeypatch)
+    app = sc.make_app(session=None)
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await open_scoring(pilot)
+        assert gc.get_freeze_count() > 0
+        calls = counted_searches(app, monkeypatch)
+        await sc.type_text(pilot, "issue")
+        await sc.settle(pilot)
+        assert "encoding 3 tools" in scoring_status(app)
+        typed = len(calls)
+        state["status"] = "default"
+        await ranker_ready(pilot, msgs)
+        assert calls[typed:] == ["issue"] and "ranker default" in scoring_status(app)
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0  # handed back on exit

@@ -1,22 +1,38 @@
-"""A modal dialog's footer lists the dialog's own keys, not the main screen's under it."""
+"""A modal dialog's footer lists the dialog's own keys, not the main screen's under it.
+
+Harness test (:class:`tui_harness_panels.DialogOverBarHarness`): the argument form opened over a
+screen whose cursor is on a recommended tool, as Enter on that tool opens it in the app (that
+journey: test_keys.py)."""
 
 from __future__ import annotations
 
+import anyio
 import tui_scenarios as sc
+from tui_harness import screen_app
+from tui_harness_panels import DialogOverBarHarness, recommended
 
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
+from toolscout.tui.widgets.recommendations import RecommendationItem
+
+
+def footer(app) -> str:
+    """The bottom row of the screen (the footer) as text."""
+    return sc.screen_text(app).rstrip("\n").splitlines()[-1]
 
 
 async def test_the_argument_form_footer_shows_its_own_bindings() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=(120, 36)) as pilot:
+    def form(engine) -> ArgumentFormScreen:
+        return ArgumentFormScreen(engine.tool(recommended(engine, DialogOverBarHarness.QUERY)[0].name))
+
+    async with screen_app(form, size=(120, 36), harness=DialogOverBarHarness) as pilot:
+        app = pilot.app
+        with anyio.fail_after(10):  # the bar focuses its first tool once the items are mounted
+            while not isinstance(app.focused, RecommendationItem):
+                await pilot.pause()
+        assert "Use tool" in footer(app)  # the screen under the dialog shows its own key
+        app.open_dialog()
         await sc.settle(pilot)
-        await sc.type_text(pilot, "weather forecast")
-        await pilot.press("enter")
-        await sc.settle(pilot)
-        await pilot.press("tab", "enter")
-        await pilot.pause()
         assert isinstance(app.screen, ArgumentFormScreen)
-        footer = sc.screen_text(app).rstrip("\n").splitlines()[-1]
-        assert "Run" in footer and "Cancel" in footer
-        assert "Use tool" not in footer and "Back to prompt" not in footer
+        text = footer(app)
+        assert "Run" in text and "Cancel" in text
+        assert "Use tool" not in text and "Back to prompt" not in text

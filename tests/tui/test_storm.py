@@ -5,6 +5,9 @@ Asserted: every keystroke typed during the storm is in the prompt; the catalog e
 server's last listing; the on-disk vector cache stays under its cap (``toolSearch.vectorCacheMB``);
 no text is encoded twice (only new texts are); fewer listings reach the UI loop than the server
 triggered (re-lists coalesce).
+
+Journey (full app, no session): the storm's redraws compete with typing in the whole main screen
+(catalog, scoring, token report), which is what must not lose a key; no harness stands in for that.
 """
 
 from __future__ import annotations

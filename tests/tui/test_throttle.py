@@ -1,5 +1,8 @@
 """Panels fed by bursts of engine events redraw once per burst, and at most once per interval
-while busy (servers connecting): tui/throttle.py. No timing is asserted, only counts."""
+while busy (servers connecting): tui/throttle.py. No timing is asserted, only counts.
+
+Throttle tests run in a bare :class:`~textual.app.App`; the heap re-freezing is the app's
+controller alone (no app runs). No full-app test here."""
 
 from __future__ import annotations
 
@@ -89,21 +92,25 @@ async def test_flush_runs_a_postponed_run_once_now() -> None:
 
 def test_the_heap_is_refrozen_only_while_servers_connect(monkeypatch) -> None:
     """Catalog changes while servers connect move the new objects out of later collections;
-    once every server has settled they do not (later cycles must still be collected)."""
+    once every server has settled they do not (later cycles must still be collected). The app's
+    controller alone, over the fixture engine: no app runs."""
     import gc
 
     import tui_scenarios as sc
 
-    app = sc.make_app()
-    app.controller._heap_frozen = True  # as after the engine started
+    from toolscout.tui.controller import SessionController
+
+    settings = sc.make_settings()
+    controller = SessionController(None, settings, sc.make_engine(settings))  # type: ignore[arg-type]
+    controller._heap_frozen = True  # as after the engine started
     before = gc.get_freeze_count()
     try:
-        monkeypatch.setattr(app.engine, "pending_servers", lambda: [])
-        app.controller.refreeze_heap()
+        monkeypatch.setattr(controller.engine, "pending_servers", lambda: [])
+        controller.refreeze_heap()
         assert gc.get_freeze_count() == before
-        monkeypatch.setattr(app.engine, "pending_servers", lambda: ["late"])
+        monkeypatch.setattr(controller.engine, "pending_servers", lambda: ["late"])
         keep = [[i] for i in range(100)]  # tracked objects alive now
-        app.controller.refreeze_heap()
+        controller.refreeze_heap()
         assert gc.get_freeze_count() >= before + len(keep)
     finally:
         gc.unfreeze()

@@ -1,12 +1,19 @@
 """Issue 14, "the headline feature is invisible on the default": the welcome text and the usage
 panel say in one line why every tool is inline and how to see deferral; ``/toolsearch on`` (and
 the palette's "Tool search on") switches it on for this session through the core's settings
-entry point, announced once."""
+entry point, announced once.
+
+Journeys (full app), one per kind of session: a model session (the welcome, F4, a first request
+inline and the catalog following the session's own decision, ``/toolsearch on``, a second request
+deferred and its cache figures in F4); an offline session (the welcome following the settings
+screen, the command palette listing every action and switching tool search on); the offline
+session's start-up default."""
 
 from __future__ import annotations
 
 import tui_scenarios as sc
 
+from toolscout.tui.app import ToolscoutApp
 from toolscout.tui.widgets.catalog import CatalogPanel
 from toolscout.tui.widgets.status import StatusBar
 
@@ -32,6 +39,7 @@ def flat(app, selector: str | None = None) -> str:
 
 
 async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_switches() -> None:
+    """Journey, model session with tool search ``auto`` over small catalogs (so every tool is inline)."""
     provider = sc.ScriptedProvider("Hi.")
     app = sc.make_app(session="model", provider=provider, settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
     async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
@@ -46,6 +54,11 @@ async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_s
         await pilot.press("enter")
         await sc.settle(pilot)
         assert "ToolSearch" not in [t["name"] for t in provider.requests[0].tools]  # inline first request
+        assert app.session.mode_decision is not None and not app.session.mode_decision.defer
+        await pilot.press("f2")  # the catalog follows the session's own decision, once it has one
+        await sc.settle(pilot)
+        assert "NotebookEdit inline" in flat(app, "#catalog") and "NotebookEdit deferred" not in flat(app, "#catalog")
+        await pilot.press("ctrl+l")
 
         await sc.type_text(pilot, "/toolsearch on")
         await pilot.press("enter")
@@ -61,29 +74,23 @@ async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_s
         await sc.settle(pilot)
         assert len(provider.requests) == 2
         assert "ToolSearch" in [t["name"] for t in provider.requests[-1].tools]
+        await pilot.press("f4")  # the session's usage reaches the panel (the switch cost a cache miss)
+        await sc.settle(pilot)
+        assert "cache prefix hits 0% of 2 requests" in flat(app, "#usage")
+        cache = app.controller.cache_stats()
+        assert (cache.cache_read_tokens, cache.prompt_tokens, cache.output_tokens) == (6800, 9200, 24)
 
 
-async def test_palette_switches_tool_search_on_before_any_request() -> None:
-    app = sc.make_app(settings=sc.make_settings(**{"toolSearch.enabled": "auto"}))
+async def test_offline_welcome_follows_the_settings_and_the_palette_switches_tool_search_on() -> None:
+    """Journey, offline session with tool search ``auto`` and recommendations off: the welcome
+    follows the recommendation setting changed in F5; the command palette lists every action, and
+    its "Tool search on" switches tool search on before any request."""
+    settings = sc.make_settings(**{"toolSearch.enabled": "auto", "recommendations.enabled": False})
+    app = sc.make_app(settings=settings)
     async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await decided(pilot, msgs)
-        assert WHY in flat(app, "#chat")
-        await pilot.press("ctrl+p")
-        await sc.type_text(pilot, "tool search on")
-        await pilot.pause()
-        await pilot.press("enter")
-        await sc.settle(pilot)
         text = flat(app, "#chat")
-        assert "Tool search is on for this session (not saved" in text
-        assert app.session.settings["toolSearch.enabled"] == "true" and app.engine.settings.mode == "tst"
-        assert "tool search on: deferred tools are found with ToolSearch (this session" in text
-
-
-async def test_offline_welcome_follows_the_recommendation_setting() -> None:
-    app = sc.make_app(settings=sc.make_settings(**{"recommendations.enabled": False}))
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        text = flat(app, "#chat")
+        assert WHY in text
         assert "Tab into the recommended tools" not in text
         assert "Tab into its hits in the chat" in text and "Run tool…" in text
         await pilot.press("f5")
@@ -92,6 +99,25 @@ async def test_offline_welcome_follows_the_recommendation_setting() -> None:
         await pilot.press("escape")
         await sc.settle(pilot)
         assert "Tab into the recommended tools" in flat(app, "#chat")
+
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for wanted in ("Catalog", "Live scoring", "Token usage", "Toggle side panel", "Settings", "Help",
+                       "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit",
+                       "Tool search on"):
+            assert wanted in titles
+        bound = {b.action for b in ToolscoutApp.BINDINGS}  # every key binding has a palette entry
+        assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CommandPalette"
+        await sc.type_text(pilot, "tool search on")
+        await pilot.pause()
+        await pilot.press("enter")
+        await sc.settle(pilot)
+        text = flat(app, "#chat")
+        assert "Tool search is on for this session (not saved" in text
+        assert app.session.settings["toolSearch.enabled"] == "true" and app.engine.settings.mode == "tst"
+        assert "tool search on: deferred tools are found with ToolSearch (this session" in text
 
 
 async def test_the_offline_session_starts_with_tool_search_on_and_says_why() -> None:
