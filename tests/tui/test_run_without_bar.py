@@ -1,6 +1,13 @@
 """Issue 14, "running tools offline must not depend on the recommendation bar": with
-recommendations off, a search hit in the chat, a tool in the catalog (Enter) and Ctrl+P → Run
-tool… each open the tool's argument form, and the tool runs."""
+recommendations off, the bar stays hidden and Tab never enters it; a search hit in the chat, a tool
+in the catalog (Enter; ``d`` its details) and Ctrl+P → Run tool… each open the tool's argument
+form, and the tool runs.
+
+One full-app journey (:func:`tui_scenarios.make_app`, one offline session with recommendations
+off): each way to a tool is the main screen's and the app's wiring (the prompt's Tab to the chat's
+hits, the catalog's Enter to a run by hand, the palette's provider), so none of it moves to a
+harness. The catalog panel's own keys: ``test_catalog.py``; the form alone: ``test_offline_run.py``.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +18,11 @@ from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
 from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.chat import SearchHits, ToolCallEntry
-from toolscout.tui.widgets.recommendations import RecommendationBar
+from toolscout.tui.widgets.prompt import PromptInput
+from toolscout.tui.widgets.recommendations import RecommendationBar, RecommendationItem
 
-SIZE = (120, 36)
+#: Wide enough for the catalog panel next to the chat.
+SIZE = (140, 44)
 
 
 def no_bar_app():
@@ -21,13 +30,20 @@ def no_bar_app():
 
 
 async def _until(pilot, msgs: sc.Messages, screen_type: type) -> None:
+    """Wait (bounded) for the message after which ``screen_type`` is the active screen."""
     await msgs.wait_for(pilot, lambda _m: isinstance(pilot.app.screen, screen_type), timeout_s=10)
 
 
-async def test_tab_into_the_search_hits_and_enter_runs_the_second_hit() -> None:
+async def test_without_the_bar_search_hits_the_catalog_and_the_palette_each_open_a_tools_form() -> None:
+    """One offline app with recommendations off: a search leaves the bar hidden and Tab goes to
+    its hits (Enter on the first runs get_forecast for Oslo); F2 → the catalog: ``d`` on post_alert
+    shows its details, Enter its form; Ctrl+P → Run tool… lists the tools (a server's description
+    literally) and opens get_forecast's form."""
     app = no_bar_app()
     async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await sc.settle(pilot)
+
+        # A search hit in the chat: Tab goes to the hits, not to a bar
         await sc.type_text(pilot, "weather forecast")
         await pilot.press("enter")
         await sc.settle(pilot)
@@ -36,6 +52,7 @@ async def test_tab_into_the_search_hits_and_enter_runs_the_second_hit() -> None:
         await pilot.press("tab")
         await pilot.pause()
         hits = app.screen.query(SearchHits).last()
+        assert not isinstance(app.focused, RecommendationItem)
         assert app.focused is hits and hits.highlighted == 0
         assert "Use tool" in sc.screen_text(app).splitlines()[-1]  # the footer says what Enter does
         await pilot.press("down", "up", "enter")  # back to the first hit: get_forecast
@@ -50,11 +67,7 @@ async def test_tab_into_the_search_hits_and_enter_runs_the_second_hit() -> None:
         assert call.tool_name == "mcp__weather__get_forecast"
         assert "Oslo: sunny" in sc.screen_text(app)
 
-
-async def test_enter_on_a_catalog_tool_opens_its_form_and_d_its_details() -> None:
-    app = no_bar_app()
-    async with app.run_test(size=(140, 44), message_hook=(msgs := sc.Messages())) as pilot:
-        await sc.settle(pilot)
+        # A tool in the catalog: d shows its details, Enter opens its form
         await pilot.press("f2")
         await sc.type_text(pilot, "post_alert")
         await sc.settle(pilot)
@@ -72,12 +85,10 @@ async def test_enter_on_a_catalog_tool_opens_its_form_and_d_its_details() -> Non
         await _until(pilot, msgs, ArgumentFormScreen)
         assert app.screen.tool.name == "mcp__weather__post_alert"
         assert "Run mcp__weather__post_alert" in sc.screen_text(app)
+        await pilot.press("escape")  # cancel the form: back to the prompt
+        await msgs.wait_for(pilot, lambda _m: isinstance(app.focused, PromptInput), timeout_s=10)
 
-
-async def test_palette_run_tool_lists_tools_and_opens_the_form() -> None:
-    app = no_bar_app()
-    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
-        await sc.settle(pilot)
+        # Ctrl+P → Run tool…
         await pilot.press("ctrl+p")
         await sc.type_text(pilot, "run tool")
         await sc.settle(pilot, servers=False)
