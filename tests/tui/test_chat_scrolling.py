@@ -1,41 +1,59 @@
-"""Sending always shows what was sent and its answer, even when the view was left above the end."""
+"""Sending always shows what was sent and its answer, even when the view was left above the end.
+
+Harness test (:class:`tui_harness.Harness`): the chat alone, moved away from its end, follows
+again once :meth:`ChatView.stick` was called. That the main screen calls it when a slash command or
+a message is sent is checked in the full-app journey
+``test_turns.py::test_a_model_conversation_streams_follows_what_is_sent_and_esc_interrupts``.
+"""
 
 from __future__ import annotations
 
+import asyncio
+
 import tui_scenarios as sc
+from tui_harness import Harness
 
-SIZE = (120, 36)
+from toolscout.tui.screens.slash import HELP
+from toolscout.tui.widgets.chat import AssistantEntry, ChatView, NoticeEntry, UserEntry
 
-
-async def _fill(pilot) -> None:
-    for _ in range(3):
-        await sc.type_text(pilot, "/help")
-        await pilot.press("enter")
-    await sc.settle(pilot)
+#: The chat's area in a 120×36 app (the chat column, less the status bar, prompt and footer).
+SIZE = (63, 31)
 
 
-async def test_a_slash_command_and_a_message_scroll_to_the_end_after_the_view_moved() -> None:
-    """One chat, moved away from its end twice: a slash command's output, then a message and its
-    answer, each bring the view back to the end."""
-    app = sc.make_app(session="model")
+async def _at_end(pilot, chat: ChatView, timeout_s: float = 10.0) -> None:
+    """Wait (bounded) until the chat's newest entry is laid out and the chat is scrolled to its end
+    (:meth:`ChatView.add` scrolls after the next refresh, a frame or more after the mount)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            await pilot.pause()
+            last = chat.children[-1] if chat.children else None
+            if last is not None and last.region.height > 0 and chat.is_vertical_scroll_end:
+                return
+
+
+async def test_after_stick_a_notice_and_a_message_scroll_to_the_end_after_the_view_moved() -> None:
+    """One chat, moved away from its end twice: a notice (a slash command's output), then a
+    message and its answer, each shown at the end once the chat was told to stick (what the main
+    screen does when something is sent)."""
+    app = Harness(lambda: ChatView(id="chat"))
     async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await _fill(pilot)
-        chat = app.screen.chat
+        chat = app.query_one(ChatView)
+        for _ in range(3):
+            chat.add(NoticeEntry(HELP, title="help"))
+        await _at_end(pilot, chat)
         assert chat.max_scroll_y > 0
         chat.scroll_home(animate=False)  # as after a tool call grew or the terminal was resized
         await pilot.pause()
         assert not chat.is_vertical_scroll_end
-        await sc.type_text(pilot, "/mcp")
-        await pilot.press("enter")
-        await sc.settle(pilot)
-        assert chat.is_vertical_scroll_end
+        chat.stick()
+        chat.add(NoticeEntry("servers", title="/mcp"))
+        await _at_end(pilot, chat)
 
         chat.scroll_to(y=chat.max_scroll_y - 5, animate=False)  # content grew under the view
         await pilot.pause()
         assert not chat.is_vertical_scroll_end
-        await sc.type_text(pilot, "hello")
-        await pilot.press("enter")
-        await sc.settle(pilot)
-        assert chat.is_vertical_scroll_end
+        chat.stick()
+        chat.add(UserEntry("hello"))
+        chat.add(AssistantEntry("turn-1", "Hello from the model."))
+        await _at_end(pilot, chat)
         assert "Hello from the model." in sc.screen_text(app)

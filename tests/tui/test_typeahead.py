@@ -2,8 +2,8 @@
 field (a terminal delivers a fast typist's keys in one burst, before the focus moved); typed on a
 read-only panel, in the prompt, while the panels keep their own keys; the scoring table shows the
 ranker's columns before the first query; a postponed usage redraw is not lost. The form and the
-usage panel alone run in harness apps (:mod:`tui_harness`); keys between the app's panels are
-full-app journeys."""
+usage panel alone run in harness apps (:mod:`tui_harness`); keys between the app's panels (the
+main screen's key routing) are one full-app journey."""
 
 from __future__ import annotations
 
@@ -56,7 +56,10 @@ async def test_keys_after_enter_in_a_form_land_in_the_next_field() -> None:
         assert "Europe/London" in sc.screen_text(app) and "Asia/Tokyo" in sc.screen_text(app)
 
 
-async def test_typing_on_the_usage_panel_goes_to_the_prompt() -> None:
+async def test_typing_on_the_usage_panel_goes_to_the_prompt_and_panels_keep_their_own_keys() -> None:
+    """Journey (full app): the main screen routes keys typed on a read-only panel (usage) to the
+    prompt, one at a time or in one burst, and the sent text is shown; the catalog's filter, its
+    tree's navigation and its ``d`` binding keep their keys (none reach the prompt)."""
     app = sc.make_app()
     async with app.run_test(size=(140, 42)) as pilot:
         await sc.settle(pilot)
@@ -73,12 +76,6 @@ async def test_typing_on_the_usage_panel_goes_to_the_prompt() -> None:
         await sc.settle(pilot, servers=False)
         assert prompt.text == "" and "show me the git history" in sc.screen_text(app)
 
-
-async def test_panels_keep_their_own_keys() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=(140, 42)) as pilot:
-        await sc.settle(pilot)
-        prompt = app.screen.query_one(PromptInput)
         await pilot.press("f2")
         await sc.type_text(pilot, "forecast")  # the filter takes text
         assert app.screen.query_one("#catalog-filter", Input).value == "forecast"
