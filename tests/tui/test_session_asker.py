@@ -1,5 +1,7 @@
 """The app's session is built with its permission asker (issue 13 item 1): the controller builds
-it through the CLI's factory and passes the app's permission prompt in; nothing sets it later."""
+it through the CLI's factory and passes the app's permission prompt in; nothing sets it later.
+
+No app runs: both tests only build it (:func:`~toolscout.tui.factory.make_app`, as the CLI does)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The settings screen: live changes that persist to the user settings file, and warnings.
 
-The screen alone runs in a harness app over the app's own controller (:func:`settings_app`);
-F5 and a change reaching the main screen's widgets (the recommendation bar) are full-app
-journeys."""
+Harness tests: the screen alone over the app's own controller (:func:`settings_app`), every test
+but one. Journey (full app): F5 opens the screen and its changes reach the main screen's
+recommendation bar (:func:`test_recommendation_settings_from_f5_reach_the_bar_and_persist`)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,10 @@ async def settings_app(settings: Any = None) -> AsyncIterator[Any]:
             await pilot.app.controller.stop()
 
 
-async def test_toggling_recommendations_hides_the_bar_and_persists() -> None:
+async def test_recommendation_settings_from_f5_reach_the_bar_and_persist() -> None:
+    """Journey (full app): F5 opens the settings on the recommendations switch; switching it off
+    hides the main screen's recommendation bar, on shows it again, and a new minimum score
+    reaches the bar; every change is saved and applied to the session."""
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
@@ -67,7 +70,7 @@ async def test_toggling_recommendations_hides_the_bar_and_persists() -> None:
         await pilot.press("enter")
         await sc.settle(pilot)
         bar = app.screen.query_one(RecommendationBar)
-        assert bar.display
+        assert bar.display and bar.min_score != 0.5
         await pilot.press("f5")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
@@ -80,18 +83,26 @@ async def test_toggling_recommendations_hides_the_bar_and_persists() -> None:
         await pilot.press("escape")
         await sc.settle(pilot)
         assert not bar.display
-        await pilot.press("f5", "enter", "escape")  # and back on
+        await pilot.press("f5", "enter")  # and back on
         await sc.settle(pilot)
         assert bar.display
-        assert json.loads(user_file().read_text()) == {"recommendations": {"enabled": True}}
+        field = app.screen.query_one(f"#{widget_id('recommendations.minScore')}")
+        field.focus()
+        field.value = "0.5"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        await sc.settle(pilot)
+        assert bar.display
+        assert bar.min_score == 0.5
+        assert json.loads(user_file().read_text()) == {"recommendations": {"enabled": True, "minScore": 0.5}}
 
 
 async def test_number_settings_are_validated_before_saving() -> None:
-    app = sc.make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("f5")
-        await pilot.pause()
+    """Harness: an out-of-range number is refused with a note and not saved; a valid one is
+    saved and applied, and the screen stays open."""
+    async with settings_app() as pilot:
+        app = pilot.app
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         field = screen.query_one(f"#{widget_id('recommendations.minScore')}")
@@ -102,14 +113,14 @@ async def test_number_settings_are_validated_before_saving() -> None:
         note = screen.query_one(f"#{widget_id('recommendations.minScore')}-note")
         assert "out of range" in str(note.render())
         assert not user_file().exists()
+        assert app.settings["recommendations.minScore"] != 7
         field.value = "0.5"
         await pilot.press("enter")
         await pilot.pause()
         assert json.loads(user_file().read_text()) == {"recommendations": {"minScore": 0.5}}
-        assert app.screen.query_one  # still on the settings screen
-        await pilot.press("escape")
-        await pilot.pause()
-        assert app.screen.query_one(RecommendationBar).min_score == 0.5
+        assert app.settings["recommendations.minScore"] == 0.5
+        assert app.screen is screen  # still on the settings screen
+        assert not app.results  # not dismissed
 
 
 async def test_select_changes_apply_live() -> None:

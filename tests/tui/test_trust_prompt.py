@@ -1,20 +1,28 @@
-"""The trust prompt: an unapproved folder's servers wait for the person's yes (real stdio server)."""
+"""The trust prompt: an unapproved folder's servers wait for the person's yes (real stdio server).
+
+Journey (full app): approving at start-up, as ``toolscout`` runs with no model (an offline
+session with tool search on), starts the folder's server and applies its grants everywhere (app,
+session, engine, status bar, chat). Harness test: "not now" with the prompt over the catalog
+panel alone (:class:`TrustCatalogHarness`).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import tui_scenarios as sc
+from tui_harness import CatalogHarness, widget_app
 
 from toolscout.core.factory import create_engine
 from toolscout.core.models import ServerState
 from toolscout.core.settings import SettingsPaths, load_settings
 from toolscout.core.trust import check_folder
 from toolscout.tui.factory import make_app
-from toolscout.tui.screens.trust import TrustScreen
-from toolscout.tui.widgets.catalog import CatalogTree
+from toolscout.tui.screens.trust import TrustScreen, ask_folder_trust
+from toolscout.tui.widgets.catalog import CatalogPanel, CatalogTree
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "recorder.py"
 SIZE = (120, 36)
@@ -29,16 +37,42 @@ def hostile_repo(tmp_path: Path) -> tuple[Path, Path]:
     return repo, log
 
 
-def app_for(tmp_path: Path, monkeypatch):
-    """The app in an unapproved hostile repo: ``(app, repo, the recorder's log)``."""
+def engine_for(tmp_path: Path, monkeypatch) -> tuple[Any, Path, Path]:
+    """The engine in an unapproved hostile repo: ``(engine, repo, the recorder's log)``."""
     repo, log = hostile_repo(tmp_path)
     monkeypatch.chdir(repo)
     settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
-    return make_app(settings, create_engine(settings, project_dir=repo)), repo, log
+    return create_engine(settings, project_dir=repo), repo, log
 
 
-async def test_approving_the_folder_starts_its_servers_and_applies_its_grants(tmp_path, monkeypatch):
-    app, repo, log = app_for(tmp_path, monkeypatch)
+class TrustCatalogHarness(CatalogHarness):
+    """The catalog panel (:class:`CatalogHarness`) with the trust prompt pushed on mount, as the
+    app pushes it over the main screen (:func:`ask_folder_trust`); the settings an approval
+    would give the app's controller are appended to ``trusted``."""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.trusted: list[Any] = []
+        ask_folder_trust(self, self.engine, lambda: self.engine.settings, self.trusted.append)
+
+
+async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_everywhere(tmp_path, monkeypatch):
+    """Journey: the prompt lists what approval would run and the ignored grants (literally, no
+    escape sequence) and starts nothing; ``y`` starts the server, allows Bash, keeps the offline
+    session's tool search on in the app, session and engine alike, and says so in the chat; the
+    approval is stored."""
+    from toolscout.cli.app_cmd import offline_tool_search
+    from toolscout.core.session.providers import OfflineProvider
+    from toolscout.core.session.session import Session
+    from toolscout.tui.widgets.chat import NoticeEntry
+    from toolscout.tui.widgets.status import StatusBar
+
+    engine, repo, log = engine_for(tmp_path, monkeypatch)
+    settings = engine.settings
+    session = Session(engine, settings=settings, provider=OfflineProvider(), persist=False)
+    settings = offline_tool_search(session, settings)  # as `toolscout` with no model does
+    assert settings["toolSearch.enabled"] == "true"
+    app = make_app(settings, engine, session)
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         assert isinstance(app.screen, TrustScreen)
@@ -51,45 +85,6 @@ async def test_approving_the_folder_starts_its_servers_and_applies_its_grants(tm
         assert not isinstance(app.screen, TrustScreen)
         assert app.engine.server_statuses()[0].state is ServerState.CONNECTED
         assert app.engine.policy.decide(app.engine.tool("Bash")).decision.value == "allow"
-    assert check_folder(repo).approved
-    assert json.loads(log.read_text().splitlines()[0]) == {"event": "start"}
-
-
-async def test_not_now_starts_nothing(tmp_path, monkeypatch):
-    app, repo, log = app_for(tmp_path, monkeypatch)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("n")
-        await sc.settle(pilot)
-        assert not isinstance(app.screen, TrustScreen)
-        tree = app.screen.query_one(CatalogTree)
-        shown = [str(leaf.label) for group in tree.root.children for leaf in group.children]
-        assert any("would run" in line and "recorder.py" in line for line in shown), shown
-        assert app.engine.server_statuses()[0].state is ServerState.NOT_APPROVED
-        assert app.engine.policy.decide(app.engine.tool("Bash")).decision.value == "ask"
-    assert not check_folder(repo).approved
-    assert not log.exists()
-
-
-async def test_after_approval_the_offline_session_keeps_tool_search_on_everywhere(tmp_path, monkeypatch):
-    from toolscout.cli.app_cmd import offline_tool_search
-    from toolscout.core.session.providers import OfflineProvider
-    from toolscout.core.session.session import Session
-    from toolscout.tui.widgets.chat import NoticeEntry
-    from toolscout.tui.widgets.status import StatusBar
-
-    repo, _log = hostile_repo(tmp_path)
-    monkeypatch.chdir(repo)
-    settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
-    engine = create_engine(settings, project_dir=repo)
-    session = Session(engine, settings=settings, provider=OfflineProvider(), persist=False)
-    settings = offline_tool_search(session, settings)  # as `toolscout` with no model does
-    assert settings["toolSearch.enabled"] == "true"
-    app = make_app(settings, engine, session)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await pilot.press("y")
-        await sc.settle(pilot)
         for where in (app.settings, app.session.settings, app.engine.settings):
             assert where["toolSearch.enabled"] == "true" and where["permissions.allow"] == ["Bash"]
         assert app.engine.settings.sources["toolSearch.enabled"] == "offline session default"
@@ -98,3 +93,26 @@ async def test_after_approval_the_offline_session_keeps_tool_search_on_everywher
         welcome = app.screen.welcome.body() if hasattr(app.screen, "welcome") else ""
         assert "every tool is inline" not in str(welcome)
         assert any("now trusted" in n for n in notices), notices
+    assert check_folder(repo).approved
+    assert json.loads(log.read_text().splitlines()[0]) == {"event": "start"}
+
+
+async def test_not_now_starts_nothing(tmp_path, monkeypatch):
+    """Harness: ``n`` closes the prompt and starts nothing: the catalog says what the server
+    would run, Bash still asks, nothing is stored and the app's settings are not replaced."""
+    engine, repo, log = engine_for(tmp_path, monkeypatch)
+    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
+                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+        app = pilot.app
+        assert isinstance(app.screen, TrustScreen)
+        await pilot.press("n")
+        await sc.settle(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        tree = app.screen.query_one(CatalogTree)
+        shown = [str(leaf.label) for group in tree.root.children for leaf in group.children]
+        assert any("would run" in line and "recorder.py" in line for line in shown), shown
+        assert app.engine.server_statuses()[0].state is ServerState.NOT_APPROVED
+        assert app.engine.policy.decide(app.engine.tool("Bash")).decision.value == "ask"
+        assert app.trusted == []
+    assert not check_folder(repo).approved
+    assert not log.exists()

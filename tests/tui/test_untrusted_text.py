@@ -1,4 +1,9 @@
-"""Text from servers, tools and models is shown literally in every panel and never raises."""
+"""Text from servers, tools and models is shown literally in every panel and never raises.
+
+Journey (full app): :func:`test_hostile_descriptions_in_every_panel` walks every panel of the
+main screen in turn (chat and recommendations, catalog and tool details, live scoring, token
+usage). Harness test: the argument form and the permission prompt alone
+(:func:`test_hostile_arguments_in_the_permission_prompt_and_form`). The others need no app."""
 
 from __future__ import annotations
 
