@@ -12,13 +12,15 @@ from typing import Any
 import tui_scenarios as sc
 from textual import events
 from textual.widgets import Input
-from tui_harness import screen_app, widget_app
+from tui_harness import Harness, screen_app, widget_app
+from tui_harness_panels import recommended
 
 from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogTree
 from toolscout.tui.widgets.prompt import PromptInput
+from toolscout.tui.widgets.recommendations import RecommendationBar
 from toolscout.tui.widgets.usage import UsagePanel
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
@@ -41,6 +43,41 @@ def _burst(app: Any, keys: list[str]) -> None:
 
 def _typed(text: str) -> list[str]:
     return ["space" if ch == " " else ch for ch in text]
+
+
+class _BarHarness(Harness):
+    """The recommendation bar alone over three recommended tools; what it posts as picked is
+    appended to ``picked`` (the main screen opens that tool's form)."""
+
+    def __init__(self, build: Any, engine: Any) -> None:
+        super().__init__(build, engine)
+        self.picked: list[str] = []
+
+    def on_recommendation_bar_picked(self, message: RecommendationBar.Picked) -> None:
+        self.picked.append(message.hit.name)
+
+
+async def test_keys_typed_together_in_the_bar_pick_the_tool_they_reached() -> None:
+    """Tab (the bar's first item), Down and Enter typed in one burst pick the item Down reached,
+    and Enter right after the bar takes the focus picks its first item: the focus moves when
+    the key is handled, not after the next refresh (before, Enter picked the item the focus was
+    leaving, or reached the prompt)."""
+    def build(engine: Any) -> RecommendationBar:
+        return RecommendationBar(id="recommendations")
+
+    async with widget_app(build, size=(80, 8), harness=_BarHarness, servers_first=True) as pilot:
+        app = pilot.app
+        bar = app.query_one(RecommendationBar)
+        bar.show_hits(recommended(app.engine, "weather forecast"))
+        await pilot.pause()
+        names = [h.name for h in bar.visible_hits]
+        assert len(names) == 3
+        assert bar.focus_first()
+        _burst(app, ["enter"])
+        await sc.settle(pilot, servers=False)
+        _burst(app, ["down", "enter", "down", "down", "enter"])
+        await sc.settle(pilot, servers=False)
+        assert app.picked == [names[0], names[1], names[0]]  # Down wraps from the last to the first
 
 
 async def test_keys_after_enter_in_a_form_land_in_the_next_field() -> None:

@@ -320,7 +320,7 @@ class MainScreen(SidePanels):
             return
         hits = self.chat.query(SearchHits)  # no bar (recommendations off): the newest search's hits
         if hits:  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
-            hits.last().focus()
+            self.set_focus(hits.last())  # now: Enter typed right after Tab runs the hit
             self.chat.scroll_to_widget(hits.last(), animate=False)
 
     @on(SearchHits.OptionSelected, ".search-hits")

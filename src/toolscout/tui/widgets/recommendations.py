@@ -128,11 +128,15 @@ class RecommendationBar(Vertical, can_focus=False):
         self._rebuild()
 
     def focus_first(self) -> bool:
-        """Focus the first item; False when there is none."""
+        """Focus the first item; False when there is none.
+
+        Focus moves now, not after the next refresh (``Widget.focus`` defers it): a key typed
+        right after Tab (Enter, Down) must reach the item, not the prompt.
+        """
         items = list(self.query(RecommendationItem))
         if not items:
             return False
-        items[0].focus()
+        self.screen.set_focus(items[0])
         return True
 
     def _focused_index(self) -> int:
@@ -141,10 +145,11 @@ class RecommendationBar(Vertical, can_focus=False):
         return items.index(focused) if focused in items else -1
 
     def action_move(self, step: int) -> None:
-        """Move focus ``step`` items (wrapping)."""
+        """Move focus ``step`` items (wrapping), at once: Down then Enter typed together picks
+        the item Down reached."""
         items = list(self.query(RecommendationItem))
         if items:
-            items[(self._focused_index() + step) % len(items)].focus()
+            self.screen.set_focus(items[(self._focused_index() + step) % len(items)])
 
     def action_pick(self) -> None:
         """Choose the focused item."""
