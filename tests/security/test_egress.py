@@ -107,7 +107,7 @@ def test_writes_with_an_allow_rule_stay_in_the_project(tmp_path: Path, monkeypat
 def test_always_answers_are_scoped(tmp_path: Path) -> None:
     assert session_rule("WebFetch", {"url": "https://Example.com/x"}, tmp_path) == "WebFetch(domain:example.com)"
     assert session_rule("Write", {"file_path": "/etc/x"}, tmp_path) == "Write(/etc/**)"
-    assert session_rule("Bash", {"command": "ls"}, tmp_path) == "Bash"
+    assert session_rule("Bash", {"command": "ls"}, tmp_path) == "Bash(ls)"  # that command only
 
 
 @pytest.mark.parametrize("address", ["127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "::1",

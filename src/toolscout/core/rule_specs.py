@@ -10,6 +10,13 @@ A permission rule is ``Tool`` or ``Tool(specifier)``, in Claude Code's form:
   accepted as an absolute path too (Claude Code's spelling). Path tools: Read, Write, Edit,
   NotebookEdit, Glob, Grep.
 
+- ``Bash(git status)``: exactly that command; ``Bash(npm run test:*)``: a command that is the
+  prefix or starts with it and a space (Claude Code's form). An allow rule with a prefix never
+  covers a command with shell operators, redirections or substitutions (``safe && other``, ``>``,
+  ``$(...)``); a deny or ask rule covers any part of a compound command, and every command with a
+  substitution it cannot see into. Prefix rules are no sandbox: ``FOO=1 rm``, ``/bin/rm`` or
+  ``sh -c`` get past a ``Bash(rm:*)`` deny rule; deny ``Bash`` itself to be sure.
+
 A specifier on any other tool never matches (the rule is inert rather than a wider grant).
 
 Where a path tool may go without a path-scoped rule (the *workspace*, :class:`Workspace`):
@@ -124,14 +131,18 @@ def url_host(url: object) -> str | None:
     return parts.host.rstrip(".").lower() or None
 
 
-def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace) -> bool:
+def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
+                      granting: bool = False) -> bool:
     """True when ``specifier`` covers this call of the built-in ``tool`` with ``args``.
 
     Without ``args`` (visibility checks) a specifier never matches: a scoped rule never hides
-    or grants a whole tool.
+    or grants a whole tool. ``granting``: the rule is an allow rule (Bash: every part of the
+    command must be covered, not just one).
     """
     if args is None:
         return False
+    if tool == "Bash":
+        return bash_matches(specifier, args.get("command"), granting=granting)
     if tool in NETWORK_TOOLS:
         domain = specifier.removeprefix("domain:").strip().rstrip(".").lower() if specifier.startswith("domain:") else ""
         host = url_host(args.get("url"))
@@ -144,6 +155,45 @@ def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None,
     if path is None:
         return False
     return _glob_regex(_anchor(specifier, workspace.project)).fullmatch(str(path)) is not None
+
+
+#: Shell control operators that chain commands (``a && b``, ``a; b``, ``a | b``, ``a & b``, newlines).
+_SHELL_CHAIN = re.compile(r"\|\||&&|[;|&\n]")
+#: What an allow rule's prefix cannot vouch for: chains, redirections, substitutions.
+_NOT_PLAIN = re.compile(r"\|\||&&|[;|&\n<>`]|\$\(")
+#: Substitutions whose command a deny or ask rule cannot see.
+_SUBSTITUTION = re.compile(r"`|\$\(|[<>]\(")
+
+
+def bash_matches(specifier: str, command: object, *, granting: bool) -> bool:
+    """True when the Bash rule specifier ``specifier`` covers ``command`` (rules in the module doc).
+
+    Args:
+        specifier: ``"git status"`` (exactly that command) or ``"npm run test:*"`` (a prefix).
+        command: the call's ``command`` argument (anything else never matches).
+        granting: an allow rule (all of the command must be covered) rather than a deny or ask
+            rule (any part of it is enough).
+    """
+    if not isinstance(command, str):
+        return False
+    whole, spec = command.strip(), specifier.strip()
+    prefix = spec[:-2].rstrip() if spec.endswith(":*") else None
+    if prefix == "":
+        return not granting or _NOT_PLAIN.search(whole) is None
+    if granting:
+        if prefix is None:
+            return whole == spec  # the very command the person approved
+        return _NOT_PLAIN.search(whole) is None and _starts_with(whole, prefix)
+    if _SUBSTITUTION.search(whole):
+        return True
+    parts = [part.strip() for part in _SHELL_CHAIN.split(whole) if part.strip()]
+    if prefix is None:
+        return whole == spec or spec in parts
+    return any(_starts_with(part, prefix) for part in parts)
+
+
+def _starts_with(command: str, prefix: str) -> bool:
+    return command == prefix or (command.startswith(prefix) and command[len(prefix)].isspace())
 
 
 def _anchor(pattern: str, project: Path) -> str:
@@ -192,7 +242,11 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 def session_rule(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
     """The rule an "always allow" answer adds for this call: scoped for network and path tools
-    (``WebFetch(domain:host)``, ``Write(/dir/**)``), the bare tool name otherwise."""
+    (``WebFetch(domain:host)``, ``Write(/dir/**)``) and for Bash (``Bash(<this exact command>)``:
+    one approved command never allows every other), the bare tool name otherwise."""
+    if tool == "Bash":
+        command = args.get("command")
+        return f"Bash({command.strip()})" if isinstance(command, str) and command.strip() else tool
     if tool in NETWORK_TOOLS:
         host = url_host(args.get("url"))
         return f"{tool}(domain:{host})" if host else tool
@@ -220,7 +274,8 @@ def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, works
     if not rule_matches(tool, parsed.name, spellings):
         return False
     if parsed.specifier is not None:
-        return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace)
+        return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace,
+                                                         granting=confine)
     if confine and args is not None and tool.server is None:
         path = target_path(tool.name, args, workspace.project)
         return path is None or workspace.contains(tool.name, path)

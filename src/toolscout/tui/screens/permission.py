@@ -78,6 +78,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
             with VerticalScroll(id="permission-args"):
                 yield Static(Text(clean(pretty_json(self.arguments))))
             always = Text("Always allow: ", style="dim")
+            if self.tool is not None and self.tool.server is None and self.tool_name == "Bash":
+                always.append("this exact command; ", style="dim")
             if self.saves_to is not None:
                 always.append("don't ask again in this project (saved to ", style="dim")
                 always.append(clean(self.saves_to, single_line=True), style="bold")
