@@ -8,8 +8,6 @@ a message is sent is checked in the full-app journey
 
 from __future__ import annotations
 
-import asyncio
-
 import tui_scenarios as sc
 from tui_harness import Harness
 
@@ -18,17 +16,6 @@ from toolscout.tui.widgets.chat import AssistantEntry, ChatView, NoticeEntry, Us
 
 #: The chat's area in a 120×36 app (the chat column, less the status bar, prompt and footer).
 SIZE = (63, 31)
-
-
-async def _at_end(pilot, chat: ChatView, timeout_s: float = 10.0) -> None:
-    """Wait (bounded) until the chat's newest entry is laid out and the chat is scrolled to its end
-    (:meth:`ChatView.add` scrolls after the next refresh, a frame or more after the mount)."""
-    async with asyncio.timeout(timeout_s):
-        while True:
-            await pilot.pause()
-            last = chat.children[-1] if chat.children else None
-            if last is not None and last.region.height > 0 and chat.is_vertical_scroll_end:
-                return
 
 
 async def test_after_stick_a_notice_and_a_message_scroll_to_the_end_after_the_view_moved() -> None:
@@ -40,14 +27,14 @@ async def test_after_stick_a_notice_and_a_message_scroll_to_the_end_after_the_vi
         chat = app.query_one(ChatView)
         for _ in range(3):
             chat.add(NoticeEntry(HELP, title="help"))
-        await _at_end(pilot, chat)
+        await sc.chat_at_end(pilot, chat=chat)
         assert chat.max_scroll_y > 0
         chat.scroll_home(animate=False)  # as after a tool call grew or the terminal was resized
         await pilot.pause()
         assert not chat.is_vertical_scroll_end
         chat.stick()
         chat.add(NoticeEntry("servers", title="/mcp"))
-        await _at_end(pilot, chat)
+        await sc.chat_at_end(pilot, chat=chat)
 
         chat.scroll_to(y=chat.max_scroll_y - 5, animate=False)  # content grew under the view
         await pilot.pause()
@@ -55,5 +42,5 @@ async def test_after_stick_a_notice_and_a_message_scroll_to_the_end_after_the_vi
         chat.stick()
         chat.add(UserEntry("hello"))
         chat.add(AssistantEntry("turn-1", "Hello from the model."))
-        await _at_end(pilot, chat)
+        await sc.chat_at_end(pilot, chat=chat)
         assert "Hello from the model." in sc.screen_text(app)

@@ -180,17 +180,6 @@ async def test_down_in_the_catalog_filter_moves_into_the_tree() -> None:
 CHAT_AREA = {(140, 42): (73, 37), (90, 30): (90, 25), (100, 24): (100, 19)}
 
 
-async def _chat_at_end(pilot, chat: ChatView, timeout_s: float = 10.0) -> None:
-    """Wait (bounded) until the chat's newest entry is laid out and the chat is scrolled to its end
-    (:meth:`ChatView.add` scrolls after the next refresh)."""
-    async with asyncio.timeout(timeout_s):
-        while True:
-            await pilot.pause()
-            last = chat.children[-1] if chat.children else None
-            if last is not None and last.region.height > 0 and chat.is_vertical_scroll_end:
-                return
-
-
 async def test_a_resize_keeps_the_end_of_the_chat_in_view() -> None:
     """The chat alone, sized as in a 140×42 app, given what three ``/help`` and a ``/search
     weather alert`` add (each sent as the main screen sends a slash command: :meth:`ChatView.stick`
@@ -203,7 +192,7 @@ async def test_a_resize_keeps_the_end_of_the_chat_in_view() -> None:
                       SearchEntry(app.engine.search_tools("weather alert"))]:
             chat.stick()
             chat.add(entry)
-            await _chat_at_end(pilot, chat)
+            await sc.chat_at_end(pilot, chat=chat)
         assert chat.max_scroll_y > 0 and chat.is_vertical_scroll_end
         for size in ((90, 30), (140, 42), (100, 24)):
             await pilot.resize_terminal(*CHAT_AREA[size])
