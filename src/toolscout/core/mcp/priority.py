@@ -29,8 +29,13 @@ _lock = threading.Lock()
 
 
 def lower_new_children(nice: int = LOW_NICE) -> list[int]:
-    """Give every child process of this one not handled before nice ``nice`` (process and, with
-    autogroup, its session's group). Returns their pids (empty off Linux).
+    """Give every child process of this one not handled before nice ``nice`` (the process, and,
+    for a child that leads its own session, that session's autogroup: a child still in this
+    process's session shares this process's group, which keeps its priority). Returns their pids
+    (empty off Linux).
+
+    Runs on the MCP connections' thread (:mod:`.loop_thread`): another thread may see a child's
+    new process nice a moment before its group's.
 
     Never raises: a process that exits meanwhile, or a refused change, is skipped.
     """
@@ -57,7 +62,9 @@ def lower_new_children(nice: int = LOW_NICE) -> list[int]:
             _seen.add(key)
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, key[0], nice)
-        with contextlib.suppress(OSError), open(f"/proc/{entry}/autogroup", "w", encoding="ascii") as fh:
-            fh.write(str(nice))
+        if fields[3] == entry:  # a session leader (the SDK's start_new_session): its own group;
+            # another child's group is this process's, which must keep its priority
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/autogroup", "w", encoding="ascii") as fh:
+                fh.write(str(nice))
         lowered.append(key[0])
     return lowered

@@ -1,0 +1,39 @@
+"""mcp.serverPriority's renicing of directly started servers (:mod:`toolscout.core.mcp.priority`),
+in a separate process so that this test's own children and scheduling group are not touched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = """
+import json, os, subprocess
+from toolscout.core.mcp.priority import lower_new_children
+leader = subprocess.Popen(["sleep", "30"], start_new_session=True)
+member = subprocess.Popen(["sleep", "30"])
+lowered = lower_new_children()
+again = lower_new_children()
+def group(pid):
+    return open(f"/proc/{pid}/autogroup").read().split()[-1]
+print(json.dumps({"lowered": sorted(lowered), "again": again, "pids": sorted([leader.pid, member.pid]),
+                  "nice": [os.getpriority(os.PRIO_PROCESS, p.pid) for p in (leader, member)],
+                  "groups": [group(leader.pid), group(os.getpid())]}))
+for p in (leader, member):
+    p.kill(); p.wait()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="needs Linux autogroup (/proc/PID/autogroup)")
+def test_a_child_in_the_apps_own_session_is_reniced_but_the_apps_group_is_not():
+    """Each new child gets nice 15 once; only a child leading its own session (a server the SDK
+    started) has its scheduling group niced: a child still in the app's session shares the app's
+    group, and niced, that group would put the app behind its own servers."""
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=True)
+    seen = json.loads(out.stdout)
+    assert seen["lowered"] == seen["pids"] and seen["again"] == []
+    assert seen["nice"] == [15, 15]
+    assert seen["groups"] == ["15", "0"]
