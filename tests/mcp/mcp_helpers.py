@@ -24,7 +24,15 @@ from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.models import ServerState
 from toolscout.core.settings import Settings
 
-SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "servers"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SERVERS = FIXTURES / "servers"
+if str(FIXTURES) not in sys.path:
+    sys.path.insert(0, str(FIXTURES))
+from warm_servers import server_args  # noqa: E402
+
+#: Fixture servers whose tests look at the server's own process (pid, session, nice, signals):
+#: always started cold, with nothing in between (tests/fixtures/warm_servers.py).
+COLD = frozenset({"probe", "stubborn"})
 
 
 def server_path(name: str) -> str:
@@ -33,9 +41,11 @@ def server_path(name: str) -> str:
 
 
 def stdio(name: str, script: str | None = None, *args: str, env: dict[str, str] | None = None) -> ServerConfig:
-    """A stdio config that runs a fixture server with this Python."""
-    return ServerConfig(name, "stdio", command=sys.executable, args=(server_path(script or name), *args),
-                        env=env or {}, source="test")
+    """A stdio config that runs a fixture server with this Python (warm, through the fork server,
+    unless it is in :data:`COLD`)."""
+    path = server_path(script or name)
+    argv = [path, *args] if (script or name) in COLD else server_args(path, *args)
+    return ServerConfig(name, "stdio", command=sys.executable, args=tuple(argv), env=env or {}, source="test")
 
 
 def fixture_module(name: str) -> ModuleType:

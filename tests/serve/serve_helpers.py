@@ -23,13 +23,18 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = REPO / "tests" / "fixtures" / "servers"
+if str(SERVERS.parent) not in sys.path:
+    sys.path.insert(0, str(SERVERS.parent))
+from warm_servers import server_args  # noqa: E402
+
 #: Bound on one wait for the gateway (start-up includes importing the SDK and search).
 WAIT_S = 60.0
 
 
 def fixture_entry(script: str, *args: str) -> dict[str, Any]:
-    """A ``mcpServers`` entry running fixture server ``script`` with this Python."""
-    return {"command": sys.executable, "args": [str(SERVERS / f"{script}.py"), *args]}
+    """A ``mcpServers`` entry running fixture server ``script`` with this Python (warm, through
+    the fork server: tests/fixtures/warm_servers.py)."""
+    return {"command": sys.executable, "args": server_args(SERVERS / f"{script}.py", *args)}
 
 
 def time_entry() -> dict[str, Any]:
