@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from mcp_helpers import server_path
+from mcp_helpers import server_args, server_path
 
 from toolscout.cli import run
 from toolscout.cli.call_cmd import result_json
@@ -15,8 +15,8 @@ from toolscout.core.models import ContentBlock, ToolResult
 
 def config(tmp_path, *names: str) -> str:
     entries = {
-        "normal": {"command": sys.executable, "args": [server_path("normal")]},
-        "crash": {"command": sys.executable, "args": [server_path("crash")]},
+        "normal": {"command": sys.executable, "args": server_args(server_path("normal"))},
+        "crash": {"command": sys.executable, "args": server_args(server_path("crash"))},
         "odd": {"type": "carrier-pigeon"},
     }
     path = tmp_path / f"servers-{'-'.join(names)}.json"

@@ -8,7 +8,7 @@ import asyncio
 import sys
 
 import pytest
-from mcp_helpers import make_engine, server_path
+from mcp_helpers import make_engine, server_args, server_path
 
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.search.dense import dense_available
@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(not dense_available(), reason="dense extra (onnx
 async def test_encoding_waits_until_every_server_has_settled(tmp_path) -> None:
     gate = tmp_path / "gate"
     late = ServerConfig("late", "stdio", command=sys.executable,
-                        args=(server_path("late"), "late", "--tools", "5", "--gate", str(gate)), source="test")
+                        args=tuple(server_args(server_path("late"), "late", "--tools", "5", "--gate", str(gate))),
+                        source="test")
     engine = make_engine([late])
     await engine.start()
     try:

@@ -11,7 +11,7 @@ import sys
 
 import anyio
 import pytest
-from mcp_helpers import EventLog, allow, running, server_path
+from mcp_helpers import EventLog, allow, running, server_args, server_path
 
 from toolscout.cli import run
 from toolscout.core.mcp.config import ServerConfig
@@ -24,7 +24,7 @@ GITLAB = ["create_or_update_file", "search_repositories", "create_repository", "
 
 
 def raw(name: str, mode: str | None = None) -> ServerConfig:
-    return ServerConfig(name, "stdio", command=sys.executable, args=(server_path("raw_jsonrpc"), mode or name),
+    return ServerConfig(name, "stdio", command=sys.executable, args=tuple(server_args(server_path("raw_jsonrpc"), mode or name)),
                         source="test")
 
 

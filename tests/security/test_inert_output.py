@@ -18,6 +18,7 @@ import pytest
 import toolscout
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.servers.hostile_output import EVIL
+from fixtures.warm_servers import server_args
 from toolscout.core.sanitize import dumps_json, strip_controls
 
 SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "hostile_output.py"
@@ -28,8 +29,8 @@ SRC = str(Path(toolscout.__file__).resolve().parents[1])
 def cfg(tmp_path: Path) -> str:
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps({"mcpServers": {
-        "hostile": {"command": sys.executable, "args": [str(SERVER)]},
-        "broken": {"command": sys.executable, "args": [str(SERVER), "crash"]},
+        "hostile": {"command": sys.executable, "args": server_args(SERVER)},
+        "broken": {"command": sys.executable, "args": server_args(SERVER, "crash")},
     }}))
     return str(path)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.servers.big_output import expected
+from fixtures.warm_servers import server_args
 from toolscout.cli import run
 from toolscout.core.result_cap import cap_result
 from toolscout.core.tokens import default_counter
@@ -51,7 +52,7 @@ def test_20_mb_result_is_capped_in_requests_transcripts_and_resume(tmp_path: Pat
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     cfg = tmp_path / "mcp.json"
-    cfg.write_text(json.dumps({"mcpServers": {"big": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    cfg.write_text(json.dumps({"mcpServers": {"big": {"command": sys.executable, "args": server_args(SERVER)}}}))
     script = [Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__big__dump", "params": {"megabytes": 20}})]),
               Reply(text="got it")]
     with FakeModelServer(script) as model:

@@ -15,6 +15,7 @@ from typing import Any
 from session_helpers import Recorder, provider_for, user_texts
 
 from fixtures.providers import FakeModelServer, Reply
+from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine import Engine
 from toolscout.core.mcp.config import ServerConfig
@@ -34,7 +35,8 @@ THRESHOLD = 2_000
 
 def late_config(gate: Path, name: str = "late", tools: int = 30, props: int = 6) -> ServerConfig:
     return ServerConfig(name, "stdio", command=sys.executable,
-                        args=(str(LATE), name, "--tools", str(tools), "--props", str(props), "--gate", str(gate)),
+                        args=tuple(server_args(LATE, name, "--tools", str(tools), "--props", str(props),
+                                               "--gate", str(gate))),
                         source="test")
 
 

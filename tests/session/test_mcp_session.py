@@ -8,6 +8,7 @@ from pathlib import Path
 from session_helpers import Recorder, make_settings, provider_for, user_texts
 
 from fixtures.providers import FakeModelServer, Reply, ToolCall
+from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine import Engine
 from toolscout.core.mcp.config import ServerConfig
@@ -18,7 +19,7 @@ SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "normal.
 
 
 async def test_search_execute_real_mcp_tool_then_server_disconnects(tmp_path) -> None:
-    config = ServerConfig("normal", "stdio", command=sys.executable, args=(str(SERVER), "normal"))
+    config = ServerConfig("normal", "stdio", command=sys.executable, args=tuple(server_args(SERVER, "normal")))
     engine = Engine(make_settings(**{"permissions.allow": ["normal"]}), builtins=builtin_tools(),
                     core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[config])
     await engine.start()

@@ -11,6 +11,7 @@ from typing import Any
 from session_helpers import make_settings, provider_for, user_texts
 
 from fixtures.providers import FakeModelServer, Reply, ToolCall
+from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine import Engine
 from toolscout.core.instructions import budgeted
@@ -41,8 +42,8 @@ def _engine(tmp_path: Path, catalogs: Path, *servers: ServerConfig, **settings: 
 
 def _late(tmp_path: Path) -> ServerConfig:
     return ServerConfig("late", "stdio", command=sys.executable, source="test",
-                        args=(str(LATE), "late", "--tools", "3", "--gate", str(tmp_path / "gate"),
-                              "--instructions", "Late server: call op_0000 first."))
+                        args=tuple(server_args(LATE, "late", "--tools", "3", "--gate", str(tmp_path / "gate"),
+                                               "--instructions", "Late server: call op_0000 first.")))
 
 
 def _instructions(texts: list[str]) -> dict[str, str]:

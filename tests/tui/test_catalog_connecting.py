@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import tui_scenarios as sc
+from warm_servers import server_args
 
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.models import ServerState
@@ -33,8 +34,8 @@ def _engine(tmp_path: Path, settings: Any, *, tools: int = 3, props: int = 4) ->
             {"name": "get_item", "description": f"Get an item from {server}.",
              "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}]}))
     late = ServerConfig("late", "stdio", command=sys.executable,
-                        args=(str(LATE), "late", "--tools", str(tools), "--props", str(props), "--gate",
-                              str(tmp_path / "gate")), source="test")
+                        args=tuple(server_args(LATE, "late", "--tools", str(tools), "--props", str(props),
+                                               "--gate", str(tmp_path / "gate"))), source="test")
     broken = ServerConfig("jira", command=sc.BROKEN_COMMAND, args=("--stdio",), source="test")
     return Engine(settings, catalog_paths=[catalogs], builtins=builtin_tools(), core_names=core_tool_names(),
                   project_dir=tmp_path, mcp_servers=[late, broken])

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tui_scenarios as sc
+from warm_servers import server_args
 
 from toolscout.core.events import CatalogChanged
 from toolscout.core.mcp.config import ServerConfig
@@ -70,7 +71,7 @@ async def test_a_churning_storm_loses_no_keystroke_and_bounds_the_vector_cache(
     from toolscout.tui.factory import make_app
 
     settings = sc.make_settings(**{"toolSearch.ranker": "default", "toolSearch.vectorCacheMB": CAP_MB})
-    storm = ServerConfig("storm", command=sys.executable, args=(str(STORM),), source="test")
+    storm = ServerConfig("storm", command=sys.executable, args=tuple(server_args(STORM)), source="test")
     engine = sc.make_engine(settings, weather=False, servers=(storm,))
     last = f"mcp__storm__churn_g{ROUNDS}_0"
     arrived = asyncio.Event()
