@@ -30,7 +30,10 @@ IDLE_SLICE_S = 1 / 200
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Pilot's idle waits (key presses, ``pause()``) become :func:`_handled_then_idle`."""
+    """Pilot's idle waits (key presses, ``pause()``) become :func:`_handled_then_idle`; the
+    sources are compiled once for the processes the tests start (:func:`_compile_sources`)."""
+    if not hasattr(config, "workerinput"):  # the xdist controller, or a serial run
+        _compile_sources()
     import textual._wait
     import textual.app
     import textual.pilot
@@ -52,6 +55,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
     textual.app.wait_for_idle = _handled_then_idle
     textual.pilot.wait_for_idle = _handled_then_idle
+
+
+def _compile_sources() -> None:
+    """Write ``src/toolscout``'s bytecode (``__pycache__``, as Python does by default) when
+    ``PYTHONDONTWRITEBYTECODE`` keeps imports from writing it: the ~100 ``toolscout`` processes
+    the tests start (CLI, ``serve``) would each compile the sources again (~0.1 s CPU each)."""
+    import compileall
+    import sys
+
+    if sys.dont_write_bytecode:
+        compileall.compile_dir(REPO / "src" / "toolscout", quiet=1)
 
 
 async def _messages_handled(app: Any, rounds: int = 20, timeout_s: float = 10.0) -> None:
