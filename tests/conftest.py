@@ -57,6 +57,14 @@ def pytest_configure(config: pytest.Config) -> None:
     textual.pilot.wait_for_idle = _handled_then_idle
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: half again as many workers as cores (3 on 2 cores). A worker often waits on
+    a process it started (a gateway, the CLI, a server connecting) with its core idle: measured
+    on 2 cores, 2 workers 166 s, 3 workers 154 s, 4 workers 156 s."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores * 3 // 2)
+
+
 def _compile_sources() -> None:
     """Write ``src/toolscout``'s bytecode (``__pycache__``, as Python does by default) when
     ``PYTHONDONTWRITEBYTECODE`` keeps imports from writing it: the ~100 ``toolscout`` processes
