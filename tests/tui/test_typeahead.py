@@ -20,7 +20,7 @@ from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogTree
 from toolscout.tui.widgets.prompt import PromptInput
-from toolscout.tui.widgets.recommendations import RecommendationBar
+from toolscout.tui.widgets.recommendations import RecommendationBar, RecommendationItem
 from toolscout.tui.widgets.usage import UsagePanel
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
@@ -52,9 +52,13 @@ class _BarHarness(Harness):
     def __init__(self, build: Any, engine: Any) -> None:
         super().__init__(build, engine)
         self.picked: list[str] = []
+        self.left = 0  # RecommendationBar.Left received (the main screen then focuses the prompt)
 
     def on_recommendation_bar_picked(self, message: RecommendationBar.Picked) -> None:
         self.picked.append(message.hit.name)
+
+    def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
+        self.left += 1
 
 
 async def test_keys_typed_together_in_the_bar_pick_the_tool_they_reached() -> None:
@@ -78,6 +82,42 @@ async def test_keys_typed_together_in_the_bar_pick_the_tool_they_reached() -> No
         _burst(app, ["down", "enter", "down", "down", "enter"])
         await sc.settle(pilot, servers=False)
         assert app.picked == [names[0], names[1], names[0]]  # Down wraps from the last to the first
+
+
+async def test_the_bar_rebuilt_while_an_item_has_the_focus_focuses_its_first_new_item() -> None:
+    """A new turn's tools replace the bar's while one of its old items has the focus (Enter then
+    Tab in one burst: Tab reached the old bar before the turn's tools came): the focus moves to
+    the first new item at once, so Enter right after picks it (before, the old item was removed
+    and the focus left the bar: here, to nothing); a bar emptied while focused asks its screen to
+    take the focus back (``Left``: the main screen puts it in the prompt)."""
+    def build(engine: Any) -> RecommendationBar:
+        return RecommendationBar(id="recommendations")
+
+    async with widget_app(build, size=(80, 8), harness=_BarHarness, servers_first=True) as pilot:
+        app = pilot.app
+        bar = app.query_one(RecommendationBar)
+        bar.show_hits(recommended(app.engine, "weather forecast"))
+        await pilot.pause()
+        assert bar.focus_first()
+        _burst(app, ["down"])
+        await sc.settle(pilot, servers=False)
+        old = app.focused
+        assert isinstance(old, RecommendationItem) and old.index == 1
+        new = recommended(app.engine, "git history")
+        assert new and new[0].name not in {h.name for h in bar.hits}
+        bar.show_hits(new)
+        first = app.focused  # at once, not after a refresh
+        assert isinstance(first, RecommendationItem) and first is not old and first.hit.name == new[0].name
+        _burst(app, ["enter"])
+        await sc.settle(pilot, servers=False)
+        items = list(bar.query(RecommendationItem))  # the old ones are gone
+        assert [i.hit for i in items] == bar.visible_hits and app.focused is first is items[0]
+        assert app.picked == [new[0].name]
+        assert app.left == 0
+
+        bar.show_hits([])
+        await sc.settle(pilot, servers=False)
+        assert app.left == 1 and not bar.display
 
 
 async def test_keys_after_enter_in_a_form_land_in_the_next_field() -> None:

@@ -3,7 +3,8 @@
 Tab (from the prompt) enters the bar; Tab/Shift+Tab and Up/Down move between items, Enter picks
 one (:class:`RecommendationBar.Picked`); Esc (the main screen's one binding) goes back to the
 prompt, or interrupts a running turn first. The bar is hidden while it has nothing to show or
-recommendations are switched off (:class:`RecommendationBar.Left` when focus had to leave it).
+recommendations are switched off (:class:`RecommendationBar.Left` when focus had to leave it);
+new tools replacing the ones shown keep the focus in the bar, on the first new item.
 """
 
 from __future__ import annotations
@@ -114,14 +115,18 @@ class RecommendationBar(Vertical, can_focus=False):
         self._rebuild()
 
     def _rebuild(self) -> None:
+        """Show ``visible_hits``; focus held by an old item stays in the bar (its first new item)
+        or, with nothing to show, is handed back (:class:`Left`)."""
         if not self.is_mounted:
             return
         had_focus = self.has_focus_within
-        self.remove_children()
-        hits = self.visible_hits
-        self.mount_all([RecommendationItem(hit, i) for i, hit in enumerate(hits)])
-        self.display = bool(hits)
-        if had_focus and not hits:
+        self.remove_children()  # Textual moves the focus off a removed item (to nothing, or out of the bar)
+        items = [RecommendationItem(hit, i) for i, hit in enumerate(self.visible_hits)]
+        self.mount_all(items)
+        self.display = bool(items)
+        if had_focus and items:
+            self.screen.set_focus(items[0])  # now: a key typed right after reaches it
+        elif had_focus:
             self.post_message(self.Left())
 
     def on_mount(self) -> None:
