@@ -5,6 +5,8 @@ the duration shown is the tool's own time. The form alone is tested in a harness
 
 from __future__ import annotations
 
+import asyncio
+
 import tui_scenarios as sc
 from tui_harness import screen_app
 
@@ -64,6 +66,29 @@ async def test_form_scrolls_and_keeps_its_buttons_at_80x24() -> None:
         await pilot.pause()
         assert "required property" in sc.screen_text(app)
         assert screen_region.contains_region(form.query_one("#run").region)
+
+
+async def test_a_number_that_is_not_whole_is_kept_as_typed_and_refused_in_an_integer_field() -> None:
+    """``2.5`` typed in an integer field stays ``2.5`` (before, Textual's integer filter dropped the
+    dot and the tool ran with 25); Run shows why it is refused, naming the field, and runs nothing;
+    a whole number then runs."""
+    async with form_app("mcp__weather__get_forecast") as pilot:
+        app = pilot.app
+        form = app.screen
+        await sc.type_text(pilot, "Paris")
+        await pilot.press("enter")
+        days = form.query_one("#arg-1")  # days: integer, default 3
+        assert app.focused is days and days.value == "3"
+        await pilot.press("backspace", *"2.5")
+        assert days.value == "2.5"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ArgumentFormScreen) and app.results == []  # nothing sent
+        assert "✗ days: expected an integer" in sc.screen_text(app)
+        assert days.has_class("-invalid") and days.value == "2.5"
+        await pilot.press("backspace", "backspace", "ctrl+s")
+        await asyncio.wait_for(app.dismissed.wait(), 10)
+        assert app.results == [{"city": "Paris", "days": 2, "units": "metric", "hourly": False}]
 
 
 async def test_run_shows_the_newest_call_expanded_with_the_tools_own_time(fake_clock) -> None:

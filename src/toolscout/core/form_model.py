@@ -137,7 +137,7 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
         try:
             return True, int(text.strip())
         except ValueError:
-            raise FormError(spec.name, "expected a whole number") from None
+            raise FormError(spec.name, "expected an integer (a whole number)") from None
     if spec.kind == "number":
         try:
             value = float(text.strip())

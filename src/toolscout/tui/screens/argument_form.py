@@ -1,9 +1,10 @@
 """The argument form: fill in a tool's arguments (offline session) and run it.
 
 Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.core.form_model`): text for
-strings, numeric inputs for numbers, a switch for booleans, a select for enums and a JSON editor
-for arrays, objects and anything else. The arguments are validated by the executor's own validator before the
-screen dismisses with them.
+strings and numbers (a number is kept as typed and refused on Run when it does not parse), a
+switch for booleans, a select for enums and a JSON editor for arrays, objects and anything else.
+The arguments are validated by the executor's own validator before the screen dismisses with
+them.
 
 Every field is a bordered box (a terminal shows no other cue of where to type), the focused
 field's box and label take the accent colour, descriptions wrap in full, and everything between
@@ -126,9 +127,10 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             box.border_subtitle = "shift+enter / ctrl+j: new line"
             return box
         if spec.kind in ("string", "integer", "number"):
-            kind = {"string": "text", "integer": "integer", "number": "number"}[spec.kind]
+            # Plain text for numbers too: Textual's integer/number types drop what does not fit
+            # ("2.5" became 25); the form model refuses a bad number on Run, saying why.
             value = "" if default is None else str(default)
-            return FieldInput(self.advance, value=value, type=kind, id=wid, classes="field",
+            return FieldInput(self.advance, value=value, id=wid, classes="field",
                               placeholder="required" if spec.required else "(optional)")
         text = "" if default is None else json.dumps(default, indent=2, ensure_ascii=False)
         area = TextArea(text, id=wid, classes="field json-field", language=None, soft_wrap=True,
