@@ -99,19 +99,33 @@ async def test_recommendation_settings_from_f5_reach_the_bar_and_persist() -> No
 
 
 async def test_number_settings_are_validated_before_saving() -> None:
-    """Harness: an out-of-range number is refused with a note and not saved; a valid one is
-    saved and applied, and the screen stays open."""
+    """Harness: what is typed is kept as typed ("1,5" is not turned into 15) and refused when
+    it is not a number; an out-of-range number is refused with a note and not saved; the value
+    in effect typed again clears the refusal; a valid one is saved and applied, and the screen
+    stays open."""
     async with settings_app() as pilot:
         app = pilot.app
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         field = screen.query_one(f"#{widget_id('recommendations.minScore')}")
+        note = screen.query_one(f"#{widget_id('recommendations.minScore')}-note")
+        in_effect = str(note.render())
         field.focus()
+        field.value = ""
+        await pilot.press("1", ",", "5", "enter")
+        await pilot.pause()
+        assert field.value == "1,5" and "expected a number" in str(note.render())
         field.value = "7"
         await pilot.press("enter")
         await pilot.pause()
-        note = screen.query_one(f"#{widget_id('recommendations.minScore')}-note")
         assert "out of range" in str(note.render())
+        field.value = f"{app.settings['recommendations.minScore']:g}"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(note.render()) == in_effect
+        field.value = "7"
+        await pilot.press("enter")
+        await pilot.pause()
         assert not user_file().exists()
         assert app.settings["recommendations.minScore"] != 7
         field.value = "0.5"

@@ -111,7 +111,8 @@ class SettingsScreen(Screen[None]):
         if kind == "select":
             return Select([(c, c) for c in KEYS_BY_NAME[key].choices], value=value, allow_blank=False, id=wid, compact=True)
         if kind == "number":
-            return Input(value=f"{value:g}", type="number", id=wid, compact=True)
+            # plain text: Textual's type="number" drops what does not fit ("1,5" became 15)
+            return Input(value=f"{value:g}", id=wid, compact=True)
         return Input(value=value or "", placeholder="(provider default)", id=wid, compact=True)
 
     def _source(self, key: str, managed: set[str]) -> Text:
@@ -204,6 +205,8 @@ class SettingsScreen(Screen[None]):
             value = text
         if value != current:
             self.change(key, value)
+        else:  # back to the value in effect: an earlier refusal no longer applies
+            self.query_one(f"#{widget_id(key)}-note", Static).update(self._source(key, managed_keys(self.settings)))
 
     def action_close(self) -> None:
         """Back to the main screen (inputs being edited are saved first)."""
