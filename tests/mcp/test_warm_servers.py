@@ -70,3 +70,15 @@ def _ends_soon(pid: int, timeout_s: float = 30.0) -> bool:
         return bool(select.select([pidfd], [], [], timeout_s)[0])
     finally:
         os.close(pidfd)
+
+
+def test_a_child_that_exits_at_once_hands_back_its_exit_code_and_its_stderr_alone(tmp_path: Path) -> None:
+    """The fork server may report the exit before the client has finished sending (a crashing
+    server): the client still exits with the child's code, and nothing of its own reaches stderr.
+    Twenty starts, as the race is one of timing."""
+    script = tmp_path / "crash.py"
+    script.write_text("import sys\nsys.stderr.write('crashed on purpose\\n')\nsys.exit(5)\n")
+    for _ in range(20):
+        done = subprocess.run(server_argv(script), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert (done.returncode, done.stderr) == (5, "crashed on purpose\n")
