@@ -9,12 +9,8 @@ from ..core.context import ContextReport
 from ..core.engine import Engine
 from ..core.sanitize import dumps_json
 from ..core.settings import choices
-from ..core.tokens import ModeDecision
+from ..core.tokens import MODE_WORDS, ModeDecision
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
-
-#: ``toolSearch.enabled`` modes as a person reads them (``--json`` keeps the internal names).
-MODE_WORDS = {"tst": "always on", "tst-auto": "auto",
-              "standard": "off"}
 
 
 def add_tool_search_flag(p: argparse.ArgumentParser) -> None:

@@ -134,6 +134,10 @@ class ServerUsage:
         return self.tokens_inline - self.tokens_sent
 
 
+#: ``toolSearch.enabled`` modes as a person reads them (JSON output keeps the internal names).
+MODE_WORDS = {"tst": "always on", "tst-auto": "auto", "standard": "off"}
+
+
 @dataclass
 class ModeDecision:
     """The explained auto-mode verdict.

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...core.context import ContextReport
+from ...core.tokens import MODE_WORDS
 from ..text import clean
 
 BAR_WIDTH = 16
@@ -118,8 +119,8 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     d = report.decision
     lines: list[RenderableType] = [UsageTable(report), Text("")]
     mode = Text()
-    mode.append("mode ", style="dim")
-    mode.append(f"{d.mode}", style="bold")
+    mode.append("tool search ", style="dim")
+    mode.append(MODE_WORDS.get(d.mode, d.mode), style="bold")
     if d.deciding:  # auto, servers still connecting: the verdict can still change
         n = len(d.pending)
         mode.append(f" · deciding: {n} server{'s' if n != 1 else ''} connecting", style="bold yellow")
