@@ -7,6 +7,8 @@ main screen's key routing) are one full-app journey."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import tui_scenarios as sc
@@ -61,19 +63,26 @@ class _BarHarness(Harness):
         self.left += 1
 
 
+@asynccontextmanager
+async def _weather_bar() -> AsyncIterator[Any]:
+    """A :class:`_BarHarness` pilot whose bar shows the tools recommended for "weather forecast"."""
+    def build(engine: Any) -> RecommendationBar:
+        return RecommendationBar(id="recommendations")
+
+    async with widget_app(build, size=(80, 8), harness=_BarHarness, servers_first=True) as pilot:
+        pilot.app.query_one(RecommendationBar).show_hits(recommended(pilot.app.engine, "weather forecast"))
+        await pilot.pause()
+        yield pilot
+
+
 async def test_keys_typed_together_in_the_bar_pick_the_tool_they_reached() -> None:
     """Tab (the bar's first item), Down and Enter typed in one burst pick the item Down reached,
     and Enter right after the bar takes the focus picks its first item: the focus moves when
     the key is handled, not after the next refresh (before, Enter picked the item the focus was
     leaving, or reached the prompt)."""
-    def build(engine: Any) -> RecommendationBar:
-        return RecommendationBar(id="recommendations")
-
-    async with widget_app(build, size=(80, 8), harness=_BarHarness, servers_first=True) as pilot:
+    async with _weather_bar() as pilot:
         app = pilot.app
         bar = app.query_one(RecommendationBar)
-        bar.show_hits(recommended(app.engine, "weather forecast"))
-        await pilot.pause()
         names = [h.name for h in bar.visible_hits]
         assert len(names) == 3
         assert bar.focus_first()
@@ -90,14 +99,9 @@ async def test_the_bar_rebuilt_while_an_item_has_the_focus_focuses_its_first_new
     the first new item at once, so Enter right after picks it (before, the old item was removed
     and the focus left the bar: here, to nothing); a bar emptied while focused asks its screen to
     take the focus back (``Left``: the main screen puts it in the prompt)."""
-    def build(engine: Any) -> RecommendationBar:
-        return RecommendationBar(id="recommendations")
-
-    async with widget_app(build, size=(80, 8), harness=_BarHarness, servers_first=True) as pilot:
+    async with _weather_bar() as pilot:
         app = pilot.app
         bar = app.query_one(RecommendationBar)
-        bar.show_hits(recommended(app.engine, "weather forecast"))
-        await pilot.pause()
         assert bar.focus_first()
         _burst(app, ["down"])
         await sc.settle(pilot, servers=False)
