@@ -18,7 +18,8 @@ member = subprocess.Popen(["sleep", "30"])
 lowered = lower_new_children()
 again = lower_new_children()
 def group(pid):
-    return open(f"/proc/{pid}/autogroup").read().split()[-1]
+    words = open(f"/proc/{pid}/autogroup").read().split()
+    return words[-1] if words else None  # empty where the process's cpu cgroup overrides autogroup
 print(json.dumps({"lowered": sorted(lowered), "again": again, "pids": sorted([leader.pid, member.pid]),
                   "nice": [os.getpriority(os.PRIO_PROCESS, p.pid) for p in (leader, member)],
                   "groups": [group(leader.pid), group(os.getpid())]}))
@@ -27,13 +28,16 @@ for p in (leader, member):
 """
 
 
-@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="needs Linux autogroup (/proc/PID/autogroup)")
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="needs Linux /proc/PID/autogroup")
 def test_a_child_in_the_apps_own_session_is_reniced_but_the_apps_group_is_not():
     """Each new child gets nice 15 once; only a child leading its own session (a server the SDK
     started) has its scheduling group niced: a child still in the app's session shares the app's
-    group, and niced, that group would put the app behind its own servers."""
+    group, and niced, that group would put the app behind its own servers. Where the kernel shows
+    no autogroup (a process in a cpu cgroup, as on CI, reads the file empty), only the nice is
+    checked."""
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=True)
     seen = json.loads(out.stdout)
     assert seen["lowered"] == seen["pids"] and seen["again"] == []
     assert seen["nice"] == [15, 15]
-    assert seen["groups"] == ["15", "0"]
+    if seen["groups"] != [None, None]:  # the kernel reports the groups (not a cgroup's sandbox)
+        assert seen["groups"] == ["15", "0"]
