@@ -330,7 +330,7 @@ class MainScreen(SidePanels):
             self.request(m.ToolUseRequested(event.option.id))
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
-        self.query_one(PromptInput).focus()
+        self.set_focus(self.query_one(PromptInput))  # now, not deferred: typing goes on in the prompt
 
     def on_recommendation_bar_picked(self, message: RecommendationBar.Picked) -> None:
         self.request(m.ToolUseRequested(message.hit.name))
