@@ -1,14 +1,20 @@
 """The stdio transport's line reader (``core/mcp/transports/stdio_lines.py``): the same lines as
-splitting the whole stream at newlines, however the pipe cuts it into chunks, in time linear in its size."""
+splitting the whole stream at newlines, however the pipe cuts it into chunks, in time linear in its size;
+and a line without end is bounded."""
 
 from __future__ import annotations
 
 import itertools
 
+import anyio
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp_helpers import allow, pid_alive, running, stdio
 
+from toolscout.core.mcp.transports import stdio_lines
 from toolscout.core.mcp.transports.stdio_lines import split_lines
+from toolscout.core.models import ServerState
 
 
 def _read(chunks: list[str]) -> tuple[list[str], str]:
@@ -35,3 +41,23 @@ def test_a_long_line_in_small_chunks_is_joined_once() -> None:
     assert all(p is piece for p in pending)
     [line] = split_lines(pending, "}\n")
     assert len(line) == 20_000_000 // 8192 * 8192 + 1 and pending == [""]
+
+
+@pytest.mark.parametrize("sessions", ["shared", "separate"])
+async def test_a_server_writing_without_end_or_newline_is_stopped_at_the_line_bound(monkeypatch, events, sessions):
+    """A server that floods stdout with no newline is stopped once the unfinished line passes
+    ``MAX_LINE_CHARS`` (here 1 Mi): its process is gone, the call fails, the server's error says
+    why, and the engine goes on (memory stays bounded instead of growing until the app dies)."""
+    monkeypatch.setattr(stdio_lines, "MAX_LINE_CHARS", 2**20)
+    async with running([stdio("flood")], events, **{"mcp.serverSessions": sessions}) as engine:
+        pid = int((await engine.call_tool("mcp__flood__pid", {}, asker=allow)).text())
+        mark = len(events.events)
+        with anyio.fail_after(30):
+            result = await engine.call_tool("mcp__flood__flood", {}, asker=allow)
+        assert result.is_error
+        gone = await events.wait_state("flood", ServerState.DISCONNECTED, start=mark)
+        assert "more than 1 Mi characters without a newline" in gone.error and "stopped" in gone.error
+        with anyio.fail_after(10):
+            while pid_alive(pid):
+                await anyio.sleep(0.02)
+        assert engine.search_tools("weather").query  # the engine still answers

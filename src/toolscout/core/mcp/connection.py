@@ -39,6 +39,7 @@ from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
 from .transports import open_transport
+from .transports.stdio_lines import MessageTooLong
 from .wire import GuardedStream, quiet_sdk_parse_errors
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,7 @@ class ServerConnection:
                     tools = await self._list_tools(client)
                     has_resources = await self._probe_resources(client)
                     scope.deadline = math.inf  # connected: only stop() ends the session now
+                    self._stage = "the session"
                     self._client = client
                     connected = True
                     self._listener.server_tools_changed(self.name, tools, instructions)
@@ -260,6 +262,8 @@ class ServerConnection:
                 self._listener.server_warning(f"re-listing tools after list_changed failed: {self._describe(exc)}",
                                               self.name)
                 continue
+            finally:
+                self._stage = "the session"
             self.relists += 1
             self._listener.server_tools_changed(self.name, tools, self.status.instructions)
             self._set_status(ServerState.CONNECTED, tool_count=len(tools))
@@ -315,6 +319,8 @@ class ServerConnection:
             if leaf.error.code == types.CONNECTION_CLOSED:
                 return f"the server exited or closed the connection during {self._stage}"
             return f"{leaf.error.message} during {self._stage}"
+        if isinstance(leaf, MessageTooLong):
+            return str(leaf)
         if isinstance(leaf, ListingError):
             return f"{leaf} (during {self._stage})"
         if isinstance(leaf, ValidationError):

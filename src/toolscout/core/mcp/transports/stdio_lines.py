@@ -6,6 +6,10 @@ concatenates every chunk read from the pipe to it (``(buffer + chunk).split("\\n
 of N bytes read in chunks of c bytes costs N²/2c: one 20 MB tool result (issue 10's output-cap
 test) took 3 s of the MCP loop's CPU when the pipe gave 64 KB chunks and 24 s at 8 KB. Here the
 chunks of an unfinished line are kept in a list and joined once its newline arrives (linear).
+
+A line is also bounded (:data:`MAX_LINE_CHARS`): a server that writes without end and no newline
+(a bug, or a hostile server) would otherwise grow the app's memory until it is killed. Past the
+bound the server is stopped and the connection ends with :class:`MessageTooLong`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,15 @@ from anyio.streams.text import TextReceiveStream
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.message import SessionMessage
+
+#: Longest stdout line (one JSON-RPC message) read from a stdio server, in characters: 64 Mi,
+#: three times the 20 MB tool result of the output-cap test (tests/security/test_output_cap.py).
+MAX_LINE_CHARS = 64 * 2**20
+
+
+class MessageTooLong(Exception):
+    """A stdio server wrote more than :data:`MAX_LINE_CHARS` characters without a newline; it was
+    stopped. ``str()`` is the reason shown as the server's error."""
 
 
 def split_lines(pending: list[str], chunk: str) -> list[str]:
@@ -81,7 +94,15 @@ async def stdio_client(server: StdioServerParameters,
             async with read_stream_writer:
                 try:
                     pending: list[str] = []
+                    pending_chars = 0
                     async for chunk in stdout:
+                        end = chunk.rfind("\n")
+                        pending_chars = pending_chars + len(chunk) if end < 0 else len(chunk) - end - 1
+                        if pending_chars > MAX_LINE_CHARS:  # stop it first: the drain below reads to EOF
+                            await sdk._stop_server_process(process)
+                            raise MessageTooLong(
+                                f"the server wrote more than {MAX_LINE_CHARS // 2**20} Mi characters without a "
+                                "newline (one JSON-RPC message per line); it was stopped")
                         for line in split_lines(pending, chunk):
                             try:
                                 await read_stream_writer.send(sdk._parse_line(line))
