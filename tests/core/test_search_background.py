@@ -59,13 +59,15 @@ def test_lexical_ranking_while_vectors_are_pending(encoder, monkeypatch):
         assert index.dense_pending == len(tools)
         hits = index.rank("create issue", 3)
         assert hits and set(hits[0].components) <= {"bm25f", "field_tfidf", "tfidf", "exact_name"}
+        assert index.ranked("create issue", 3) == ("bm25f", hits)  # the profile that really ranked
         assert ranked(index, "create issue") == ranked(lexical, "create issue")
         assert not settled.is_set()
         gate.set()
         assert settled.wait(120)  # told once the fused ranking is in use, not polled
         assert index.wait_dense(timeout=120)
         assert index.active_profile == "default"
-        assert "dense" in index.rank("create issue", 1)[0].components
+        profile, hits = index.ranked("create issue", 1)
+        assert profile == "default" and "dense" in hits[0].components
     finally:
         gate.set()
         index.close()

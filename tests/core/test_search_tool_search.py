@@ -191,6 +191,19 @@ def test_default_profile_reports_active(catalog):
     assert set(hybrid.search("slack message").hits[0].components) == {"keyword", "tfidf"}
 
 
+def test_the_result_names_the_ranker_that_ranked_it(catalog):
+    """The ranker a result carries is the profile that ranked it, not the query's form: the
+    chat's search entry says it (it used to say ``keyword``, the mode, whatever ranked)."""
+    for profile in ("bm25f", "hybrid"):
+        result = ToolSearch(catalog, lexical_settings(**{"toolSearch.ranker": profile}), dense_cache=None).search(
+            "slack message")
+        assert (result.mode, result.ranker, result.to_json()["ranker"]) == ("keyword", profile, profile)
+    fallback = ToolSearch(catalog, Settings(), dense_cache=None, encoder=False)  # default without vectors
+    assert fallback.search("discover: send a chat message").ranker == "bm25f"
+    assert fallback.search("select:mcp__slack__post_message").ranker == ""  # nothing ranked
+    assert fallback.search("   ").ranker == ""
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.characters(exclude_categories=()), max_size=300))
 def test_search_never_raises(text):

@@ -97,7 +97,7 @@ async def test_a_model_conversation_streams_follows_what_is_sent_and_esc_interru
 async def test_slash_commands_then_clear_starts_a_new_session_and_keeps_the_old_transcript() -> None:
     """Journey (full app, offline session persisted to the hermetic data dir, one server that
     fails to start): the main screen's slash commands (/help, /context, /mcp with the failure
-    reason in full, /search, an unknown one); then a search the session records, and /clear:
+    reason in full, /search with its ranker named, an unknown one); then a search the session records, and /clear:
     a new session over the same engine, the old transcript kept on disk, a chat with only the
     notice, and the new session wired to the chat."""
     from toolscout.core.session.providers import OfflineProvider
@@ -116,6 +116,8 @@ async def test_slash_commands_then_clear_starts_a_new_session_and_keeps_the_old_
             await pilot.pause()
         entries = [e for e in app.screen.chat.children if not e.has_class("-warning")][1:]  # after the welcome
         assert [type(e) for e in entries] == [NoticeEntry, NoticeEntry, NoticeEntry, SearchEntry, ErrorEntry]
+        title = str(entries[3].title)  # names the ranker that ranked (the fixtures': hybrid), not the query form
+        assert "ranker hybrid" in title and "keyword" not in title
         await sc.chat_at_end(pilot)  # the error entry is mounted; its scroll into view follows a frame later
         text = sc.screen_text(app)
         assert "unknown command /nope" in text

@@ -289,8 +289,12 @@ class ToolIndex(BackgroundDense):
         return float(lexical)
 
     @_locked
-    def score_all(self, text: str) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
+    def score_all(self, text: str, profile: Profile | None = None
+                  ) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
         """Weighted components (gated; their sum is the final score) and raw signals per tool.
+
+        Args:
+            text: the query. profile: the profile to score with (default: the one ranking now).
 
         Returns:
             ``(matrices, components, raw, query)``; components and raw map component names
@@ -298,7 +302,7 @@ class ToolIndex(BackgroundDense):
             ``gate`` (a length-1 array).
         """
         m = self.store.matrices()
-        prof = self._ranking_profile()
+        prof = profile or self._ranking_profile()
         subs = split_subqueries(text) if prof.multi_query else []
         sigs = self.signals([text, *subs], prof.signals)
         comps = prof.fuse(sigs[0].raw)
@@ -328,9 +332,15 @@ class ToolIndex(BackgroundDense):
             mask &= in_name
         return m.live(mask)
 
-    @_locked
     def rank(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> list[ScoredTool]:
-        """Top tools for ``text``, best first; tools scoring 0 are left out.
+        """The hits of :meth:`ranked` (without the profile's name)."""
+        return self.ranked(text, limit, required=required)[1]
+
+    @_locked
+    def ranked(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> tuple[str, list[ScoredTool]]:
+        """Top tools for ``text``, best first, and the name of the profile that ranked them (read
+        once: background encoding may switch the profile between two searches, never within one);
+        tools scoring 0 are left out.
 
         Args:
             text: free text (any string; never raises).
@@ -340,16 +350,19 @@ class ToolIndex(BackgroundDense):
                 own, in which case they are also what is scored.
 
         Returns:
-            ``[ScoredTool]`` with scores in [0, 1]; ties broken by name; a query that is exactly
-            a tool's full or bare name (case-insensitive) puts that tool first with score 1.0
-            and ``exact_name=True``.
+            ``(profile, [ScoredTool])``, scores in [0, 1]; ties broken by name; a query that is
+            exactly a tool's full or bare name (case-insensitive) puts that tool first with score
+            1.0 and ``exact_name=True``.
         """
-        text = text if isinstance(text, str) else str(text)
+        prof = self._ranking_profile()
+        return prof.name, self._rank(prof, text if isinstance(text, str) else str(text), limit, required)
+
+    def _rank(self, prof: Profile, text: str, limit: int, required: Sequence[str]) -> list[ScoredTool]:
         if limit <= 0 or not len(self.store):
             return []
         if required and not analyze(text):
             text = " ".join([text, *required])
-        m, comps, raw, query = self.score_all(text)
+        m, comps, raw, query = self.score_all(text, prof)
         total = sum(comps.values(), np.zeros(m.n_docs))
         exact_idx = self._name_keys.positions(m, text) if self._name_keys.may_name(text) else []
         mask = self._required_mask(m, required) if required else None

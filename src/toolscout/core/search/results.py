@@ -53,7 +53,11 @@ class SearchResult:
     """Everything one ToolSearch query returned.
 
     Attributes:
-        query: the query as given. mode: ``select`` | ``discover`` | ``keyword``.
+        query: the query as given. mode: ``select`` | ``discover`` | ``keyword`` (the query's
+            form, not how it was ranked).
+        ranker: the ranking profile that ranked ``hits`` (``default``, ``bm25f``, ``hybrid``:
+            ``bm25f`` while ``default`` waits for its tool vectors); empty when nothing was
+            ranked (``select:``, an unusable query).
         hits: ranked tools (best first).
         missing: ``select:`` names that resolved to nothing.
         suggestions: missing name → closest real names.
@@ -76,12 +80,14 @@ class SearchResult:
     pending_servers: list[str] = field(default_factory=list)
     instructions: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    ranker: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The stable JSON contract of ``toolscout search --json``."""
         return {
             "query": self.query,
             "mode": self.mode,
+            "ranker": self.ranker,
             "results": [
                 {
                     "name": h.tool.name,

@@ -337,7 +337,8 @@ class ToolSearch:
             return
         named = [] if parsed.required else self._named(parsed.text)
         limit = max(limit, min(len(named), MAX_LIMIT))
-        hits = self._visible(self.index.rank(parsed.text, limit * 2 + 10, required=parsed.required))
+        result.ranker, ranked = self.index.ranked(parsed.text, limit * 2 + 10, required=parsed.required)
+        hits = self._visible(ranked)
         by_name = {h.tool.name: h for h in hits}
         exact = [_exact_hit(by_name.get(t.name), t) for t in named]
         rest = [h for h in hits if h.score >= self.floor and h.tool.name not in {t.name for t in named}]

@@ -192,6 +192,16 @@ def search_result_renderable(result: SearchResult, limit: int = 10, *, hits: boo
     return out
 
 
+def search_label(result: SearchResult) -> list[str]:
+    """What a search entry's title says about how ``result`` was found: the query form when it
+    is not plain keywords (``select``, ``discover``), and the ranker that ranked the hits, from
+    the result itself (``ranker default``; none for ``select:``, which ranks nothing)."""
+    words = [result.mode] if result.mode != "keyword" else []
+    if result.ranker:
+        words.append(f"ranker {clean(result.ranker, single_line=True)}")
+    return words
+
+
 class SearchHits(OptionList):
     """A ToolSearch result's hits, one option per tool (the option id is the tool's name):
     focus it (Tab from the prompt reaches the newest) and press Enter, or click, to use a tool
@@ -218,7 +228,7 @@ class SearchEntry(Collapsible):
     def __init__(self, result: SearchResult, *, collapsed: bool = False) -> None:
         title = Content.assemble(("⌕ ", "$accent"), ("ToolSearch ", "bold"),
                                  clean(result.query, single_line=True, limit=60),
-                                 (f"  {len(result.hits)} hit(s) · {result.mode}", "dim"))
+                                 ("  " + " · ".join([f"{len(result.hits)} hit(s)", *search_label(result)]), "dim"))
         body: list[Widget] = [SearchHits(result)] if result.hits else []
         notes = search_result_renderable(result, hits=False)
         if notes.plain:
