@@ -123,8 +123,9 @@ def test_public_address() -> None:
 async def test_webfetch_refuses_loopback_unless_a_rule_names_the_host(tmp_path: Path) -> None:
     with Listener() as sink:
         refused = await WebFetchTool().run({"url": f"{sink.url}/leak?d={SECRET}"}, ToolContext(tmp_path))
-        assert refused.error_kind is ToolErrorKind.PERMISSION_DENIED
-        assert "WebFetch(domain:127.0.0.1)" in refused.text()
+        # its own kind, not permission_denied: it comes after the call was allowed (an "Allow once" too)
+        assert refused.error_kind is ToolErrorKind.PRIVATE_HOST_REFUSED
+        assert '"WebFetch(domain:127.0.0.1)" to permissions.allow' in refused.text()
         by_name = await WebFetchTool().run({"url": f"http://localhost:{sink.port}/x"}, ToolContext(tmp_path))
         assert by_name.is_error
         assert sink.received == []
@@ -170,6 +171,9 @@ def test_headless_read_then_exfiltrate_sends_nothing(allowed, tmp_path: Path, mo
     assert len(results) == 3 and SECRET not in results[0]  # the Read outside the project was refused too
     calls = json.loads(capsys.readouterr().out)["tool_calls"]
     assert calls and all(c.get("error_kind") for c in calls)
+    # not allowed: nobody to ask, so denied; allowed: the call ran and the address guard refused it
+    fetches = {"denied"} if allowed is None else {"refused"}
+    assert {c["outcome"] for c in calls if c["tool"] == "WebFetch"} == fetches
 
 
 def test_headless_explicit_domain_rule_reaches_the_listener(tmp_path: Path, monkeypatch, capsys) -> None:

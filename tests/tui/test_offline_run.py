@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 
 import tui_scenarios as sc
+from textual.widgets import Static
 from tui_harness import screen_app
 
+from fixtures.listener import Listener
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
 from toolscout.tui.widgets.chat import ToolCallEntry
@@ -110,3 +112,27 @@ async def test_run_shows_the_newest_call_expanded_with_the_tools_own_time(fake_c
         assert "Oslo: sunny" in text
         took = int(str(calls[-1].title).split("done · ")[1].split(" ms")[0].replace(",", ""))
         assert took < 500  # the tool's own time, not the 600 ms spent on the prompt
+
+
+async def test_allow_once_then_a_refused_private_address_says_so_not_permission_denied() -> None:
+    """WebFetch to a loopback listener, run by hand: "Allow once" lets the call run, and the
+    address guard refuses the host. The call's entry names that refusal (not
+    ``permission_denied``, which read as if the Allow had been ignored) and the settings rule
+    that would allow the host; the listener receives nothing."""
+    app = sc.make_app()
+    with Listener() as sink:
+        async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+            await sc.settle(pilot)
+            app.run_by_hand(app.engine.tool("WebFetch"))  # what picking it in the bar or the palette opens
+            await _until(pilot, msgs, ArgumentFormScreen)
+            await sc.type_text(pilot, f"{sink.url}/leak")
+            await pilot.press("ctrl+s")
+            await _until(pilot, msgs, PermissionScreen)
+            await pilot.press("y")  # Allow once
+            await sc.settle(pilot)
+            (call,) = [e for e in app.screen.chat.children if isinstance(e, ToolCallEntry)]
+            assert "failed (private_host_refused)" in str(call.title)
+            assert "permission_denied" not in sc.screen_text(app)
+            shown = str(call.query_one(".tool-result", Static).render())  # the whole result, unwrapped
+            assert '"WebFetch(domain:127.0.0.1)" to permissions.allow' in shown
+        assert sink.received == []

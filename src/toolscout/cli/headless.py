@@ -1,8 +1,8 @@
 """Headless mode, ``toolscout -p PROMPT``: run one conversation and print the answer.
 
 Nobody can be asked for permission here, so tools that would ask are refused with a message that
-names the rule to add (``--allowed-tools NAME`` or ``permissions.allow``); those refusals are also
-printed to stderr. ``--output-format json`` prints the whole transcript: messages, every tool call
+names the rule to add (``--allowed-tools NAME`` or ``permissions.allow``); those refusals, and
+network tools refused a private address, are also printed to stderr. ``--output-format json`` prints the whole transcript: messages, every tool call
 the model made (see :func:`tool_call_log`), search results, usage per request and cache figures.
 """
 
@@ -44,7 +44,7 @@ def run_headless(args: argparse.Namespace) -> int:
     def listen(event: Any) -> None:
         if isinstance(event, ToolCallFinished):
             finished[event.call_id] = event
-            if event.result.error_kind is ToolErrorKind.PERMISSION_DENIED:
+            if event.result.error_kind in (ToolErrorKind.PERMISSION_DENIED, ToolErrorKind.PRIVATE_HOST_REFUSED):
                 print(f"toolscout: {event.result.text()}", file=sys.stderr)
         elif isinstance(event, SearchResultsReady):
             searches.append({"id": event.call_id, "query": event.query, "loaded": list(event.loaded),
@@ -95,7 +95,7 @@ def _usage(event: Any) -> dict[str, Any]:
 _OUTCOMES = {
     ToolErrorKind.INVALID_PARAMS: "invalid", ToolErrorKind.PERMISSION_DENIED: "denied",
     ToolErrorKind.UNKNOWN_TOOL: "rejected", ToolErrorKind.DISABLED: "rejected", ToolErrorKind.NOT_LOADED: "rejected",
-    ToolErrorKind.CANCELLED: "cancelled",
+    ToolErrorKind.CANCELLED: "cancelled", ToolErrorKind.PRIVATE_HOST_REFUSED: "refused",
 }
 
 
@@ -109,7 +109,8 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
         One dict per call: ``id``; ``name`` and ``arguments`` exactly as the model sent them
         (``ExecuteTool``, ``ToolSearch`` or a direct tool); ``tool`` and ``params``, the real
         target and its arguments; ``via``; ``outcome``: ``ok`` | ``error`` | ``invalid`` |
-        ``denied`` | ``rejected`` (unknown, disabled, not loaded) | ``cancelled`` |
+        ``denied`` | ``refused`` (a private address) | ``rejected`` (unknown, disabled, not
+        loaded) | ``cancelled`` |
         ``unanswered`` (no result in the transcript); ``is_error``, ``error_kind``, ``output``
         (the text the model got back) and ``duration_ms``.
     """

@@ -127,6 +127,9 @@ class ToolErrorKind(enum.StrEnum):
     SERVER_FAILED = "server_failed"
     INVALID_PARAMS = "invalid_params"
     PERMISSION_DENIED = "permission_denied"
+    #: A network built-in's address guard refused a loopback, link-local or private address
+    #: that no settings rule names; whatever the permission answer was (an "Allow once" too).
+    PRIVATE_HOST_REFUSED = "private_host_refused"
     TIMEOUT = "timeout"
     NOT_LOADED = "not_loaded"
     TOOL_ERROR = "tool_error"

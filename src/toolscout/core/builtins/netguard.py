@@ -72,10 +72,13 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         if not addresses:
             raise httpcore.ConnectError(f"{host} does not resolve")
         private = [a for a in addresses if not is_public(a)]
-        if private and not self._allowed(host.lower().strip("[]")):
-            message = (f"{host} resolves to {', '.join(private)}, a loopback, link-local or private "
-                       "address; network tools may reach such addresses only when an allow rule names "
-                       f"the host, e.g. WebFetch(domain:{host.lower().strip('[]')}).")
+        name = host.lower().strip("[]")
+        if private and not self._allowed(name):
+            rule = f"WebFetch(domain:{name})"
+            message = (f"{host} resolves to {', '.join(private)}, a loopback, link-local or private address. "
+                       "Network tools never connect to such an address, even when the call itself is allowed, "
+                       f"unless an allow rule in settings names the host: add \"{rule}\" to permissions.allow "
+                       f"(user settings, or .toolscout/settings.local.json in a trusted folder), or pass --allowed-tools \"{rule}\".")
             self.refusals.append(message)
             raise httpcore.ConnectError(message)
         # Connect to the address just checked, not to a second lookup of the name.

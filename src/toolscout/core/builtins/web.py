@@ -96,7 +96,8 @@ class WebFetchTool:
             return fail("WebFetch", f"Timed out after {TIMEOUT_S:g} s fetching {url}.", ToolErrorKind.TIMEOUT)
         except httpx.HTTPError as exc:
             if guard.refusals:
-                return fail("WebFetch", f"Refused to fetch {url}: {guard.refusals[-1]}", ToolErrorKind.PERMISSION_DENIED)
+                return fail("WebFetch", f"Refused to fetch {url}: {guard.refusals[-1]}",
+                            ToolErrorKind.PRIVATE_HOST_REFUSED)
             return fail("WebFetch", f"Could not fetch {url}: {exc or type(exc).__name__}. "
                         "Is this machine online, and is the host reachable?")
         if isinstance(fetched, ToolResult):
