@@ -379,16 +379,23 @@ def changed_keys(old: Settings, new: Settings) -> dict[str, Any]:
     return {k: new.values.get(k) for k in KEYS_BY_NAME if old.values.get(k) != new.values.get(k)}
 
 
-class UnsavedSettingError(ValueError):
-    """The user settings file exists but could not be parsed, so it was left untouched.
-
-    Attributes:
-        settings: the settings with the change applied for this session only (source ``session``).
-    """
+class PartialSettingChangeError(ValueError):
+    """A change that took only in part: the message (a warning to show) says which part;
+    ``settings`` are the settings now in effect."""
 
     def __init__(self, message: str, settings: Settings) -> None:
         super().__init__(message)
         self.settings = settings
+
+
+class UnsavedSettingError(PartialSettingChangeError):
+    """The user settings file exists but could not be parsed, so it was left untouched;
+    ``settings`` have the change for this session only (source ``session``)."""
+
+
+class SettingNotAppliedError(PartialSettingChangeError):
+    """The change was saved, but the running session cannot take it now (a provider that cannot
+    be created: the old one stays); ``settings`` have the change, as a restart reads them."""
 
 
 def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:

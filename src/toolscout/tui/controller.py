@@ -28,7 +28,12 @@ from ..core.context import ContextReport
 from ..core.models import ToolSpec
 from ..core.permissions import AskAnswer, Asker
 from ..core.session.projection import INLINE
-from ..core.settings import Settings, UnsavedSettingError, change_user_setting
+from ..core.settings import (
+    SettingNotAppliedError,
+    Settings,
+    UnsavedSettingError,
+    change_user_setting,
+)
 from . import messages as m
 from .bridge import Bridge
 from .screens.permission import ask
@@ -222,8 +227,9 @@ class SessionController:
 
         Raises:
             UnsavedSettingError: the user file could not be parsed and was left as is; the
-                change is applied for this session only. ValueError: invalid value or managed
-                key. OSError: the file cannot be written.
+                change is applied for this session only. SettingNotAppliedError: saved, but the
+                session could not take it (a provider that cannot be created: it keeps the one it
+                has). ValueError: invalid value or managed key. OSError: the file cannot be written.
         """
         try:
             self.settings = change_user_setting(self.settings, key, value)
@@ -234,7 +240,11 @@ class SessionController:
             raise
         if key == "session.strategy":
             self._strategy_setting = str(self.settings[key])
-        self._apply_settings("setting saved, not applied")
+        problems = self._apply_settings(None)  # the settings screen shows them beside the field
+        if problems:
+            why = "; ".join(p.rstrip(".") for p in problems)
+            raise SettingNotAppliedError(f"saved, but not applied: {why}; still using {self.provider_name}",
+                                         self.settings)
         return self.settings
 
     def folder_trusted(self, settings: Settings) -> None:
@@ -245,12 +255,16 @@ class SessionController:
         self.post(m.NoticeReported("This folder is now trusted: its project servers start and its "
                                    "permissions.allow rules apply.", "folder trust"))
 
-    def _apply_settings(self, problem_title: str) -> None:
+    def _apply_settings(self, problem_title: str | None) -> list[str]:
+        """Run the session (or, without one, the engine) with :attr:`settings`; what it could not
+        apply is returned, and also notified under ``problem_title`` unless that is None."""
         if self.session is None:
             self.engine.apply_settings(self.settings)
-            return
-        for problem in self.session.apply_settings(self.settings):
+            return []
+        problems = self.session.apply_settings(self.settings)
+        for problem in problems if problem_title is not None else ():
             self.app.notify(problem, title=problem_title, severity="warning", markup=False)
+        return problems
 
     def switch_tool_search_on(self) -> None:
         """Tool search on for this session (not saved: F5 saves it), through the core's settings

@@ -119,8 +119,7 @@ class MainScreen(SidePanels):
         self.query_one(PromptInput).focus()
         self.refresh_report()
         session = self.controller.session
-        kind = "none" if session is None else "offline" if self.controller.offline else "model"
-        self.welcome = WelcomeEntry(kind, bool(self.controller.settings["recommendations.enabled"]))
+        self.welcome = WelcomeEntry(self._session_kind(), bool(self.controller.settings["recommendations.enabled"]))
         self.chat.add(self.welcome)
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
@@ -158,9 +157,13 @@ class MainScreen(SidePanels):
         self.model = self.controller.model_name
         search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
         self.mode = f"tool search {search} · {settings['session.strategy']}"
-        if self.welcome is not None:
-            self.welcome.show(recommendations=bool(settings["recommendations.enabled"]),
+        if self.welcome is not None:  # its first steps follow the provider too (F5 can change it)
+            self.welcome.show(kind=self._session_kind(), recommendations=bool(settings["recommendations.enabled"]),
                               source=str(settings.sources.get("toolSearch.enabled", "")))
+
+    def _session_kind(self) -> str:
+        """``none`` (no session), ``offline`` (the person drives) or ``model``: the welcome's kind."""
+        return "none" if self.controller.session is None else "offline" if self.controller.offline else "model"
 
     def on_engine_started(self, message: m.EngineStarted) -> None:
         self.starting = False

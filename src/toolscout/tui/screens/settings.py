@@ -2,9 +2,10 @@
 
 Every change is validated and saved to the *user* settings file at once
 (:func:`toolscout.core.settings.save_user_setting`) and applied to the running app through the
-``apply`` callback. Each field says where its value comes from; a value saved to the user file
-but overridden by a higher layer (project, local, env) says so, and the higher value stays in
-effect (as it will after a restart). Keys fixed by managed settings are shown read-only. Warnings from invalid
+``apply`` callback; a change the session cannot take now (a provider whose key is missing) is
+saved, and the note beside the field says it is not applied and why. Each field says where its
+value comes from; a value saved to the user file but overridden by a higher layer (project,
+local, env) says so, and the higher value stays in effect (as it will after a restart). Keys fixed by managed settings are shown read-only. Warnings from invalid
 settings files are listed at the bottom.
 """
 
@@ -24,8 +25,8 @@ from textual.widgets import Footer, Input, Label, Select, Static, Switch
 
 from ...core.settings import (
     KEYS_BY_NAME,
+    PartialSettingChangeError,
     Settings,
-    UnsavedSettingError,
     managed_keys,
     overrides_user_file,
 )
@@ -68,7 +69,9 @@ class SettingsScreen(Screen[None]):
     Args:
         settings: the current settings.
         apply: ``apply(key, value) -> Settings`` validates, persists and applies one change;
-            raises ``ValueError``/``OSError`` with a message to show.
+            raises ``ValueError``/``OSError`` with a message to show, or a
+            :class:`~toolscout.core.settings.PartialSettingChangeError` (not saved, or saved
+            but not in effect) with the settings now in effect and a warning to show.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back", id="settings.close")]
@@ -151,7 +154,9 @@ class SettingsScreen(Screen[None]):
         note = self.query_one(f"#{widget_id(key)}-note", Static)
         try:
             self.settings = self._apply(key, value)
-        except UnsavedSettingError as exc:  # the file is left as is; the change holds for this session
+        # not saved (the file is left as is; the change holds for this session), or saved but not
+        # in effect (the session keeps its provider): a warning, not "✓ saved"
+        except PartialSettingChangeError as exc:
             self.settings = exc.settings
             note.update(Text(f"⚠ {clean(str(exc), single_line=True)}", style="bold yellow"))
             return True
