@@ -11,7 +11,7 @@ from __future__ import annotations
 import tui_scenarios as sc
 from tui_harness import Harness
 
-from toolscout.tui.screens.slash import HELP
+from toolscout.tui.screens.slash import help_renderable
 from toolscout.tui.widgets.chat import AssistantEntry, ChatView, NoticeEntry, UserEntry
 
 #: The chat's area in a 120×36 app (the chat column, less the status bar, prompt and footer).
@@ -26,7 +26,7 @@ async def test_after_stick_a_notice_and_a_message_scroll_to_the_end_after_the_vi
     async with app.run_test(size=SIZE) as pilot:
         chat = app.query_one(ChatView)
         for _ in range(3):
-            chat.add(NoticeEntry(HELP, title="help"))
+            chat.add(NoticeEntry(help_renderable(), title="help"))
         await sc.chat_at_end(pilot, chat=chat)
         assert chat.max_scroll_y > 0
         chat.scroll_home(animate=False)  # as after a tool call grew or the terminal was resized

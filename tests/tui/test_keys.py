@@ -27,7 +27,7 @@ from toolscout.core.settings import SettingsPaths, load_settings
 from toolscout.tui import messages as m
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
-from toolscout.tui.screens.slash import HELP
+from toolscout.tui.screens.slash import help_renderable
 from toolscout.tui.text import tildify
 from toolscout.tui.widgets.catalog import CatalogTree
 from toolscout.tui.widgets.chat import ChatView, NoticeEntry, SearchEntry, ToolCallEntry
@@ -188,7 +188,7 @@ async def test_a_resize_keeps_the_end_of_the_chat_in_view() -> None:
     async with widget_app(lambda engine: ChatView(id="chat"), size=CHAT_AREA[SIZE], servers_first=True) as pilot:
         app = pilot.app
         chat = app.query_one(ChatView)
-        for entry in [*(NoticeEntry(HELP, title="help") for _ in range(3)),
+        for entry in [*(NoticeEntry(help_renderable(), title="help") for _ in range(3)),
                       SearchEntry(app.engine.search_tools("weather alert"))]:
             chat.stick()
             chat.add(entry)

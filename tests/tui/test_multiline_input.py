@@ -95,9 +95,10 @@ async def test_typed_and_pasted_lines_all_reach_the_model_and_the_chat() -> None
         assert _sent_text(provider, 1) == QUESTION
 
         await sc.ask(pilot, "/help")  # slash commands still work, and go to the history
-        assert isinstance(list(app.screen.chat.children)[-1], NoticeEntry)
+        help_entry = list(app.screen.chat.children)[-1]
+        assert isinstance(help_entry, NoticeEntry) and help_entry.border_title == "help"
         await sc.chat_at_end(pilot)
-        assert "Slash commands" in sc.screen_text(app)
+        assert "ctrl+b" in sc.screen_text(app)  # the help's end (the footer says ^b)
         await pilot.press("up")
         assert prompt.value == "/help"
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rich.console import Group
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual.message import Message
 
@@ -36,19 +39,47 @@ class CommandHost(Protocol):
 
     def query_one(self, selector: Any, /, *args: Any) -> Any: ...
 
-HELP = """\
-Type a message and press Enter (Shift+Enter or ctrl+j: a new line). Slash commands:
-  /context          token usage per server and the tool-search mode decision
-  /mcp              server connection states
-  /search QUERY     run ToolSearch (select:a,b · discover:topic · +required term)
-  /toolsearch on    switch tool search on for this session (deferred tools, found by search)
-  /settings         open the settings
-  /clear            start a new conversation (the current one stays saved)
-  /help             this help
-Keys: Tab enters the recommendation bar, or with none the newest search's hits (Enter uses a tool,
-Esc returns) · in the catalog Enter runs a tool (d: details) · Up/Down on the first/last line: history
-F2 catalog · F3 live scoring · F4 token usage · ctrl+b side panel · F5 settings · Esc interrupts
-a running turn · ctrl+p lists every action (Run tool… runs any tool)."""
+#: ``/help``'s slash commands: (command, what it does).
+HELP_COMMANDS = (
+    ("/context", "token usage per server and the tool-search mode decision"),
+    ("/mcp", "server connection states"),
+    ("/search QUERY", "run ToolSearch (select:a,b · discover:topic · +required term)"),
+    ("/toolsearch on", "switch tool search on for this session (deferred tools, found by search)"),
+    ("/settings", "open the settings"),
+    ("/clear", "start a new conversation (the current one stays saved)"),
+    ("/help", "this help (F1)"),
+)
+#: ``/help``'s keys: (key, what it does).
+HELP_KEYS = (
+    ("Enter", "send the message; Shift+Enter or ctrl+j: a new line"),
+    ("Up/Down", "the prompt's history (on its first or last line)"),
+    ("Tab", "into the recommendation bar, or with none the newest search's hits: Enter uses a tool, "
+            "Esc returns"),
+    ("Esc", "interrupt a running turn"),
+    ("F2", "tool catalog: Enter runs a tool, d shows its details"),
+    ("F3", "live search scoring"),
+    ("F4", "token usage"),
+    ("F5", "settings"),
+    ("ctrl+b", "show or hide the side panel"),
+    ("ctrl+p", "every action (Run tool… runs any tool)"),
+)
+
+
+def help_renderable() -> Group:
+    """The help ``/help`` and F1 show: two headed grids whose descriptions share one column and
+    wrap at word boundaries under themselves, at any chat width."""
+    width = max(len(name) for name, _ in HELP_COMMANDS + HELP_KEYS)
+
+    def grid(rows: tuple[tuple[str, str], ...]) -> Padding:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True, min_width=width)
+        table.add_column(ratio=1, overflow="fold")
+        for name, what in rows:
+            table.add_row(Text(name), Text(what))
+        return Padding(table, (0, 0, 0, 2))
+
+    return Group(Text("Slash commands:", style="bold"), grid(HELP_COMMANDS),
+                 Text(""), Text("Keys:", style="bold"), grid(HELP_KEYS))
 
 
 def run_command(screen: CommandHost, line: str) -> None:
@@ -58,7 +89,7 @@ def run_command(screen: CommandHost, line: str) -> None:
     arg = arg.strip()
     chat = screen.chat
     if name == "help":
-        chat.add(NoticeEntry(HELP, title="help"))
+        chat.add(NoticeEntry(help_renderable(), title="help"))
     elif name == "clear":
         screen.request(m.NewConversationRequested())
     elif name == "settings":
