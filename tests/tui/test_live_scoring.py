@@ -8,6 +8,7 @@ the app runs, with ``RankerReady`` reaching F3's panel through the main screen o
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 import tui_scenarios as sc
@@ -150,6 +151,35 @@ async def test_table_cursor_keys_and_click_explain_rows() -> None:
         await sc.settle(pilot)
         assert table.cursor_row == 2
         assert app.focused.id == "scoring-detail"  # a click selects: the explanation takes focus
+
+
+async def test_a_long_matched_cell_ends_in_an_ellipsis_and_the_detail_shows_it_whole() -> None:
+    """At an 80-column terminal's width (the panel takes it all) the top hit's matched terms do
+    not fit: its row ends in '…' inside the panel (the matched column narrows for the table to
+    fit its view, where it was cut silently at the edge), and Enter on the row, then End in the
+    detail, shows every matched term."""
+    async with scoring_app(size=(80, 30)) as pilot:
+        app = pilot.app
+        await focus_query(pilot)
+        await sc.type_text(pilot, "create issue")
+        await sc.settle(pilot)
+        hit = app.screen.query_one(ScoringPanel).result.hits[0]
+        lines = sc.screen_text(app).splitlines()
+        header = next(i for i, line in enumerate(lines) if " total " in line)
+        assert "matched" in lines[header]
+        row = lines[header + 1].rstrip()
+        assert hit.tool.name[:12] in row and row.endswith("…"), row
+        await pilot.press("enter", "enter", "end")  # to the table, its row's detail, the detail's end
+        await sc.settle(pilot)
+        detail = app.focused
+        assert detail.id == "scoring-detail"
+        async with asyncio.timeout(10):  # End scrolls with an animation
+            while not detail.is_vertical_scroll_end:
+                await pilot.pause()
+        await pilot.pause()
+        text = sc.screen_text(app)
+        for field, terms in hit.matched.items():
+            assert f"{field}: {', '.join(terms)}" in text
 
 
 # -- keystroke -> ranked table latency (tests/benchmarks/ui_responsiveness.py) -----------------

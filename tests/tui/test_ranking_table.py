@@ -51,3 +51,30 @@ async def test_row_count_changes_lay_out_only_when_the_scrollbar_changes(monkeyp
         assert any(layouts)
         assert not table.show_vertical_scrollbar
         assert table.scroll_y == 0
+
+
+async def test_columns_with_a_min_width_narrow_to_the_view_and_widen_again_on_resize() -> None:
+    """A row wider than the view: the columns with a ``min_width`` give up cells, the rightmost
+    first, and are cut with an ellipsis inside the view (no scrollbar shows a cut at the edge);
+    a wider terminal shows them whole, a narrower one cuts the next column too, and where both
+    are at their minimum and the line still does not fit, it ends in an ellipsis at the edge."""
+    app = TableApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(RankingTable)
+        table.set_columns([Column("rank", "#", 3), Column("tool", "tool", min_width=8),
+                           Column("matched", "matched", min_width=6)])
+        table.set_rows([("a", [Text("1"), Text("create_issue_tool"), Text("name: create, issue · desc: issue")])])
+        await pilot.pause()
+
+        def row() -> str:
+            return table.render_line(1).text.strip()
+
+        assert row() == "1    create_issue_tool  name: creat…"
+        assert table.virtual_size.width <= 40 - 2  # the vertical scrollbar's columns (2 here) kept
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        assert row() == "1    create_issue_tool  name: create, issue · desc: issue"
+        await pilot.resize_terminal(20, 10)
+        await pilot.pause()
+        assert row() == "1    create_…  nam…"  # both at their minimum, the line cut at the edge
+        assert table.render_line(0).text.rstrip().endswith("…")  # and the header

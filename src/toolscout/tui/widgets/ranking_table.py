@@ -14,7 +14,10 @@ table, status) paints in ~6 ms.
 
 Column widths only grow while the columns stay the same, and a new row count changes the
 scrollable height without a layout pass unless a scrollbar has to appear or go, so typing does
-not reflow the screen.
+not reflow the screen. Columns given a ``min_width`` give up cells (right to left) so the table
+fits its view: their cells are cut with an ellipsis instead of running past the view's edge,
+where no scrollbar shows they go on; a line that still does not fit (every such column at its
+minimum) ends in an ellipsis at the edge.
 """
 
 from __future__ import annotations
@@ -58,11 +61,22 @@ class _LineStyles:
 @dataclass(frozen=True)
 class Column:
     """One column: ``key`` identifies it, ``title`` heads it, ``width`` fixes it (None: as wide
-    as the widest cell shown since the columns were set)."""
+    as the widest cell shown since the columns were set); ``min_width``: a column that may be
+    narrowed down to this many cells (its cells cut with an ellipsis) for the table to fit its view."""
 
     key: str
     title: str
     width: int | None = None
+    min_width: int | None = None
+
+
+def _in_view(strip: Strip, left: int, width: int, style: Style) -> Strip:
+    """``strip`` cropped (or padded with ``style``) to the ``width`` cells from ``left``; a line
+    whose text goes on past the right edge ends in an ellipsis there (no scrollbar shows it)."""
+    right = left + width
+    if width > 1 and strip.cell_length > right and strip.crop(right, strip.cell_length).text.strip():
+        return Strip.join([strip.crop(left, right - 1), Strip([Segment("…", style)], 1)])
+    return strip.crop_extend(left, right, style)
 
 
 def _signature(cells: Sequence[Text]) -> _RowSignature:
@@ -131,6 +145,9 @@ class RankingTable(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._columns: list[Column] = []
+        #: Each column's width as its cells ask (fixed, or the widest cell shown).
+        self._natural: list[int] = []
+        #: The widths drawn: ``_natural`` narrowed to fit the view (:meth:`_fit`).
         self._widths: list[int] = []
         self._keys: list[str] = []
         self._cells: list[tuple[Text, ...]] = []
@@ -167,7 +184,9 @@ class RankingTable(ScrollView, can_focus=True):
     def set_columns(self, columns: Sequence[Column]) -> None:
         """Replace the columns (and drop the rows: they were built for the old columns)."""
         self._columns = list(columns)
-        self._widths = [c.width if c.width is not None else Text(c.title).cell_len for c in self._columns]
+        self._natural = [c.width if c.width is not None else Text(c.title).cell_len for c in self._columns]
+        self._widths = []
+        self._fit()
         self._header = None
         self.set_rows([])
 
@@ -175,29 +194,59 @@ class RankingTable(ScrollView, can_focus=True):
         """Replace the rows with ``(key, cells)`` pairs; the cursor returns to the first row.
 
         Rows whose cells are unchanged keep their rendered strip; auto-width columns widen to
-        fit new cells but never narrow (a stable width keeps the layout still while typing).
+        fit new cells but never narrow (a stable width keeps the layout still while typing),
+        then columns with a ``min_width`` narrow for the table to fit its view.
         """
         self._keys = [key for key, _ in rows]
         self._cells = [tuple(cells) for _, cells in rows]
         self._signatures = [_signature(cells) for cells in self._cells]
-        widened = False
         for cells in self._cells:
             for i, (column, cell) in enumerate(zip(self._columns, cells, strict=False)):
-                if column.width is None and cell.cell_len > self._widths[i]:
-                    self._widths[i] = cell.cell_len
-                    widened = True
-        if widened:
+                if column.width is None and cell.cell_len > self._natural[i]:
+                    self._natural[i] = cell.cell_len
+        if self._fit():
             self._strips.clear()
             self._header = None
         else:  # keep only the strips still shown (the cache never outgrows one result)
             wanted = set(self._signatures)
             self._strips = {sig: strip for sig, strip in self._strips.items() if sig in wanted}
         self.set_reactive(RankingTable.cursor_row, 0)
-        width = sum(self._widths) + 2 * CELL_PADDING * len(self._widths)
-        self._set_virtual_size(Size(width, len(self._keys) + 1))
+        self._set_virtual_size(Size(self._table_width(), len(self._keys) + 1))
         if self.scroll_offset.y:  # scrolling repaints the scrollbars too: only when needed
             self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
+
+    def _table_width(self, widths: Sequence[int] | None = None) -> int:
+        """Cells a row takes with ``widths`` (default: the drawn ones), padding included."""
+        widths = self._widths if widths is None else widths
+        return sum(widths) + 2 * CELL_PADDING * len(widths)
+
+    def _fit(self) -> bool:
+        """Work out the drawn widths: the natural ones, with columns that have a ``min_width``
+        narrowed, the rightmost first, until the table fits its view (the view less a
+        vertical scrollbar's column, kept whether one shows or not, so the widths do not change
+        as it comes and goes). True when the drawn widths changed (rendered rows are stale)."""
+        widths = list(self._natural)
+        view = self.container_size.width - self.styles.scrollbar_size_vertical
+        excess = self._table_width(widths) - view if view > 0 else 0
+        for i in reversed(range(len(widths))):
+            floor = self._columns[i].min_width
+            if excess <= 0:
+                break
+            if floor is not None and widths[i] > floor:
+                cut = min(excess, widths[i] - floor)
+                widths[i] -= cut
+                excess -= cut
+        changed = widths != self._widths
+        self._widths = widths
+        return changed
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._fit():
+            self._strips.clear()
+            self._header = None
+            self._set_virtual_size(Size(self._table_width(), len(self._keys) + 1))
+            self.refresh()
 
     def _set_virtual_size(self, size: Size) -> None:
         """Set the scrollable size; lay the screen out again only when a scrollbar may change.
@@ -290,7 +339,7 @@ class RankingTable(ScrollView, can_focus=True):
         if y == 0:
             if self._header is None:
                 self._header = self._render_cells([Text(c.title) for c in self._columns])
-            return self._header.apply_style(styles.header).crop_extend(scroll_x, scroll_x + width, styles.header)
+            return _in_view(self._header.apply_style(styles.header), scroll_x, width, styles.header)
         index = scroll_y + y - 1
         if not 0 <= index < len(self._keys):
             return Strip.blank(width, styles.base)
@@ -298,7 +347,7 @@ class RankingTable(ScrollView, can_focus=True):
             style = styles.odd_cursor if index % 2 else styles.even_cursor
         else:
             style = styles.odd if index % 2 else styles.even
-        return self._row_strip(index).apply_style(style).crop_extend(scroll_x, scroll_x + width, style)
+        return _in_view(self._row_strip(index).apply_style(style), scroll_x, width, style)
 
     # -- cursor --------------------------------------------------------------------------------
     def validate_cursor_row(self, row: int) -> int:

@@ -50,6 +50,8 @@ MAX_ROWS = 25
 HOLD_ECHO_S = 2 / 60
 #: ``ToolSearch.status`` contains this while tool vectors are still being encoded.
 RANKER_PENDING = "encoding"
+#: Cells the matched column keeps when the table is narrowed to fit the panel.
+MATCHED_MIN = len("matched")
 #: Short column titles for field names the index reports.
 FIELD_TITLES = {
     "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
@@ -268,7 +270,9 @@ class ScoringPanel(Vertical):
     def _set_columns(self, components: list[str]) -> None:
         columns = [Column("rank", "#", 2), Column("total", "total", 5)]
         columns += [Column(f"c:{name}", name[:8], max(len(name[:8]), 5)) for name in components]
-        columns += [Column("tool", "tool"), Column("matched", "matched")]
+        # The matched terms give up cells (cut with an ellipsis) for the table to fit the panel,
+        # tool names never (the detail below shows every matched term of the highlighted row).
+        columns += [Column("tool", "tool"), Column("matched", "matched", min_width=MATCHED_MIN)]
         self.query_one(RankingTable).set_columns(columns)
         self._components = components
 
