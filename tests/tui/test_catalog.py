@@ -58,6 +58,35 @@ async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
         assert not isinstance(app.screen, ToolDetailScreen)
 
 
+async def test_under_a_filter_each_server_counts_its_matching_tools() -> None:
+    """Typing a filter: each server's line says how many of its tools match ('6 of 26 tools'),
+    as many as the tool lines under it; without the filter, its full count again."""
+    async with catalog_app() as pilot:
+        app = pilot.app
+        panel = app.screen.query_one(CatalogPanel)
+        totals = {group: len(tools) for group, tools in panel.groups()}
+        await focus_filter(pilot)
+        await sc.type_text(pilot, "issue")
+        await sc.settle(pilot)
+        tree = app.screen.query_one("#catalog-tree")
+        counted = 0
+        for node in tree.root.children:
+            shown = sum(isinstance(child.data, ToolSpec) for child in node.children)
+            total = totals[node.data]
+            if shown:  # shown under this server: its label counts them, out of all its tools
+                counted += 1
+                assert f"  {shown} of {total} tool" in str(node.label), node.label
+        assert counted >= 2  # github's issue tools, and ToolSearch (its description says issue)
+        github = next(line for line in sc.screen_text(app).splitlines() if "github" in line)
+        assert f"of {totals['github']} tools" in github
+        for _ in "issue":
+            await pilot.press("backspace")
+        await sc.settle(pilot)
+        for node in tree.root.children:  # every server connected: each with its tool count
+            label = str(node.label)
+            assert " of " not in label and f"  {totals[node.data]} tool" in label, label
+
+
 async def test_f2_again_keeps_the_panel_and_ctrl_b_or_esc_hide_it_on_a_narrow_screen() -> None:
     """Journey: the app's panel keys and the main screen's Esc, where the panel and the chat
     share one column (test_keys.py: the same keys on a wide screen)."""

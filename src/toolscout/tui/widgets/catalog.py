@@ -4,10 +4,11 @@ A tool's state is ``core`` (a built-in sent every turn), ``always-load`` (never 
 ``loaded`` (deferred, but a search or a pick loaded it this session), ``deferred``, or ``inline``
 when the session's mode decision is not to defer (tool search off, or auto below its threshold). Servers
 show their connection state, and the reason when they failed. Typing in the filter narrows the
-tree; Enter on a tool posts :class:`CatalogPanel.ToolChosen` (the screen opens its argument form
-when the person drives, else its details; ``d`` always shows the details), and
-Enter on a failed server or its reason line posts :class:`CatalogPanel.ServerChosen` (a tree line
-cannot wrap, so the screen shows the full reason in a dialog).
+tree, each server then counting the tools that match (``3 of 12 tools``); Enter on a tool posts
+:class:`CatalogPanel.ToolChosen` (the screen opens its argument form when the person drives,
+else its details; ``d`` always shows the details), and Enter on a failed server or its reason
+line posts :class:`CatalogPanel.ServerChosen` (a tree line cannot wrap, so the screen shows the
+full reason in a dialog).
 
 Updates touch only what changed: each server's subtree is compared with what it shows (its
 status, its tool objects, their states and token counts, the filter) and rebuilt only when it
@@ -55,8 +56,15 @@ TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green",
                     "inline": "yellow"}
 
 
-def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None) -> Text:
-    """The tree label of one server: state glyph, name, state, tool count and tokens."""
+def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None,
+                 matching: int | None = None) -> Text:
+    """The tree label of one server: state glyph, name, state, tool count and tokens.
+
+    Args:
+        tools: the server's tool count.
+        tokens: the server's tokens (all its tools), None while not known.
+        matching: under a filter, how many of its tools match (``3 of 12 tools``).
+    """
     state = status.state if status else ServerState.CONNECTED
     glyph, colour = STATE_STYLE.get(state, ("?", ""))
     out = Text()
@@ -71,7 +79,8 @@ def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int
     if state is ServerState.NOT_APPROVED:  # a project server of an unapproved folder
         out.append("  not approved", style="bold yellow")
         return out
-    out.append(f"  {tools} tool{'s' if tools != 1 else ''}", style="dim")
+    shown = f"{matching} of {tools}" if matching is not None else f"{tools}"
+    out.append(f"  {shown} tool{'s' if tools != 1 else ''}", style="dim")
     if tokens is not None:
         out.append(f" · {tokens:,} tok", style="dim")
     if state is ServerState.DISCONNECTED:
@@ -336,7 +345,8 @@ class CatalogPanel(Vertical):
                     matching: list[ToolSpec], position: int) -> TreeNode[Any]:
         """(Re)draw one server's subtree at ``position`` among the root's children."""
         status = self.statuses.get(group)
-        label = server_label(group, status, len(tools), self.group_tokens(tools))
+        label = server_label(group, status, len(tools), self.group_tokens(tools),
+                             len(matching) if self._filter else None)
         failed = status is not None and status.state in UNSTARTED  # reason (or command) shown below
         warnings = self._warnings(group)
         expandable = bool(matching) or failed or bool(warnings)
