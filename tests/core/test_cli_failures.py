@@ -130,3 +130,21 @@ def test_common_slips_say_how_to_fix_them(toolscout) -> None:
     missing = toolscout("eval").stderr.splitlines()
     assert missing == ["usage: toolscout eval [options]   (toolscout eval -h for help)",
                        "toolscout eval: error: the following arguments are required: --tools, --queries"]
+
+
+def test_a_query_that_starts_with_a_dash_is_told_to_go_after_double_dash(capsys) -> None:
+    """``toolscout search -time``: argparse reads ``-time`` as an option and then misses QUERY;
+    the error says where such a value goes (and ``--`` then takes it)."""
+    from toolscout.cli import build_parser
+
+    parser = build_parser()
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(["search", "-time"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "toolscout search: error: the following arguments are required: query; "
+        "a QUERY that starts with '-' goes after '--': toolscout search -- -time")
+    assert parser.parse_args(["search", "--", "-time"]).query == "-time"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["search"])  # nothing dashed: no such hint
+    assert "goes after '--'" not in capsys.readouterr().err

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<value>.*?)'? \(choose from (?P<choices>.*)\)$")
+_REQUIRED = "the following arguments are required: "
+_argv: list[str] = []  # the arguments being parsed (for the errors of subcommands' parsers)
 
 
 class Parser(argparse.ArgumentParser):
@@ -29,7 +31,8 @@ class Parser(argparse.ArgumentParser):
         Raises:
             SystemExit: exit code 2 after printing the error (argparse's convention).
         """
-        self._argv = list(sys.argv[1:] if args is None else args)
+        global _argv
+        self._argv = _argv = list(sys.argv[1:] if args is None else args)
         parsed, extras = self.parse_known_args(self._argv, namespace)
         if extras:
             owner = self.chosen(parsed)
@@ -95,9 +98,22 @@ class Parser(argparse.ArgumentParser):
         known = before.split("=", 1)[0] in self._option_string_actions
         return before if before.startswith("-") and not known else None
 
+    def dash_value_hint(self, message: str) -> str:
+        """For a missing positional while an unknown ``-word`` was given (``toolscout search
+        -time``: argparse reads it as an option): put the value after ``--``."""
+        if not message.startswith(_REQUIRED):
+            return ""
+        known = {s for a in self._actions for s in a.option_strings}
+        dashed = next((a for a in _argv if a.startswith("-") and a != "--" and a.split("=", 1)[0] not in known
+                       and not _is_number(a)), None)
+        if dashed is None:
+            return ""
+        name = message[len(_REQUIRED):].split(",")[0].strip().upper()
+        return f"; a {name} that starts with '-' goes after '--': {self.prog} -- {dashed}"
+
     def error(self, message: str) -> NoReturn:
         """Print the one-line usage, ``PROG: error: MESSAGE`` and a suggestion; exit 2."""
-        hint = ""
+        hint = self.dash_value_hint(message)
         match = _INVALID_CHOICE.search(message)
         stray = self._stray_option_before(match["value"]) if match else None
         if stray is not None:  # ``toolscout --provder x``: argparse took x for the command
@@ -108,3 +124,11 @@ class Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(match["value"], choices, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
         self.exit(2, f"{self.one_line_usage()}\n{self.prog}: error: {message}{hint}\n")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
