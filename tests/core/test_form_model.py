@@ -37,6 +37,16 @@ def test_fields_follow_the_schema() -> None:
     assert fields["anything"].kind == "json" and fields["anything"].type_label == "any"
 
 
+def test_a_const_property_is_a_one_choice_field_set_to_its_value() -> None:
+    """``{"const": "fixed"}`` (no type) was a JSON box left empty, which Run refused as "not
+    valid JSON"; its one allowed value is now chosen already."""
+    [field] = fields_of({"type": "object", "properties": {"c": {"const": "fixed"}}, "required": ["c"]})
+    assert field.kind == "enum" and field.choices == ["fixed"] and field.type_label == "enum"
+    assert field.has_default and field.default == "fixed"
+    assert parse_value(field, field.default) == (True, "fixed")
+    assert validate_arguments({"type": "object", "properties": {"c": {"const": "fixed"}}}, {"c": "fixed"}) == []
+
+
 def test_free_text_strings_are_multiline_and_constrained_ones_single() -> None:
     props = {"body": {"type": "string"}, "when": {"type": "string", "format": "date-time"},
              "code": {"type": "string", "pattern": "^[A-Z]{3}$"}, "title": {"type": "string", "maxLength": 80},

@@ -29,4 +29,5 @@ async def test_wrapped_and_lifted_roots_reach_the_server_as_it_expects():
 
         number = await engine.call_tool("mcp__odd__number_root", {"value": 3}, asker=allow)
         assert number.error_kind is ToolErrorKind.INVALID_PARAMS and "can only carry an object" in number.text()
+        assert "asks for an integer rather than an object" in number.text()  # JSON's word, not Python's int
         assert any("mcp__odd__number_root: inputSchema repaired" in w for w in engine.warnings)

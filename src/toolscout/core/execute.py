@@ -279,7 +279,7 @@ class ToolExecutor:
         arguments = unwrap_arguments(args, tool.wrapped_arguments)
         if not isinstance(arguments, dict):
             return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
-                                    f"{tool.name}'s inputSchema asks for a {type(arguments).__name__} rather than an "
+                                    f"{tool.name}'s inputSchema asks for {_json_kind(arguments)} rather than an "
                                     "object, but MCP tools/call can only carry an object of arguments, so the call "
                                     f"was not sent. Ask the maintainers of server {tool.server} to fix the schema.")
         import mcp_types as types  # cheap here: the connection has imported the SDK already
@@ -323,3 +323,10 @@ def _normalise_params(params: Any) -> dict[str, Any] | str:
     if not isinstance(params, dict):
         return f"params must be a JSON object, got {type(params).__name__}"
     return params
+
+
+def _json_kind(value: Any) -> str:
+    """``value``'s JSON type with its article (``an integer``, ``a string``, ``an array``)."""
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+             type(None): "null"}
+    return kinds.get(type(value), f"a {type(value).__name__}")

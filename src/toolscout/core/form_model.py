@@ -80,7 +80,9 @@ def fields_of(schema: Any) -> list[FieldSpec]:
                          nullable=nullable)
         if "default" in prop:
             spec.default, spec.has_default = prop["default"], True
-        enum = prop.get("enum")
+        enum = [prop["const"]] if "const" in prop else prop.get("enum")  # const: the one value allowed
+        if "const" in prop and not spec.has_default:
+            spec.default, spec.has_default = prop["const"], True
         if isinstance(enum, list) and enum:
             spec.kind, spec.choices = "enum", list(enum)
             spec.type_label = spec.type_label if types else "enum"
