@@ -83,6 +83,16 @@ def test_validation_names_the_field() -> None:
     assert validate_arguments(SCHEMA, {"city": "Oslo", "tags": []}) == []
 
 
+def test_a_problem_inside_a_field_says_where_in_it() -> None:
+    """The field is the top-level property (the form marks it); the message says where below it."""
+    schema = {"type": "object", "properties": {"obj": {"type": "object", "properties": {
+        "x": {"type": "number"}, "items": {"type": "array", "items": {"type": "integer"}}}}}}
+    problems = validate_arguments(schema, {"obj": {"x": "notnum", "items": [1, "two"]}})
+    assert problems == [("obj", "'two' is not of type 'integer' (at obj.items[1])"),
+                        ("obj", "'notnum' is not of type 'number' (at obj.x)")]
+    assert validate_arguments(schema, {"obj": 5}) == [("obj", "5 is not of type 'object'")]
+
+
 def test_an_invalid_schema_is_reported_not_raised() -> None:
     problems = validate_arguments({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1})
     assert problems and problems[0][0] == "" and "invalid" in problems[0][1]

@@ -100,7 +100,8 @@ def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, st
     ``ExecuteTool``, so the form never accepts what the executor refuses (or the reverse).
 
     Returns:
-        ``[(top-level property or "", message)]`` sorted by path, empty when valid. A schema the
+        ``[(top-level property or "", message)]`` sorted by path, empty when valid; a problem
+        below the property ends ``(at obj.x[0])``. A schema the
         executor cannot use (it then sends the arguments unchecked) gives one entry ``("",
         "the tool's input schema ...; arguments not checked")``, which need not stop a run.
     """
@@ -121,7 +122,8 @@ def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, st
             # one error per missing property; its message names it ("'tags' is a required property")
             named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
             name = named[0] if named else ""
-        problems.append((name, error.message))
+        below = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in list(error.path)[1:])
+        problems.append((name, f"{error.message} (at {name}{below})" if below else error.message))
     return problems
 
 
