@@ -141,3 +141,33 @@ async def test_the_offline_session_starts_with_tool_search_on_and_says_why() -> 
                 in flat(app, "#chat"))
         assert app.screen.query_one(StatusBar).mode.startswith("tool search on")
         assert "deferred" in flat(app, "#catalog") and " inline " not in flat(app, "#catalog")
+
+
+async def test_a_resumed_offline_session_keeps_the_offline_default() -> None:
+    """``toolscout``, one message, quit, ``toolscout --resume``, nothing setting a mode: the resumed
+    offline session has tool search on as the new one had (not ``auto``, with every tool inline)."""
+    import argparse
+
+    from toolscout.cli.app_cmd import app_session
+    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.tui.factory import make_app
+
+    paths = SettingsPaths.discover(sc.FIXTURES)
+    settings = load_settings(SettingsPaths(paths.user, None, None, None), env={})
+    settings = settings.with_overrides({"toolSearch.ranker": "hybrid"})  # nothing sets toolSearch.enabled
+    for resume in (None, ""):  # `toolscout`, then `toolscout --resume`
+        args = argparse.Namespace(provider=None, resume=resume, strategy=None)
+        engine = sc.make_engine(settings)
+        app = make_app(settings, engine, new_session=lambda asker, e=engine, a=args: app_session(e, a, asker))
+        async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+            await decided(pilot, msgs)
+            assert app.screen.query_one(StatusBar).mode.startswith("tool search on"), resume
+            assert "(offline session default)" in flat(app, "#chat")
+            if resume is None:
+                await sc.ask(pilot, "hello")
+                assert app.session.store is not None and app.session.store.path.exists()
+            else:
+                assert "Resumed session" in flat(app, "#chat")
+            await pilot.press("f2")
+            await sc.settle(pilot)
+            assert "deferred" in flat(app, "#catalog") and " inline " not in flat(app, "#catalog")

@@ -60,16 +60,17 @@ def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | 
 
 
 def offline_tool_search(session: Session, settings: Settings) -> Settings:
-    """A new offline session defaults to tool search on (:func:`~toolscout.core.session.modes.offline_default`):
-    applied to ``session`` (and its engine) before its first request; model sessions and resumed
-    ones keep their settings.
+    """An offline session, new or ``--resume``'d, defaults to tool search on
+    (:func:`~toolscout.core.session.modes.offline_default`): applied to ``session`` (and its
+    engine) before the app runs it. A resumed session whose saved tools array was inline switches
+    to deferral at once (:meth:`Session.apply_settings`). Model sessions keep their settings.
 
     Returns:
         The settings in effect (give them to the app).
     """
     from ..core.session.modes import offline_default
 
-    if not session.offline or session.projection is not None:
+    if not session.offline:
         return settings
     demo = offline_default(settings)
     if demo is not settings:
