@@ -4,6 +4,8 @@ calls passed through, bad arguments, upstream failures and late connects, dynami
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -114,6 +116,7 @@ async def test_failing_upstream_does_not_take_the_gateway_down(tmp_path):
         echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "still up"}})
         catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
     assert call.is_error and "Server broken failed to start" in text_of(call)
+    assert "then restart toolscout serve (tell the user)" in text_of(call)  # not "reconnect it": a client cannot
     assert text_of(echo) == "still up"
     states = {s["name"]: s["state"] for s in catalog["servers"]}
     assert states["broken"] == "failed" and states["normal"] == "connected"
@@ -174,6 +177,24 @@ async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
         return stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
 
     await wait_until(gone)
+
+
+async def test_a_crashed_upstream_is_reconnected_by_the_next_call(tmp_path):
+    """The client cannot reconnect an upstream server: the gateway does, for the call that needs it."""
+    cfg = base_config(tmp_path, with_time=False)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
+        pid = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
+        os.kill(pid, signal.SIGKILL)
+
+        async def disconnected() -> bool:
+            catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
+            return {s["name"]: s["state"] for s in catalog["servers"]}["normal"] == "disconnected"
+
+        await wait_until(disconnected)
+        echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "back"}})
+        again = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
+    assert not echo.is_error, text_of(echo)
+    assert text_of(echo) == "back" and again != pid
 
 
 async def test_a_configured_gateway_entry_is_not_started(tmp_path):

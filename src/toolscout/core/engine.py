@@ -243,15 +243,24 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """
         return await self.pool.wait_settled(timeout)
 
-    async def reconnect(self, name: str) -> None:
+    async def reconnect(self, name: str, *, wait: bool = False) -> ServerStatus:
         """Close server ``name`` (its tools leave the catalog) and connect it again; returns at
-        once, the tools come back when it has connected.
+        once, the tools come back when it has connected. With ``wait``, returns once it has
+        connected (its tools are in the catalog) or failed, bounded by ``mcp.timeout`` plus
+        :data:`~toolscout.core.mcp.pool.SETTLE_GRACE_S`.
+
+        Returns:
+            The server's status as last reported (``connecting`` without ``wait``, or when the
+            bound passed first).
 
         Raises:
             KeyError: no server of that name is configured.
-            RuntimeError: the engine is not started, or the entry is invalid.
+            RuntimeError: the engine is not started, or the entry is invalid or not approved.
         """
-        await self.pool.reconnect(name)
+        await self.pool.reconnect(name, settle=wait)
+        status = self.pool.status(name)
+        assert status is not None  # every configured server has one
+        return status
 
     async def disconnect(self, name: str) -> None:
         """Close server ``name``; its tools leave the catalog (``CatalogChanged``)."""

@@ -105,6 +105,10 @@ class ToolExecutor:
         #: called with the rule of each "always allow" answer, to keep it past this run (the
         #: engine saves it: :mod:`toolscout.core.local_rules`); None keeps it for the session only
         self.remember_allow: Callable[[str], object] | None = None
+        #: how a failed or disconnected server's error says it comes back: ``reconnect it`` (the
+        #: app's ``/mcp reconnect``); the gateway, whose clients cannot reconnect a server, says
+        #: what the person can do instead
+        self.reconnect_advice = "reconnect it"
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
                       loaded: set[str] | None = None) -> ToolResult:
@@ -213,12 +217,13 @@ class ToolExecutor:
         if status.state is ServerState.FAILED:
             return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
                                     f"Server {status.name} failed to start{where}: {status.error}. Fix the server "
-                                    "or its configuration, then reconnect it.")
+                                    f"or its configuration, then {self.reconnect_advice}.")
         if status.state is ServerState.NOT_APPROVED:
             return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, f"Server {status.name} is {status.error}.")
         reason = f": {status.error}" if status.error else ""
+        advice = self.reconnect_advice[:1].upper() + self.reconnect_advice[1:]
         return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
-                                f"Server {status.name} is disconnected{reason}. Reconnect it to use {name}.")
+                                f"Server {status.name} is disconnected{reason}. {advice} to use {name}.")
 
     def _unknown_message(self, name: str) -> str:
         tools = self.catalog.tools()

@@ -40,6 +40,7 @@ from .results import (
     json_result,
     to_call_result,
 )
+from .revive import Reviver
 from .served import (
     CALL_TOOL,
     MAX_RESULTS,
@@ -104,6 +105,9 @@ class Gateway:
         self.stateless = stateless
         self.first_list_wait = first_list_wait
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        #: reconnects a crashed stdio server when a call needs it (its clients cannot)
+        self.reviver = Reviver(engine)
+        engine.executor.reconnect_advice = "restart toolscout serve (tell the user)"
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
         self.server: Server[Any] = Server(
@@ -211,12 +215,16 @@ class Gateway:
     async def run(self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any,
                   params: Any) -> types.CallToolResult | types.InputRequiredResult:
         """Run upstream tool ``name`` for the client of ``ctx`` (ExecuteTool semantics: looked up,
-        validated against its projected schema, permission rules applied, result passed through).
+        validated against its projected schema, permission rules applied, result passed through);
+        a stdio server that disconnected is reconnected first (:mod:`.revive`).
 
         Returns:
             The tool's result; an ``isError`` result for every refusal; ``InputRequiredResult``
             when a 2026-07-28 client must answer the permission question first.
         """
+        down = await self.reviver.before_call(name)
+        if down is not None:
+            return to_call_result(down)
         found = self.engine.executor.lookup(name)
         if isinstance(found, ToolSpec) and found.server is None:
             return error_result(f"Unknown tool {name!r}. Use {SEARCH_TOOL} to find tools by what they do.")

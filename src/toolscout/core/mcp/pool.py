@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 #: Bound on a graceful pool shut-down before remaining sessions are cancelled (s). The SDK's
 #: stdio shut-down itself is bounded (2 s grace, then SIGTERM, then SIGKILL).
 STOP_TIMEOUT_S = 8.0
+#: Beyond the connect timeout, how long :meth:`ServerPool.reconnect` with ``settle`` waits for the
+#: new connection's outcome to reach the listener (s): the connect itself is bounded already.
+SETTLE_GRACE_S = 2.0
 
 
 class ServerPool:
@@ -282,9 +285,7 @@ class ServerPool:
         """Wait until no server is connecting; True if settled, False on ``timeout`` (s)."""
         with anyio.move_on_after(math_inf(timeout)):
             while any(s.state is ServerState.CONNECTING for s in self._statuses.values()):
-                if self._changed is None:
-                    self._changed = asyncio.Event()
-                await self._changed.wait()
+                await self._next_change()
             return True
         return False
 
@@ -302,17 +303,30 @@ class ServerPool:
         with anyio.move_on_after(STOP_TIMEOUT_S):
             await conn.finished.wait()
 
-    async def reconnect(self, name: str) -> RemoteConnection:
-        """Close ``name`` if open and start a fresh connection; returns at once (see its status).
+    async def reconnect(self, name: str, *, settle: bool = False) -> RemoteConnection:
+        """Close ``name`` if open and start a fresh connection; returns at once (see its status),
+        or with ``settle`` once the listener has been told the new connection connected or failed
+        (bounded by the connect timeout plus :data:`SETTLE_GRACE_S`).
 
         Raises:
-            KeyError: ``name`` is not configured. RuntimeError: the pool is not running.
+            KeyError: ``name`` is not configured. RuntimeError: the pool is not running, or the
+            entry cannot start (invalid, or a project server not approved).
         """
         cfg = self.configs[name]
         if self._tg is None or not self._runner.running:
             raise RuntimeError("the MCP server pool is not running")
         conn = await self._runner.run(self._reconnect_remote(cfg))
+        if settle:
+            with anyio.move_on_after(self.connect_timeout + SETTLE_GRACE_S):
+                while not (conn.status.state is not ServerState.CONNECTING and self._statuses.get(name) is conn.status):
+                    await self._next_change()
         return RemoteConnection(conn, self._runner)
+
+    async def _next_change(self) -> None:
+        """Wait for the next status the listener is told (on the caller's loop)."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        await self._changed.wait()
 
     async def _reconnect_remote(self, cfg: ServerConfig) -> ServerConnection:
         await self._disconnect_remote(cfg.name)
