@@ -71,6 +71,12 @@ class EngineQueries:
         """The configuration of MCP server ``name`` (None: a file catalog or unknown)."""
         return self.pool.configs.get(name)
 
+    def can_reconnect(self, name: str) -> bool:
+        """True when MCP server ``name`` can be started again (``Engine.reconnect``): configured,
+        a valid entry, and not waiting for the folder's approval."""
+        cfg = self.pool.configs.get(name)
+        return cfg is not None and cfg.error is None and not cfg.not_approved
+
     @property
     def server_names(self) -> list[str]:
         """Names of the configured MCP servers (empty: a catalog-only or built-ins-only run)."""

@@ -8,12 +8,14 @@ requests the screens post up (``…Requested`` messages of :mod:`toolscout.tui.m
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from ..core.models import ServerState
 from ..core.settings import Settings
 from . import messages as m
 from .controller import SessionController, SessionFactory
@@ -114,6 +116,9 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     def on_tool_search_on_requested(self, message: m.ToolSearchOnRequested) -> None:
         self.controller.switch_tool_search_on()
 
+    def on_server_reconnect_requested(self, message: m.ServerReconnectRequested) -> None:
+        self.controller.reconnect_server(message.name)
+
     # -- actions -----------------------------------------------------------------------------
     def action_show_panel(self, name: str) -> None:
         """Show and focus a side panel (catalog, scoring, usage); again hides it."""
@@ -168,6 +173,10 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         yield SystemCommand("Tool search on", "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
                             self.controller.switch_tool_search_on)
         yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
+        for status in self.engine.mcp_statuses():
+            if status.state in (ServerState.FAILED, ServerState.DISCONNECTED) and self.engine.can_reconnect(status.name):
+                yield SystemCommand(f"Reconnect server {status.name}", f"It is {status.state.value}: start it again "
+                                    f"(/mcp reconnect {status.name})", partial(self.controller.reconnect_server, status.name))
         yield SystemCommand("New conversation", "Start over; the current one stays saved (/clear)",
                             self.action_clear_chat)
         yield SystemCommand("Interrupt", "Stop the running turn (Esc)", self.action_interrupt_turn)

@@ -25,7 +25,7 @@ from textual.message_pump import MessagePump
 
 from ..core import events as core_events
 from ..core.context import ContextReport
-from ..core.models import ToolSpec
+from ..core.models import ServerState, ToolSpec
 from ..core.permissions import AskAnswer, Asker
 from ..core.session.projection import INLINE
 from ..core.settings import (
@@ -281,6 +281,29 @@ class SessionController:
         self._apply_settings("tool search")
         if not switching:  # a switch after the first request announces itself (ToolSearchSwitched)
             self.post(m.NoticeReported(TOOL_SEARCH_ON, "/toolsearch"))
+
+    # -- servers -----------------------------------------------------------------------------
+    def reconnect_server(self, name: str) -> None:
+        """Reconnect MCP server ``name`` (``/mcp reconnect NAME``, the palette) in a worker; the chat
+        says it started and how it ended (connected with its tool count, or why not)."""
+        self.app.run_worker(self._reconnect(name), group="reconnect", exit_on_error=False)
+
+    async def _reconnect(self, name: str) -> None:
+        if name not in self.engine.server_names:
+            known = ", ".join(self.engine.server_names) or "none is configured"
+            self.post(m.ErrorReported(f"/mcp reconnect: there is no server {name!r} (servers: {known})"))
+            return
+        self.post(m.NoticeReported(f"Reconnecting {name}…", "/mcp"))
+        try:
+            status = await self.engine.reconnect(name, wait=True)
+        except (KeyError, RuntimeError) as exc:  # an invalid or unapproved entry
+            self.post(m.ErrorReported(f"{name} was not reconnected: {exc}"))
+            return
+        if status.state is ServerState.CONNECTED:
+            self.post(m.NoticeReported(f"{name} reconnected: {status.tool_count} tools", "/mcp"))
+        else:
+            self.post(m.ErrorReported(f"{name} did not reconnect ({status.state.value}): "
+                                      f"{status.error or 'no reason given'}"))
 
     # -- the conversation --------------------------------------------------------------------
     def send(self, text: str) -> None:

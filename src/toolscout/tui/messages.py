@@ -248,3 +248,10 @@ class SettingsRequested(Message):
 @dataclass
 class ToolSearchOnRequested(Message):
     """``/toolsearch on``: switch tool search on for this session."""
+
+
+@dataclass
+class ServerReconnectRequested(Message):
+    """``/mcp reconnect NAME`` or the palette's "Reconnect server NAME": reconnect server ``name``."""
+
+    name: str

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Group
@@ -43,6 +44,7 @@ class CommandHost(Protocol):
 HELP_COMMANDS = (
     ("/context", "token usage per server and the tool-search mode decision"),
     ("/mcp", "server connection states"),
+    ("/mcp reconnect NAME", "reconnect a server (one that crashed, failed or was disconnected)"),
     ("/search QUERY", "run ToolSearch (select:a,b · discover:topic · +required term)"),
     ("/toolsearch on", "switch tool search on for this session (deferred tools, found by search)"),
     ("/settings", "open the settings"),
@@ -101,7 +103,7 @@ def run_command(screen: CommandHost, line: str) -> None:
     elif name == "toolsearch":
         tool_search(screen, arg.lower())
     elif name == "mcp":
-        chat.add(NoticeEntry(server_table(list(screen.query_one(CatalogPanel).statuses.values())), title="/mcp"))
+        mcp(screen, arg)
     elif name == "search":
         if not arg:
             chat.add(ErrorEntry("usage: /search QUERY"))
@@ -109,6 +111,20 @@ def run_command(screen: CommandHost, line: str) -> None:
         chat.add(SearchEntry(screen.engine.search_tools(arg)))
     else:
         chat.add(ErrorEntry(f"unknown command /{name}: try /help"))
+
+
+def mcp(screen: CommandHost, arg: str) -> None:
+    """``/mcp``: every server's state in the chat; ``/mcp reconnect NAME`` asks the controller
+    to reconnect server NAME (the chat says how it went)."""
+    verb, _, server = arg.partition(" ")
+    if verb.lower() == "reconnect" and server.strip():
+        screen.request(m.ServerReconnectRequested(server.strip()))
+    elif arg:
+        screen.chat.add(ErrorEntry("usage: /mcp (server states) or /mcp reconnect NAME"))
+    else:
+        statuses = list(screen.query_one(CatalogPanel).statuses.values())
+        again = {s.name for s in statuses if screen.engine.can_reconnect(s.name)}
+        screen.chat.add(NoticeEntry(server_table(statuses, again), title="/mcp"))
 
 
 def tool_search(screen: CommandHost, arg: str) -> None:
@@ -125,9 +141,10 @@ def tool_search(screen: CommandHost, arg: str) -> None:
         screen.chat.add(NoticeEntry(mode_line(decision, source), title="/toolsearch"))
 
 
-def server_table(statuses: list[ServerStatus]) -> Text:
+def server_table(statuses: list[ServerStatus], reconnectable: Collection[str] = ()) -> Text:
     """Every server with its state, tool count and transport (``/mcp``); under each, the full
-    reason it failed (or its instructions, cut to a line), so nothing hides behind a column edge."""
+    reason it failed or disconnected (or its instructions, cut to a line), so nothing hides behind
+    a column edge, and for those of ``reconnectable`` the command that reconnects them."""
     if not statuses:
         return Text("no MCP servers configured", style="dim")
     out = Text()
@@ -137,8 +154,11 @@ def server_table(statuses: list[ServerStatus]) -> Text:
         out.append(f"  {status.state.value}", style=colour)
         out.append(f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n",
                    style="dim")
-        if status.state is ServerState.FAILED:
-            out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style="red")
+        if status.state in (ServerState.FAILED, ServerState.DISCONNECTED):
+            if status.error or status.state is ServerState.FAILED:
+                out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style=colour)
+            if status.name in reconnectable:
+                out.append(f"  /mcp reconnect {clean(status.name, single_line=True)} to try again\n", style="dim")
         elif status.instructions:
             out.append(f"  {clean(status.instructions, single_line=True, limit=100)}\n", style="dim")
     out.rstrip()
