@@ -1,5 +1,6 @@
-"""A server that crashed, in the app: ``/mcp`` says how to bring it back, the command palette has
-"Reconnect server NAME" for it, and ``/mcp reconnect NAME`` does the same; the chat says how it went.
+"""A server that crashed, in the app: the recommendation bar drops its tools; ``/mcp`` says how to
+bring it back, the command palette has "Reconnect server NAME" for it, and ``/mcp reconnect NAME``
+does the same; the chat says how it went.
 
 Journey (full offline app) over a real stdio fixture server, ``weird`` (tests/fixtures/servers/
 normal.py), killed by its pid; every wait is on a message the app handled.
@@ -18,6 +19,7 @@ from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.models import ServerState
 from toolscout.tui import messages as m
 from toolscout.tui.widgets.chat import ErrorEntry
+from toolscout.tui.widgets.recommendations import RecommendationBar, RecommendationItem
 
 SIZE = (120, 36)
 
@@ -81,3 +83,23 @@ async def test_a_crashed_server_is_reconnected_from_the_palette_and_with_mcp_rec
         last = app.screen.chat.children[-1]
         assert isinstance(last, ErrorEntry)
         assert "there is no server 'nosuch' (servers: weather, weird)" in str(last.render())
+
+
+async def test_the_recommendation_bar_drops_the_tools_of_a_server_that_went_away() -> None:
+    """The bar showed ``mcp__weird__echo``; once ``weird`` crashed its tools left the catalog, and
+    Enter on them could only say so: the bar follows the catalog, and what is left still works."""
+    app = sc.make_app(servers=(weird(),))
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await sc.settle(pilot)
+        bar = app.screen.query_one(RecommendationBar)
+        await sc.ask(pilot, "repeat the given text back unchanged, or the weather forecast")
+        shown = [item.hit.name for item in bar.query(RecommendationItem)]
+        assert "mcp__weird__echo" in shown and "mcp__weather__get_forecast" in shown
+        await pilot.press("tab")  # the cursor in the bar while the server goes away
+        await crash(pilot, msgs)
+        shown = [item.hit.name for item in bar.query(RecommendationItem)]
+        assert shown and not [n for n in shown if n.startswith("mcp__weird__")]
+        assert "mcp__weird__" not in sc.screen_text(app).split("─ recommended tools")[-1]  # the bar, under the chat
+        await pilot.press("enter")  # the focus stayed in the bar, on a tool that is still there
+        await sc.until_screen(pilot, "ArgumentFormScreen")
+        assert app.screen.tool.name == shown[0]

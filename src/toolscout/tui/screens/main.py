@@ -183,6 +183,8 @@ class MainScreen(SidePanels):
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
         self.query_one(CatalogPanel).schedule_refresh()
+        # tools whose server went away: Enter on them could only say they are gone
+        self.query_one(RecommendationBar).drop_missing(lambda name: self.engine.tool(name) is not None)
         self.query_one(ScoringPanel).rescore()
         self.refresh_report()
 

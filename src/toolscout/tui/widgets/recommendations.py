@@ -4,11 +4,13 @@ Tab (from the prompt) enters the bar; Tab/Shift+Tab and Up/Down move between ite
 one (:class:`RecommendationBar.Picked`); Esc (the main screen's one binding) goes back to the
 prompt, or interrupts a running turn first. The bar is hidden while it has nothing to show or
 recommendations are switched off (:class:`RecommendationBar.Left` when focus had to leave it);
-new tools replacing the ones shown keep the focus in the bar, on the first new item.
+new tools replacing the ones shown keep the focus in the bar, on the first new item. Tools that
+leave the catalog leave the bar (:meth:`RecommendationBar.drop_missing`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -104,6 +106,13 @@ class RecommendationBar(Vertical, can_focus=False):
         """Replace the recommendations (best first)."""
         self._hits = list(hits)
         self._rebuild()
+
+    def drop_missing(self, present: Callable[[str], bool]) -> None:
+        """Drop the tools for which ``present(name)`` is false (they left the catalog: their
+        server went away); the bar is rebuilt only when one was dropped."""
+        kept = [h for h in self._hits if present(h.name)]
+        if len(kept) != len(self._hits):
+            self.show_hits(kept)
 
     def watch_enabled(self) -> None:
         self._rebuild()
