@@ -59,7 +59,9 @@ BAD_VALUES = [
     ("toolSearch.maxResults", 2.5),
     ("toolSearch.maxResults", True),
     ("toolSearch.alwaysLoad", "github"),
-    ("toolSearch.alwaysLoad", [1, 2]),
+    ("toolSearch.alwaysLoad", 3),
+    ("permissions.allow", "Bash"),  # a lone string never grants
+    ("permissions.additionalDirectories", "/"),
     ("toolSearch.weights.keyword", -0.1),
     ("recommendations.enabled", "maybe"),
     ("recommendations.minScore", 2),
@@ -80,6 +82,39 @@ def test_every_invalid_value_falls_back_with_a_warning(paths, key, value):
     w = s.warnings[0]
     assert w.key == key and w.value == value and str(paths.project) in w.source
     assert key in str(w)
+
+
+def test_a_list_keeps_its_valid_entries_and_names_each_bad_one(paths):
+    write(paths.user, {"permissions": {"deny": ["mcp__a__x"], "allow": ["Read"]}})
+    write(paths.project, {"permissions": {"deny": [5, "mcp__b__y", "Bash(rm", "  "], "ask": "WebFetch"},
+                          "toolSearch": {"alwaysLoad": [1, 2]}})
+    s = load_settings(paths, env={})
+    assert s["permissions.deny"] == ["mcp__a__x", "mcp__b__y", "Bash(rm"]  # a malformed deny is kept
+    assert s["permissions.ask"] == ["WebFetch"]  # one string: a one-entry list
+    assert s["toolSearch.alwaysLoad"] == []
+    assert {w.key: w.value for w in s.warnings} == {
+        "permissions.deny[0]": 5, "permissions.deny[2]": "Bash(rm", "permissions.deny[3]": "  ",
+        "permissions.ask": "WebFetch", "toolSearch.alwaysLoad[0]": 1, "toolSearch.alwaysLoad[1]": 2}
+    assert all(str(paths.project) in str(w) for w in s.warnings)
+
+
+def test_a_malformed_allow_rule_is_dropped_and_a_managed_deny_keeps_the_rest(paths):
+    write(paths.user, {"permissions": {"allow": ["github(", "mcp__time__*", None]}})
+    write(paths.managed, {"permissions": {"deny": ["mcp__time__get_time", False]}})
+    s = load_settings(paths, env={})
+    assert s["permissions.allow"] == ["mcp__time__*"]
+    assert s["permissions.deny"] == ["mcp__time__get_time"]
+    shown = [str(w) for w in s.warnings]
+    assert any('permissions.allow[0] = "github(": unbalanced parentheses' in w and "grants nothing" in w
+               for w in shown), shown
+    assert any(w.startswith("managed:") and "permissions.deny[1] = false" in w for w in shown), shown
+
+
+def test_saving_a_partly_valid_list_refuses_it_whole(paths):
+    s = load_settings(paths, env={})
+    with pytest.raises(ValueError, match=r"\[1\]"):
+        save_user_setting(s, "permissions.deny", ["Bash", 5])
+    assert not paths.user.exists()
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", "\xff\xfe"])

@@ -1,13 +1,42 @@
 """Validators of setting values: each takes a raw value (from JSON, an environment variable or
 the settings screen) and returns the checked value or raises ``ValueError`` with a reason that
-:class:`toolscout.core.settings.SettingsWarning` shows next to the file and key.
+:class:`SettingsWarning` shows next to the file and key. List settings keep their valid entries
+(:class:`EntryList` raises :class:`PartlyValid`, one warning per bad entry).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from .rule_specs import parse_rule
+from .safe_read import NumberText
+
+
+@dataclass(frozen=True)
+class SettingsWarning:
+    """One rejected value: where it came from, which key (``permissions.deny[1]`` for one entry of
+    a list), what it was, why, and what was done instead (``outcome``)."""
+
+    source: str
+    key: str
+    value: Any
+    reason: str
+    outcome: str = "using the default"
+
+    def __str__(self) -> str:
+        if self.key == "(file)":
+            return f"{self.source}: {self.reason}; its settings are ignored"
+        shown = str(self.value) if isinstance(self.value, NumberText) else \
+            json.dumps(self.value, ensure_ascii=False, default=str)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        if self.reason == "unknown key":
+            return f"{self.source}: unknown setting {self.key!r} (= {shown}) is ignored"
+        return f"{self.source}: {self.key} = {shown}: {self.reason}; {self.outcome}"
 
 
 def _bool(v: Any) -> bool:
@@ -59,12 +88,91 @@ class Choice:
         return v.strip().lower()
 
 
+@dataclass(frozen=True)
+class EntryProblem:
+    """One entry of a list setting that does not apply as written.
+
+    Attributes:
+        label: where it is in the list (``"[1]"``), or ``""`` for the value as a whole.
+        value: the entry as written.
+        reason: what is wrong with it.
+        outcome: what was done instead (``"this entry is ignored; the other entries apply"``).
+    """
+
+    label: str
+    value: Any
+    reason: str
+    outcome: str
 
 
-def _str_list(v: Any) -> list[str]:
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ValueError("expected a list of strings")
-    return list(v)
+class PartlyValid(ValueError):
+    """Raised by :class:`EntryList` for a list with bad entries: :attr:`kept` (the valid ones)
+    applies and each of :attr:`problems` becomes its own warning. A plain ``ValueError`` to every
+    caller that does not look for it (saving a setting refuses the whole value)."""
+
+    def __init__(self, kept: list[str], problems: list[EntryProblem]) -> None:
+        super().__init__("; ".join(f"entry {p.label or '(whole value)'} = {p.value!r}: {p.reason}"
+                                   for p in problems))
+        self.kept = kept
+        self.problems = problems
+
+
+class EntryList:
+    """Validator of a list of strings (permission rules, patterns, folders) that keeps its valid
+    entries: one bad entry never drops the others.
+
+    Args:
+        fail_closed: the list restricts (``permissions.deny``/``ask``): a single string is read as
+            a one-item list, and a rule with unbalanced parentheses is kept as written. Otherwise
+            (a list that grants) a single string is refused and such a rule is dropped: a
+            malformed grant never grants anything.
+        rules: entries are permission rules (``Tool`` or ``Tool(specifier)``), checked for
+            balanced parentheses.
+
+    Raises:
+        ValueError: (when called) the value is neither a list nor, with ``fail_closed``, a string.
+        PartlyValid: (when called) some entries are not strings, are blank or are malformed rules.
+    """
+
+    def __init__(self, *, fail_closed: bool = False, rules: bool = False) -> None:
+        self.fail_closed = fail_closed
+        self.rules = rules
+
+    def __call__(self, v: Any) -> list[str]:
+        problems: list[EntryProblem] = []
+        if isinstance(v, str) and self.fail_closed:
+            problems.append(EntryProblem("", v, "expected a list of strings, not one string",
+                                         f"read as the one-entry list [{json.dumps(v, ensure_ascii=False)}]"))
+            v = [v]
+        if not isinstance(v, list):
+            raise ValueError("expected a list of strings (a single entry is written [\"...\"])")
+        kept: list[str] = []
+        ignored = "this entry is ignored; the other entries apply"
+        for i, entry in enumerate(v):
+            label = f"[{i}]"
+            if not isinstance(entry, str):
+                problems.append(EntryProblem(label, entry, "not a string", ignored))
+            elif not entry.strip():
+                problems.append(EntryProblem(label, entry, "an empty entry", ignored))
+            elif self.rules and not _balanced(entry):
+                if self.fail_closed:
+                    problems.append(EntryProblem(label, entry, "unbalanced parentheses in the rule",
+                                                 "kept as written (it may match no tool): fix it"))
+                    kept.append(entry)
+                else:
+                    problems.append(EntryProblem(label, entry, "unbalanced parentheses in the rule",
+                                                 "this rule is ignored (it grants nothing); the others apply"))
+            else:
+                kept.append(entry)
+        if problems:
+            raise PartlyValid(kept, problems)
+        return kept
+
+
+def _balanced(rule: str) -> bool:
+    """True unless ``rule`` has parentheses that :func:`~toolscout.core.rule_specs.parse_rule`
+    does not read as ``Tool(specifier)`` (``Bash(`` unclosed, ``Bash(x) y``)."""
+    return parse_rule(rule).specifier is not None or not any(ch in rule for ch in "()")
 
 
 def _opt_str(v: Any) -> str | None:

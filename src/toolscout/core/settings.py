@@ -8,7 +8,9 @@ all layers instead of replaced.
 
 Every invalid value (wrong type, out of range, unknown mode, unreadable or malformed file) is
 ignored: the default (or the next lower layer's value) is used and a :class:`SettingsWarning`
-naming the file, key and bad value is collected. Loading settings never raises.
+naming the file, key and bad value is collected. A list of rules, patterns or folders keeps its
+valid entries and warns about each bad one (:class:`~.setting_checks.EntryList`): a deny list
+with one malformed entry still denies the rest. Loading settings never raises.
 """
 
 from __future__ import annotations
@@ -22,37 +24,18 @@ from typing import Any
 
 import platformdirs
 
-from .safe_read import NumberText, SafeReadError, read_json
+from .safe_read import SafeReadError, read_json
 from .setting_checks import (
     Choice,
+    EntryList,
+    PartlyValid,
+    SettingsWarning,
     _bool,
     _number,
     _opt_str,
-    _str_list,
 )
 
 APP_NAME = "toolscout"
-
-
-@dataclass(frozen=True)
-class SettingsWarning:
-    """One rejected value: where it came from, which key, what it was, and why."""
-
-    source: str
-    key: str
-    value: Any
-    reason: str
-
-    def __str__(self) -> str:
-        if self.key == "(file)":
-            return f"{self.source}: {self.reason}; its settings are ignored"
-        shown = str(self.value) if isinstance(self.value, NumberText) else \
-            json.dumps(self.value, ensure_ascii=False, default=str)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        if self.reason == "unknown key":
-            return f"{self.source}: unknown setting {self.key!r} (= {shown}) is ignored"
-        return f"{self.source}: {self.key} = {shown}: {self.reason}; using the default"
 
 
 @dataclass(frozen=True)
@@ -81,7 +64,7 @@ KEYS: tuple[Key, ...] = (
     Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
         "share of the context window (0 < r ≤ 1) above which auto mode defers"),
     Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
-    Key("toolSearch.alwaysLoad", [], _str_list, "servers, tool names or globs never deferred"),
+    Key("toolSearch.alwaysLoad", [], EntryList(), "servers, tool names or globs never deferred"),
     Key("toolSearch.ranker", "default", Choice("default", "bm25f", "hybrid"),
         "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
     Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
@@ -114,11 +97,13 @@ KEYS: tuple[Key, ...] = (
         "(1-minute load average above its CPU count) when the servers start"),
     Key("mcp.instructionsBudget", 1000, _number(0, 100_000, integer=True),
         "characters of each server's instructions given to the model up front (same for every server; 0: none)"),
-    Key("permissions.allow", [], _str_list, "tool patterns that run without asking"),
-    Key("permissions.ask", [], _str_list, "tool patterns that ask first"),
-    Key("permissions.deny", [], _str_list, "tool patterns that never run and are hidden from search"),
+    # rule lists keep their valid entries (setting_checks.EntryList); a bad deny never drops the rest
+    Key("permissions.allow", [], EntryList(rules=True), "tool patterns that run without asking"),
+    Key("permissions.ask", [], EntryList(rules=True, fail_closed=True), "tool patterns that ask first"),
+    Key("permissions.deny", [], EntryList(rules=True, fail_closed=True),
+        "tool patterns that never run and are hidden from search"),
     # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
-    Key("permissions.additionalDirectories", [], _str_list,
+    Key("permissions.additionalDirectories", [], EntryList(),
         "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
     # folder trust (toolscout.core.trust): never read from a project's own settings files
     Key("projectTrust.autoApprove", False, _bool,
@@ -239,6 +224,12 @@ class Settings:
             return True
         try:
             checked = spec.check(value)
+        except PartlyValid as part:  # a list with bad entries: each warns, the valid ones apply
+            self.warnings.extend(SettingsWarning(source, key + p.label, p.value, p.reason, p.outcome)
+                                 for p in part.problems)
+            if not part.kept:
+                return False
+            checked = part.kept
         except (ValueError, TypeError, OverflowError) as exc:
             self.warnings.append(SettingsWarning(source, key, value, str(exc)))
             return False
