@@ -52,6 +52,7 @@ def test_index_encodes_once_with_a_progress_bar_on_a_terminal(tmp_path: Path) ->
     assert first["tools"] > 40 and first["encoded"] == first["tools"] and first["cached"] == 0
     assert first["profile"] == "default"
     assert "encoding tools" in err and f"/{first['tools']}" in err  # the tqdm bar on the terminal
+    assert "\rencoding tools" in err  # it redraws in place: its own CRs pass the output sanitiser
     rows = sqlite3.connect(cache / "embeddings.sqlite").execute("SELECT COUNT(*) FROM vec").fetchone()[0]
     assert rows == first["encoded"]
 

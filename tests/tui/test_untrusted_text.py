@@ -32,6 +32,9 @@ def test_clean_strips_escapes_and_control_characters() -> None:
     assert clean("abcdef", limit=4) == "abc…"
     assert clean("\ud800 lone") == "? lone"
     assert clean(None) == ""
+    # the CLI's sanitiser too: a lone CR goes (CRLF stays a newline), bidi controls show as escapes
+    assert clean("RED \r over\r\nnext") == "RED  over\nnext"
+    assert clean("invoice\u202efdp.exe \u2066x\u2069\u200f") == r"invoice\u202efdp.exe \u2066x\u2069\u200f"
 
 
 def test_highlight_matches_stems_not_substrings() -> None:

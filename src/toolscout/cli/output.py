@@ -2,10 +2,12 @@
 
 :func:`sanitised_output` swaps ``sys.stdout`` and ``sys.stderr`` for :class:`SafeStream` wrappers
 for the length of a command, so no path can forget it: tables, tool results, server stderr in
-``mcp list``, warnings, headless answers, and anything a library logs. Carriage returns are kept
-(progress lines redraw with them); escape sequences and other controls are removed. JSON output
-is written with :func:`toolscout.core.sanitize.dumps_json`, which escapes controls as JSON does, so
-the wrapper finds nothing to remove in it.
+``mcp list``, warnings, headless answers, and anything a library logs. Escape sequences, carriage
+returns (a lone one would overwrite its line; ``\\r\\n`` stays a newline) and other controls are
+removed, bidi controls shown as ``\\u202e`` escapes, as the TUI shows them. The progress bar, the
+app's own text, redraws with carriage returns on the terminal underneath (:func:`own_lines`).
+JSON output is written with :func:`toolscout.core.sanitize.dumps_json`, which escapes controls as
+JSON does, so the wrapper finds nothing to change in it.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ class SafeStream:
         self.raw = raw
 
     def write(self, text: str) -> int:
-        """Write ``text`` without escape sequences or controls (tab, newline, CR kept)."""
-        self.raw.write(strip_controls(text, keep="\n\t\r"))
+        """Write ``text`` as :func:`~toolscout.core.sanitize.strip_controls` leaves it (tab and
+        newline kept; carriage returns dropped; bidi controls as ``\\u202e``)."""
+        self.raw.write(strip_controls(text))
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -40,6 +43,13 @@ class SafeStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
+
+
+def own_lines(stream: Any) -> Any:
+    """The stream under ``stream`` when it is a :class:`SafeStream`, else ``stream`` itself: only
+    for the app's own redrawn lines (the progress bar needs carriage returns), never for text
+    that came from a server, a tool or a model."""
+    return stream.raw if isinstance(stream, SafeStream) else stream
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..core.events import Event, VectorsProgress
+from .output import own_lines
 
 if TYPE_CHECKING:
     from ..core.engine import Engine
@@ -27,7 +28,7 @@ def encoding_progress(engine: Engine, *, stream: Any = None) -> Iterator[None]:
         engine: the engine whose events are subscribed to.
         stream: where to draw (default ``sys.stderr``); nothing is drawn unless it is a TTY.
     """
-    out = stream if stream is not None else sys.stderr
+    out = own_lines(stream if stream is not None else sys.stderr)  # tqdm redraws with "\r"
     if not getattr(out, "isatty", lambda: False)():
         yield
         return
