@@ -17,6 +17,7 @@ def config(tmp_path, *names: str) -> str:
     entries = {
         "normal": {"command": sys.executable, "args": server_args(server_path("normal"))},
         "crash": {"command": sys.executable, "args": server_args(server_path("crash"))},
+        "schemas": {"command": sys.executable, "args": server_args(server_path("schemas"))},
         "odd": {"type": "carrier-pigeon"},
     }
     path = tmp_path / f"servers-{'-'.join(names)}.json"
@@ -58,6 +59,21 @@ def test_call_headless_denies_then_allows(tmp_path, monkeypatch, capsys):
     assert run(["call", "mcp__crash__anything", "--mcp-config", config(tmp_path, "crash"), "--json"]) == 1
     payload = json.loads(capsys.readouterr().out)
     assert payload["error_kind"] == "server_failed" and "FAKE_API_KEY" in payload["content"][0]["text"]
+
+
+def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cfg = config(tmp_path, "schemas")
+    call = ["call", "mcp__schemas__big_enum", "--params", '{"unit": "kelvin"}', "--mcp-config", cfg,
+            "--allowed-tools", "schemas"]
+    assert run(call) == 1
+    err = capsys.readouterr().err
+    refusal = err[err.index("toolscout: Invalid parameters"):].split("\nwarning:")[0]  # warnings follow
+    assert len(refusal) <= 2000, len(refusal)
+    assert "params.unit: 'kelvin' is not one of ['unit_0000'" in refusal and "… and 4,995 more]" in refusal
+    assert run([*call, "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["error_kind"] == "invalid_params" and len(result["content"][0]["text"]) <= 2000
 
 
 def test_result_json_shape():

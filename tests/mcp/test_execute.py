@@ -8,7 +8,7 @@ import json
 from mcp_helpers import EventLog, allow, memory, running
 
 from toolscout.core.models import ToolErrorKind, ToolSpec
-from toolscout.core.validation import Invalid, SchemaProblem, validate_params
+from toolscout.core.validation import Invalid, SchemaProblem, field_problems, validate_params
 
 
 def args_seen(result) -> dict:
@@ -61,6 +61,30 @@ async def test_schemas_over_the_wire_are_kept_and_enforced(events: EventLog):
         assert not_json.error_kind is ToolErrorKind.INVALID_PARAMS and "not valid JSON" in not_json.text()
         not_obj = await engine.call_tool("mcp__schemas__noprops", [1], asker=allow)
         assert not_obj.error_kind is ToolErrorKind.INVALID_PARAMS and "JSON object" in not_obj.text()
+
+
+async def test_a_bad_argument_to_a_5000_value_enum_gets_a_short_answer():
+    """One bad argument must not answer with the whole enum and the whole ~50 KB schema."""
+    async with running([memory("schemas")]) as engine:
+        name = "mcp__schemas__big_enum"
+        bad = await engine.call_tool(name, {"unit": "kelvin"}, asker=allow)
+        huge = await engine.call_tool(name, {"unit": "x" * 50_000, "count": ["y"] * 9_000}, asker=allow)
+        wrong_type = await engine.call_tool(name, "[1, 2]", asker=allow)
+        ok = await engine.call_tool(name, {"unit": "unit_4999"}, asker=allow)
+    assert bad.error_kind is ToolErrorKind.INVALID_PARAMS
+    text = bad.text()
+    assert len(text) <= 2000, len(text)
+    assert "- params.unit: 'kelvin' is not one of ['unit_0000', 'unit_0001'" in text  # field, value, hint
+    assert "… and 4,995 more]" in text and "unit_0005" not in text
+    assert f"Input schema of {name} (excerpt)" in text and '"required"' in text
+    assert huge.error_kind is ToolErrorKind.INVALID_PARAMS and len(huge.text()) <= 2000
+    assert "(50,000 characters) is not one of" in huge.text() and "- params.count: ['y'," in huge.text()
+    assert "… and 8,995 more] is not of type 'integer'" in huge.text()
+    schema = __import__("mcp_helpers").fixture_module("schemas").SCHEMAS["big_enum"]
+    form = field_problems(schema, {"unit": "kelvin"})  # the argument form's reading
+    assert [f for f, _ in form] == ["unit"] and len(form[0][1]) <= 500 and "… and 4,995 more" in form[0][1]
+    assert len(wrong_type.text()) <= 2000 and "must be a JSON object" in wrong_type.text()
+    assert args_seen(ok) == {"unit": "unit_4999"}  # the server gets the valid call, whole
 
 
 # -- lookup ---------------------------------------------------------------------------------

@@ -89,9 +89,11 @@ async def test_allowed_calls_pass_results_through(tmp_path):
 
 
 async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
-    cfg = base_config(tmp_path, with_time=False)
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal") as client:
+    cfg = base_config(tmp_path, with_time=False, schemas=fixture_entry("schemas"))
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal,schemas") as client:
         wrong = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": {"a": "one"}})
+        big_enum = await client.call_tool("call_tool", {"name": "mcp__schemas__big_enum",
+                                                        "arguments": {"unit": "kelvin"}})
         not_json_object = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": [1, 2]})
         unknown = await client.call_tool("call_tool", {"name": "mcp__normal__ech", "arguments": {}})
         no_name = await client.call_tool("call_tool", {"tool": "mcp__normal__echo"})
@@ -101,6 +103,10 @@ async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
     assert wrong.is_error and "Invalid parameters for mcp__normal__add" in text_of(wrong)
     assert "'b' is a required property" in text_of(wrong) and '"integer"' in text_of(wrong)
     assert not_json_object.is_error and "must be a JSON object" in text_of(not_json_object)
+    # a 5,000-value enum: a short refusal naming the field and the first allowed values
+    assert big_enum.is_error and len(text_of(big_enum)) <= 2000, len(text_of(big_enum))
+    assert "params.unit: 'kelvin' is not one of ['unit_0000'" in text_of(big_enum)
+    assert "… and 4,995 more" in text_of(big_enum)
     assert unknown.is_error and "Did you mean: mcp__normal__echo" in text_of(unknown)
     assert "Use search_tools" in text_of(unknown)
     assert no_name.is_error and '"name"' in text_of(no_name)

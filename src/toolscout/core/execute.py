@@ -33,7 +33,7 @@ from .names import lookup_key, split_mcp_name
 from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
 from .rule_specs import session_rule
 from .schemas import unwrap_arguments
-from .validation import Invalid, SchemaProblem, schema_text, validate_params
+from .validation import Invalid, SchemaProblem, invalid_text, schema_text, validate_params
 
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
     import mcp_types as types
@@ -160,12 +160,12 @@ class ToolExecutor:
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
         args = _normalise_params(params)
         if isinstance(args, str):
-            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS, f"Invalid parameters for {tool.name}: "
-                                    f"{args}\n\nInput schema of {tool.name}:\n{schema_text(tool.input_schema)}")
+            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
+                                    invalid_text(tool.name, tool.input_schema, args))
         problem = validate_params(tool.input_schema, args)
-        if isinstance(problem, Invalid):
-            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS, f"Invalid parameters for {tool.name}:\n"
-                                    f"{problem.message}\n\nInput schema of {tool.name}:\n{schema_text(tool.input_schema)}")
+        if isinstance(problem, Invalid):  # bounded text: a 5,000-value enum is not a context bomb
+            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
+                                    invalid_text(tool.name, tool.input_schema, problem.message))
         if isinstance(problem, SchemaProblem) and tool.name not in self._schema_warned:
             self._schema_warned.add(tool.name)
             self._warn(f"{tool.name}: {problem.message}; its arguments are sent unchecked", tool.server or "builtin")

@@ -6,6 +6,12 @@ schemas). ``$ref`` resolves inside the schema document only (``#/$defs/...``,
 lazily, per instance node. A schema that is itself invalid (or has a reference that cannot be
 resolved) is reported as :class:`SchemaProblem` instead of raising, so one broken server cannot
 stop a call: the server, which owns the schema, stays the judge of such arguments.
+
+Error text is bounded, whatever the schema or the arguments: a value or list in a message shows
+its first :data:`MAX_ITEMS` items and ``… and 4,995 more``, each error line is at most
+:data:`MAX_LINE_CHARS`, and :func:`invalid_text` (the whole refusal, with a schema excerpt whose
+long lists and texts are cut the same way) at most :data:`MAX_MESSAGE_CHARS`: one bad argument
+to a tool with a 5,000-value enum is a short answer, not a context bomb.
 """
 
 from __future__ import annotations
@@ -19,8 +25,19 @@ if TYPE_CHECKING:  # jsonschema takes ~0.3 s to import: loaded at the first vali
 
 #: Most validation errors listed in one message.
 MAX_ERRORS = 5
-#: Longest schema text embedded in an error message (characters).
+#: Longest schema text embedded in a message that gives a tool's definition (characters).
 MAX_SCHEMA_CHARS = 6000
+#: Items of a list (enum values, unexpected keys) or object shown in an error before "… and N more".
+MAX_ITEMS = 5
+#: Longest single value shown in an error, and longest item of a list shown (characters).
+MAX_VALUE_CHARS = 60
+MAX_ITEM_CHARS = 40
+#: Longest error line (path and reason) and longest path in it (characters).
+MAX_LINE_CHARS = 500
+MAX_PATH_CHARS = 120
+#: Longest schema excerpt in an invalid-parameters refusal, and longest refusal (characters).
+MAX_EXCERPT_CHARS = 1200
+MAX_MESSAGE_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -89,10 +106,80 @@ def validate_params(schema: Any, params: Any) -> Invalid | SchemaProblem | None:
     except RecursionError:
         return SchemaProblem("inputSchema recurses without consuming input (a $ref cycle)")
     ordered = [first, *[e for e in errors if e is not first]][:MAX_ERRORS]
-    lines = [f"- {_path(e)}: {e.message}" for e in ordered]
+    lines = [_cut(f"- {_cut(_path(e), MAX_PATH_CHARS, middle=True)}: {_message(e)}", MAX_LINE_CHARS)
+             for e in ordered]
     if len(errors) > MAX_ERRORS:
-        lines.append(f"- ... and {len(errors) - MAX_ERRORS} more")
+        lines.append(f"- … and {len(errors) - MAX_ERRORS:,} more")
     return Invalid("\n".join(lines))
+
+
+def invalid_text(tool: str, schema: Any, detail: str) -> str:
+    """The whole invalid-parameters refusal for ``tool``: ``detail`` (an :class:`Invalid`
+    message, or why the arguments are not an object) and an excerpt of ``schema`` (long lists
+    and texts cut), at most :data:`MAX_MESSAGE_CHARS` characters."""
+    sep = "\n" if detail.startswith("- ") else " "  # a list of errors, or one reason
+    head = _cut(f"Invalid parameters for {tool}:{sep}{detail}", MAX_MESSAGE_CHARS - 200)
+    label = f"\n\nInput schema of {tool} (excerpt):\n"
+    room = min(MAX_EXCERPT_CHARS, MAX_MESSAGE_CHARS - len(head) - len(label))
+    excerpt = json.dumps(_shrink(schema), indent=2, ensure_ascii=False, default=str)
+    return _cut(head + label + _cut(excerpt, max(room, 0)), MAX_MESSAGE_CHARS)
+
+
+def _message(error: Any) -> str:
+    """jsonschema's message with the long reprs in it (the value checked, the enum) shortened."""
+    message = str(error.message)
+    for value in (error.instance, error.validator_value):
+        full = repr(value)
+        if len(full) > MAX_VALUE_CHARS:
+            message = message.replace(full, _short(value), 1)
+    return message
+
+
+def _short(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    """A repr of ``value`` of at most about ``limit`` characters; a list or object shows its
+    first :data:`MAX_ITEMS` items (each at most :data:`MAX_ITEM_CHARS`) and ``… and N more``."""
+    if isinstance(value, list | tuple | dict):
+        if isinstance(value, dict):
+            items = [f"{_short(k, MAX_ITEM_CHARS)}: {_short(v, MAX_ITEM_CHARS)}"
+                     for k, v in list(value.items())[:MAX_ITEMS]]
+        else:
+            items = [_short(v, MAX_ITEM_CHARS) for v in value[:MAX_ITEMS]]
+        more = len(value) - MAX_ITEMS
+        shown = [*items, *([f"… and {more:,} more"] if more > 0 else [])]
+        return ("{%s}" if isinstance(value, dict) else "[%s]") % ", ".join(shown)
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    return _cut(repr(value), limit)
+
+
+def _shrink(value: Any, depth: int = 0) -> Any:
+    """``value`` (a schema) with lists and objects cut to :data:`MAX_ITEMS` entries plus an
+    ``"… and N more"`` marker (objects to 4× as many keys), texts to 200 characters, and
+    nesting to 12 levels."""
+    if depth > 12:
+        return "…"
+    if isinstance(value, dict):
+        keep = MAX_ITEMS * 4
+        out = {str(k): _shrink(v, depth + 1) for k, v in list(value.items())[:keep]}
+        if len(value) > keep:
+            out["…"] = f"and {len(value) - keep:,} more keys"
+        return out
+    if isinstance(value, list):
+        more = [f"… and {len(value) - MAX_ITEMS:,} more"] if len(value) > MAX_ITEMS else []
+        return [_shrink(v, depth + 1) for v in value[:MAX_ITEMS]] + more
+    if isinstance(value, str) and len(value) > 200:
+        return value[:200] + "…"
+    return value
+
+
+def _cut(text: str, limit: int, *, middle: bool = False) -> str:
+    """``text`` at most ``limit`` characters: cut at the end (or the middle) with ``…``."""
+    if len(text) <= limit:
+        return text
+    if middle:
+        half = (limit - 1) // 2
+        return text[:half] + "…" + text[len(text) - (limit - 1 - half):]
+    return text[: max(limit - 1, 0)] + "…"
 
 
 def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
@@ -123,7 +210,8 @@ def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, st
             named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
             name = named[0] if named else ""
         below = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in list(error.path)[1:])
-        problems.append((name, f"{error.message} (at {name}{below})" if below else error.message))
+        message = _cut(_message(error), MAX_LINE_CHARS)
+        problems.append((name, f"{message} (at {_cut(name + below, MAX_PATH_CHARS, middle=True)})" if below else message))
     return problems
 
 
