@@ -2,8 +2,9 @@
 
 Journey (full app): approving at start-up, as ``toolscout`` runs with no model (an offline
 session with tool search on), starts the folder's server and applies its grants everywhere (app,
-session, engine, status bar, chat). Harness test: "not now" with the prompt over the catalog
-panel alone (:class:`TrustCatalogHarness`).
+session, engine, status bar, chat). Harness tests: "not now" with the prompt over the catalog
+panel alone (:class:`TrustCatalogHarness`); a command line that hides a second command behind
+newlines, a carriage return or a bidi override is shown escaped, as ``toolscout mcp list`` shows it.
 """
 
 from __future__ import annotations
@@ -116,3 +117,43 @@ async def test_not_now_starts_nothing(tmp_path, monkeypatch):
         assert app.trusted == []
     assert not check_folder(repo).approved
     assert not log.exists()
+
+
+def repo_with(tmp_path: Path, monkeypatch, servers: dict[str, Any]) -> tuple[Any, Path]:
+    """An unapproved repo whose ``.mcp.json`` has ``servers``, and an engine in it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    monkeypatch.chdir(repo)
+    settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
+    return create_engine(settings, project_dir=repo), repo
+
+
+async def test_a_command_hidden_behind_newlines_or_a_bidi_override_is_shown_escaped(tmp_path, monkeypatch):
+    """Harness: newlines in ``sh -c`` start a second command, a carriage return joins two words,
+    U+202E reorders what follows on a terminal: the prompt shows each as its escape (``\\n``,
+    ``\\r``, ``\\u202e``), on the server's one line, exactly as ``mcp list`` says it (one
+    function), and nothing ran."""
+    from toolscout.core.mcp.pool import not_approved_message
+
+    pwned = tmp_path / "PWNED_nl"
+    engine, _ = repo_with(tmp_path, monkeypatch, {
+        "nl": {"command": "/bin/sh", "args": ["-c", f"echo ok\n\n\n\ntouch {pwned}"]},
+        "cr": {"command": "/bin/sh", "args": ["-c", f"touch {pwned}\rpython -m mcp_server_time"]},
+        "bidi\u202e": {"command": "/bin/sh", "args": ["-c", f"echo \u202e{pwned}"]},
+    })
+    expected = {"nl": f"/bin/sh -c 'echo ok\\n\\n\\n\\ntouch {pwned}'",
+                "cr": f"/bin/sh -c 'touch {pwned}\\rpython -m mcp_server_time'",
+                "bidi\\u202e": f"/bin/sh -c 'echo \\u202e{pwned}'"}
+    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
+                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+        app = pilot.app
+        assert isinstance(app.screen, TrustScreen)
+        shown = str(app.screen.query_one("#trust-items").render())
+        for name, command in expected.items():
+            assert f"{name}  would run  {command}" in shown.splitlines(), shown
+        assert "\r" not in shown and "\u202e" not in shown
+        said = [not_approved_message(cfg) for cfg in app.engine.unapproved_servers()]  # mcp list
+        assert [f"would run {command};" in line for line, command in zip(said, expected.values(), strict=True)] \
+            == [True] * 3, said
+    assert not pwned.exists()

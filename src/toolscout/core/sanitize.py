@@ -7,7 +7,9 @@ reorder what is shown, so ``txt.exe`` reads as ``exe.txt``. :func:`strip_control
 ANSI escape sequence *whole* (not just its ESC byte), every other C0/C1 control character and
 carriage returns (``\\r\\n`` stays a newline), and shows bidi controls as visible ``\\u202e``
 escapes (as ``repr`` shows them in warnings); :func:`dumps_json` writes JSON whose strings carry
-such characters only as ``\\uXXXX`` escapes, as JSON does. The TUI's
+such characters only as ``\\uXXXX`` escapes, as JSON does; :func:`escape_all` writes text that
+decides what runs (a server's command line) with every character that is not printable ASCII as
+its escape, so it is shown exactly. The TUI's
 :func:`toolscout.tui.text.clean` and the CLI's output streams (:mod:`toolscout.cli.output`) are
 both built on these.
 """
@@ -63,3 +65,26 @@ def dumps_json(value: Any, **kwargs: Any) -> str:
     line separators and bidi controls also written as ``\\uXXXX`` escapes, so the text is inert on
     a terminal and ``json.loads`` gives back exactly ``value``."""
     return _JSON_EXTRA.sub(_escape, json.dumps(value, ensure_ascii=False, **kwargs))
+
+
+def escape_all(text: object, limit: int | None = None) -> str:
+    """``text`` as printable ASCII on one line: every other character written as its Python
+    escape (newline ``\\n``, carriage return ``\\r``, tab ``\\t``, ESC ``\\x1b``, the bidi
+    override ``\\u202e``, ``é`` ``\\xe9``) and a backslash doubled.
+
+    For text that decides what runs (a server's command line, environment and working dir in
+    ``toolscout mcp list`` and the app's trust prompt): a newline that would start a second
+    shell command, a carriage return, a bidi override that reorders what follows, or a look-alike
+    letter is shown, not acted on by the terminal or flattened into a space, and two different
+    texts never look the same.
+
+    Args:
+        text: anything; non-strings are converted with ``str`` (None becomes ``""``).
+        limit: cut the escaped text to this many characters, the last one an ellipsis (``…``
+            never comes from ``text``, which has it as ``\\u2026``).
+    """
+    value = text if isinstance(text, str) else ("" if text is None else str(text))
+    shown = value.encode("unicode_escape").decode("ascii")
+    if limit is not None and len(shown) > limit:
+        shown = shown[: max(limit - 1, 0)] + "…"
+    return shown

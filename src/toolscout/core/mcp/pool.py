@@ -32,6 +32,7 @@ import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
+from ..sanitize import escape_all
 from .loop_thread import LoopThread, RemoteConnection, post
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher, choose_sessions
@@ -368,7 +369,7 @@ class ServerPool:
 def not_approved_message(cfg: ServerConfig) -> str:
     """Why a project server is not started, with the command it would run (control characters
     shown escaped, never sent to the terminal)."""
-    shown = cfg.command_line().encode("unicode_escape").decode("ascii")
+    shown = escape_all(cfg.command_line())
     return (f"not approved: this folder's .mcp.json would run {shown}; approve the folder (trust prompt "
             "or --trust-project) to start it")
 

@@ -4,7 +4,9 @@ Shown once per folder (and again when the commands of its ``.mcp.json`` change),
 screen, when the app starts in a folder that is not approved (:mod:`toolscout.core.trust`). It
 lists what approval would start (every project server with its command line) and which project
 grants are ignored until then. Everything it shows comes from the folder and is untrusted: it is
-rendered literally, control sequences stripped.
+rendered literally; names and command lines are escaped as ``toolscout mcp list`` escapes them
+(:func:`toolscout.core.sanitize.escape_all`: a newline shows as ``\\n``, a bidi override as
+``\\u202e``), so the prompt shows exactly what would run; the rest has control sequences stripped.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
+from ...core.sanitize import escape_all
 from ...core.trust import FolderTrust, approve_folder, ignored_grants, trusted_settings
 from ..text import clean
 
@@ -30,6 +33,9 @@ if TYPE_CHECKING:
     from ...core.settings import Settings
 
 log = logging.getLogger(__name__)
+
+#: A command line longer than this (escaped) is cut, ending with an ellipsis (never from the file).
+COMMAND_LIMIT = 2000
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -71,9 +77,9 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(Text(why + "Approving starts the project's MCP servers below and applies its "
                               "permissions.allow rules. Deny rules always apply.", style="dim"))
             details = Text()
-            for name, command in self.servers:
-                details.append(clean(name, single_line=True), style="bold")
-                details.append(f"  would run  {clean(command, single_line=True, limit=300)}\n")
+            for name, command in self.servers:  # escaped: a newline or bidi override is shown, not obeyed
+                details.append(escape_all(name), style="bold")
+                details.append(f"  would run  {escape_all(command, limit=COMMAND_LIMIT)}\n")
             for line in self.grants:
                 details.append(f"ignored until approved: {clean(line, single_line=True, limit=300)}\n", style="yellow")
             with VerticalScroll(id="trust-details"):
