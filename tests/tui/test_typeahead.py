@@ -3,7 +3,7 @@ field (a terminal delivers a fast typist's keys in one burst, before the focus m
 read-only panel, in the prompt, while the panels keep their own keys; the scoring table shows the
 ranker's columns before the first query; a postponed usage redraw is not lost. The form and the
 usage panel alone run in harness apps (:mod:`tui_harness`); keys between the app's panels (the
-main screen's key routing) are one full-app journey."""
+main screen's key routing) are one full-app journey, and keys typed while the app starts another."""
 
 from __future__ import annotations
 
@@ -174,6 +174,21 @@ async def test_typing_on_the_usage_panel_goes_to_the_prompt_and_panels_keep_thei
         await pilot.press("d")  # the tree's binding, not the prompt
         await sc.settle(pilot, servers=False)
         assert isinstance(app.screen, ToolDetailScreen) and prompt.text == ""
+
+
+async def test_keys_typed_while_the_app_starts_land_in_the_prompt() -> None:
+    """Full app: a terminal hands over the keys typed during start-up as soon as the app reads
+    input, before the main screen has its prompt. They wait for the prompt and land in it, in
+    order; the app used to stop with ``NoMatches: No nodes match 'PromptInput'``."""
+    app = sc.make_app()
+    _burst(app, _typed("what time is it"))  # queued before the app runs: handled first
+    async with app.run_test(size=(120, 36)) as pilot:
+        await sc.settle(pilot)
+        assert app.is_running
+        prompt = app.screen.query_one(PromptInput)
+        assert prompt.text == "what time is it" and app.focused is prompt
+        await sc.type_text(pilot, " in Lima")  # and typing goes on after it
+        assert prompt.text == "what time is it in Lima"
 
 
 async def test_a_report_that_came_while_the_usage_panel_had_no_room_shows_once_it_has() -> None:

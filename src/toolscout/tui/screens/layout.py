@@ -21,6 +21,9 @@ class SidePanels(Screen[None]):
 
     sidebar: reactive[bool | None] = reactive(None)
     """Side panel shown (True), hidden (False) or automatic by width (None)."""
+    #: Text typed before the prompt was mounted, for the prompt (:meth:`route_key`); None once
+    #: :meth:`take_early_text` gave it to the prompt.
+    _typed_early: str | None = ""
 
     def watch_sidebar(self, value: bool | None) -> None:
         self.set_class(value is True, "-sidebar-shown")
@@ -64,10 +67,25 @@ class SidePanels(Screen[None]):
             self.sidebar = False
         prompt.focus()
 
-    def route_key(self, event: events.Key) -> None:
+    def route_key(self, event: events.Key) -> bool:
         """Before the focused widget gets ``event``: typing on a read-only panel moves the focus to the
-        prompt now, so this key and every one after it land there in order."""
+        prompt now, so this key and every one after it land there in order. Text typed before this
+        screen has its prompt (a terminal delivers keys typed during start-up at once) is kept for
+        it: returns True for such a key (taken here; Textual must not hand it on)."""
+        if self._typed_early is not None:  # the prompt is not mounted yet
+            if event.is_printable and event.character:
+                self._typed_early += event.character
+                return True
+            return False
         if typing_on_a_panel(self, event):
             self.action_focus_prompt()
             self._focus_now(self.query_one(PromptInput))
+        return False
+
+    def take_early_text(self) -> None:
+        """The prompt is mounted: put the text typed before (see :meth:`route_key`) in it; keys
+        go on to the focused widget from now on."""
+        text, self._typed_early = self._typed_early, None
+        if text:
+            self.query_one(PromptInput).insert(text)
 

@@ -117,6 +117,7 @@ class MainScreen(SidePanels):
         self.servers = {s.name: s for s in self.engine.server_statuses()}
         self.starting = self.controller.start_engine  # until EngineStarted
         self.query_one(PromptInput).focus()
+        self.take_early_text()
         self.refresh_report()
         session = self.controller.session
         self.welcome = WelcomeEntry(self._session_kind(), bool(self.controller.settings["recommendations.enabled"]))
