@@ -9,12 +9,14 @@ newlines, a carriage return or a bidi override is shown escaped, as ``toolscout 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import tui_scenarios as sc
+from textual import events
 from tui_harness import CatalogHarness, widget_app
 
 from toolscout.core.factory import create_engine
@@ -46,6 +48,30 @@ def engine_for(tmp_path: Path, monkeypatch) -> tuple[Any, Path, Path]:
     return create_engine(settings, project_dir=repo), repo, log
 
 
+def offline_app(tmp_path: Path, monkeypatch) -> tuple[Any, Path, Path]:
+    """The app as ``toolscout`` runs in the hostile repo with no model (an offline session with
+    tool search on): ``(app, repo, the recorder's log)``."""
+    from toolscout.cli.app_cmd import offline_tool_search
+    from toolscout.core.session.providers import OfflineProvider
+    from toolscout.core.session.session import Session
+
+    engine, repo, log = engine_for(tmp_path, monkeypatch)
+    session = Session(engine, settings=engine.settings, provider=OfflineProvider(), persist=False)
+    settings = offline_tool_search(session, engine.settings)
+    return make_app(settings, engine, session), repo, log
+
+
+async def until_armed(pilot: Any, timeout_s: float = 10.0) -> TrustScreen:
+    """Wait (bounded) until the trust prompt's choices can be used: it has been painted and
+    then received no key for :attr:`TrustScreen.ARM_AFTER_S`."""
+    await sc.until_screen(pilot, "TrustScreen")
+    screen = pilot.app.screen
+    async with asyncio.timeout(timeout_s):
+        while not screen.armed:
+            await pilot.pause(0.05)
+    return screen
+
+
 class TrustCatalogHarness(CatalogHarness):
     """The catalog panel (:class:`CatalogHarness`) with the trust prompt pushed on mount, as the
     app pushes it over the main screen (:func:`ask_folder_trust`); the settings an approval
@@ -59,21 +85,14 @@ class TrustCatalogHarness(CatalogHarness):
 
 async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_everywhere(tmp_path, monkeypatch):
     """Journey: the prompt lists what approval would run and the ignored grants (literally, no
-    escape sequence) and starts nothing; ``y`` starts the server, allows Bash, keeps the offline
+    escape sequence) and starts nothing; "Trust this folder" starts the server, allows Bash, keeps the offline
     session's tool search on in the app, session and engine alike, and says so in the chat; the
     approval is stored."""
-    from toolscout.cli.app_cmd import offline_tool_search
-    from toolscout.core.session.providers import OfflineProvider
-    from toolscout.core.session.session import Session
     from toolscout.tui.widgets.chat import NoticeEntry
     from toolscout.tui.widgets.status import StatusBar
 
-    engine, repo, log = engine_for(tmp_path, monkeypatch)
-    settings = engine.settings
-    session = Session(engine, settings=settings, provider=OfflineProvider(), persist=False)
-    settings = offline_tool_search(session, settings)  # as `toolscout` with no model does
-    assert settings["toolSearch.enabled"] == "true"
-    app = make_app(settings, engine, session)
+    app, repo, log = offline_app(tmp_path, monkeypatch)
+    assert app.settings["toolSearch.enabled"] == "true"
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         assert isinstance(app.screen, TrustScreen)
@@ -81,7 +100,8 @@ async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_ev
         assert "would run" in shown and "\x1b" not in shown and "recorder.py" in shown
         assert "permissions.allow" in shown
         assert not log.exists()
-        await pilot.press("y")
+        await until_armed(pilot)
+        await pilot.press("tab", "enter")  # "Trust this folder"
         await sc.settle(pilot)
         assert not isinstance(app.screen, TrustScreen)
         assert app.engine.server_statuses()[0].state is ServerState.CONNECTED
@@ -98,6 +118,72 @@ async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_ev
     assert json.loads(log.read_text().splitlines()[0]) == {"event": "start"}
 
 
+def burst(app: Any, keys: list[str]) -> None:
+    """Deliver ``keys`` as a terminal does keys typed in a burst: all queued before any is handled
+    (before the app runs: as keys typed while it starts)."""
+    for key in keys:
+        char = {"space": " ", "enter": "\r", "tab": "\t", "escape": "\x1b"}.get(key, key)
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app.post_message(event)
+
+
+async def test_keys_typed_before_the_prompt_was_armed_never_answer_it(tmp_path, monkeypatch):
+    """Journey (full app), as an attacker's repo meets a person who types while it starts
+    (``tmux send-keys -l yesterday`` a second after launch used to approve the folder with its
+    "y", lose "esterday", and leave the approved server "connecting" forever): keys typed during
+    start-up, keys typed the moment the prompt appeared (answers among them: y, Enter, Tab,
+    Space, n, Esc), a paste, and a key that is not an answer typed after it was armed answer nothing: no
+    approval stored, no server started. What was typed is kept for the chat prompt, in order. A
+    deliberate choice (Tab to "Trust this folder", Enter) approves, and the server starts."""
+    from toolscout.core.trust import trust_store_path
+    from toolscout.tui.widgets.prompt import PromptInput
+
+    app, repo, log = offline_app(tmp_path, monkeypatch)
+    store = trust_store_path()
+    burst(app, list("yesterday"))  # typed while the app starts
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.until_screen(pilot, "TrustScreen")
+        screen = app.screen
+        burst(app, ["y", "enter", "tab", "enter", "space", "n", "escape"])  # the moment it appeared
+        app.post_message(events.Paste("yes"))  # and a paste
+        await until_armed(pilot)
+        assert app.screen is screen and not store.exists() and not log.exists()
+        assert "Typed here, not an answer" in sc.screen_text(app) and screen.typed == "y nyes"
+        burst(app, ["x", "enter"])  # armed, then a key that is not an answer: Enter waits again
+        await pilot.pause()
+        assert app.screen is screen and not screen.armed and not store.exists()
+        await until_armed(pilot)
+        assert app.focused is screen.query_one("#reject")  # the safe answer has the focus
+        await pilot.press("tab", "enter")
+        await sc.settle(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        assert app.screen.query_one(PromptInput).text == "yesterday" + "y nyesx"
+        assert app.engine.server_statuses()[0].state is ServerState.CONNECTED
+    assert check_folder(repo).approved
+    assert json.loads(log.read_text().splitlines()[0]) == {"event": "start"}
+
+
+async def test_a_prompt_answered_before_it_was_painted_still_lets_the_servers_start(tmp_path, monkeypatch):
+    """Full app: the engine's start waits for the main screen's first paint. Scheduled while the
+    trust prompt was on top, it belonged to the prompt and was dropped when the prompt closed
+    before painting: the approved server stayed "connecting" forever (the catalog "loading
+    tools"). Here the prompt is answered at the first moment the test can act (before the fix
+    the prompt was up by then, not yet painted): the server starts all the same."""
+    app, repo, log = offline_app(tmp_path, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        if not isinstance(app.screen, TrustScreen):  # now it comes after the main screen's paint
+            await sc.until_screen(pilot, "TrustScreen")
+        screen = app.screen
+        screen.armed = True  # as the unguarded prompt took a key typed during start-up
+        screen.action_decide(True)
+        await sc.settle(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        assert app.engine.server_statuses()[0].state is ServerState.CONNECTED
+    assert check_folder(repo).approved
+    assert json.loads(log.read_text().splitlines()[0]) == {"event": "start"}
+
+
 async def test_not_now_starts_nothing(tmp_path, monkeypatch):
     """Harness: ``n`` closes the prompt and starts nothing: the catalog says what the server
     would run, Bash still asks, nothing is stored and the app's settings are not replaced."""
@@ -106,6 +192,7 @@ async def test_not_now_starts_nothing(tmp_path, monkeypatch):
                           harness=TrustCatalogHarness, servers_first=True) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
+        await until_armed(pilot)
         await pilot.press("n")
         await sc.settle(pilot)
         assert not isinstance(app.screen, TrustScreen)

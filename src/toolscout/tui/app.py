@@ -86,10 +86,18 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
 
     def on_mount(self) -> None:
         self.controller.connect(self.main_screen)
+        # After the main screen's first paint, behind the engine's start (which ``connect`` put
+        # there): a callback "after refresh" belongs to the screen on top when it is scheduled,
+        # and one on a prompt closed before it painted would never run (the engine never started).
+        self.call_after_refresh(self._ask_folder_trust)
+
+    def _ask_folder_trust(self) -> None:
+        """An unapproved project folder: its servers wait for a yes (keys typed meanwhile go to
+        the prompt once it is answered)."""
         from .screens.trust import ask_folder_trust
 
-        # an unapproved project folder: its servers wait for a yes
-        ask_folder_trust(self, self.engine, lambda: self.settings, self.controller.folder_trusted)
+        ask_folder_trust(self, self.engine, lambda: self.settings, self.controller.folder_trusted,
+                         self.main_screen.take_typed_text)
 
     async def on_unmount(self) -> None:
         await self.controller.stop()

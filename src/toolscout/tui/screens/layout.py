@@ -67,6 +67,13 @@ class SidePanels(Screen[None]):
             self.sidebar = False
         prompt.focus()
 
+    def take_typed_text(self, text: str) -> None:
+        """Put ``text``, typed while a prompt over this screen was up, in the prompt at its
+        cursor, and the focus there (as if it had been typed here)."""
+        prompt = self.query_one(PromptInput)
+        prompt.insert(text)
+        self._focus_now(prompt)
+
     def route_key(self, event: events.Key) -> bool:
         """Before the focused widget gets ``event``: typing on a read-only panel moves the focus to the
         prompt now, so this key and every one after it land there in order. Text typed before this
@@ -87,5 +94,5 @@ class SidePanels(Screen[None]):
         go on to the focused widget from now on."""
         text, self._typed_early = self._typed_early, None
         if text:
-            self.query_one(PromptInput).insert(text)
+            self.take_typed_text(text)
 

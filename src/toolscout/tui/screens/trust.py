@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -29,6 +30,8 @@ from ..text import clean
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from textual.timer import Timer
+
     from ...core.engine import Engine
     from ...core.settings import Settings
 
@@ -41,10 +44,19 @@ COMMAND_LIMIT = 2000
 class TrustScreen(ModalScreen[bool]):
     """Ask whether to trust a project folder. Dismisses with True (approve) or False (not now).
 
+    Keys typed before the prompt could be read never answer it: the choices stay disabled until
+    the prompt has been painted and then received no key for :attr:`ARM_AFTER_S` (every key
+    before that starts the wait again), and a key that is not an answer, typed later, disables
+    them again. Approving then takes a choice: Tab to "Trust this folder" and Enter (or a click);
+    "Not now" has the focus, and ``n`` or Esc also mean "not now". Printable keys typed meanwhile
+    are kept (shown in the prompt) and handed to ``keep_typed`` after the answer.
+
     Args:
         trust: the folder's current (unapproved) state.
         servers: ``(name, command line)`` of every project server that approval would start.
         grants: the ignored project grants, one ``file: key = value`` line each.
+        keep_typed: receives the text typed while the prompt was up (the app's chat prompt);
+            None drops it.
     """
 
     DEFAULT_CSS = """
@@ -53,18 +65,37 @@ class TrustScreen(ModalScreen[bool]):
                     background: $surface; padding: 1 2; }
     #trust-title { margin-bottom: 1; }
     #trust-details { height: auto; max-height: 14; background: $boost; padding: 0 1; }
+    #trust-typed { margin-top: 1; }
     #trust-dialog .buttons { height: auto; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "decide(True)", "Trust this folder", id="trust.approve"),
         Binding("n,escape", "decide(False)", "Not now", id="trust.reject"),
+        Binding("tab,shift+tab,left,right", "other_choice", "Choose", id="trust.choose"),
+        Binding("up", "scroll_details(-1)", show=False),
+        Binding("down", "scroll_details(1)", show=False),
+        Binding("pageup", "scroll_details(-10)", show=False),
+        Binding("pagedown", "scroll_details(10)", show=False),
     ]
+    #: Quiet time after the first paint (and after any key that is not an answer) before the
+    #: choices can be used (s): the person has had the prompt in front of them, not typing.
+    ARM_AFTER_S: ClassVar[float] = 0.6
+    #: Keys that answer, or move between the answers and the details, once the prompt is armed.
+    ANSWER_KEYS: ClassVar[frozenset[str]] = frozenset({
+        "enter", "n", "escape", "tab", "shift+tab", "left", "right", "up", "down", "pageup", "pagedown"})
 
-    def __init__(self, trust: FolderTrust, servers: list[tuple[str, str]], grants: list[str]) -> None:
+    def __init__(self, trust: FolderTrust, servers: list[tuple[str, str]], grants: list[str],
+                 keep_typed: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.trust = trust
         self.servers = servers
         self.grants = grants
+        self.keep_typed = keep_typed
+        #: True once the choices can be used (see the class docstring).
+        self.armed = False
+        #: Printable text typed while the prompt was up (handed to ``keep_typed``).
+        self.typed = ""
+        self._painted = False
+        self._arming: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Footer()
@@ -82,26 +113,95 @@ class TrustScreen(ModalScreen[bool]):
                 details.append(f"  would run  {escape_all(command, limit=COMMAND_LIMIT)}\n")
             for line in self.grants:
                 details.append(f"ignored until approved: {clean(line, single_line=True, limit=300)}\n", style="yellow")
-            with VerticalScroll(id="trust-details"):
+            with VerticalScroll(id="trust-details", can_focus=False):  # the choices keep the focus
                 yield Static(details or Text("(project settings files only)"), id="trust-items")
+            yield Static("", id="trust-typed")
             with Horizontal(classes="buttons"):
-                yield Button("Trust this folder (y)", id="approve", variant="warning", compact=True)
-                yield Button("Not now (n)", id="reject", variant="primary", compact=True)
+                yield Button("Trust this folder", id="approve", variant="warning", compact=True, disabled=True)
+                yield Button("Not now (n)", id="reject", variant="primary", compact=True, disabled=True)
+            yield Static(Text("Tab or ←/→: choose · Enter: answer · n or Esc: not now · ↑/↓: scroll", style="dim"))
 
     def on_mount(self) -> None:
-        self.query_one("#reject", Button).focus()  # the safe answer is the default
+        self.query_one("#trust-typed").display = False
+        self.call_after_refresh(self._shown)  # this screen's own callback: runs once it is painted
+
+    def _shown(self) -> None:
+        self._painted = True
+        self._wait_for_quiet()
+
+    def _wait_for_quiet(self) -> None:
+        """(Re)start the quiet time after which the choices can be used; until then they cannot."""
+        if self.armed:
+            self.armed = False
+            self._set_choices(enabled=False)
+        if self._arming is not None:
+            self._arming.stop()
+        self._arming = self.set_timer(self.ARM_AFTER_S, self._arm) if self._painted else None
+
+    def _arm(self) -> None:
+        self.armed = True
+        self._set_choices(enabled=True)
+        self.query_one("#reject", Button).focus()  # the safe answer is the default, every time
+
+    def _set_choices(self, *, enabled: bool) -> None:
+        for button in self.query(Button):
+            button.disabled = not enabled
+
+    def on_key(self, event: events.Key) -> None:
+        """Every key before the prompt is armed, and any key that is not an answer, answers
+        nothing: it is kept (printable text; Backspace takes back the last character) and starts
+        the quiet time again."""
+        if self.armed and event.key in self.ANSWER_KEYS:
+            return  # the bindings and the focused button take it
+        event.stop()
+        event.prevent_default()
+        if event.key == "backspace":
+            self._keep(self.typed[:-1])
+        else:
+            self._keep(self.typed + (event.character if event.is_printable and event.character else ""))
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Pasted text answers nothing either: it is kept as typed text is."""
+        event.stop()
+        event.prevent_default()
+        self._keep(self.typed + event.text)
+
+    def _keep(self, typed: str) -> None:
+        """``typed`` is now the text kept for ``keep_typed`` (shown, when kept); the quiet time
+        starts again."""
+        self.typed = typed
+        if self.keep_typed is not None:
+            shown = self.query_one("#trust-typed", Static)
+            shown.display = bool(typed)
+            shown.update(Text.assemble(("Typed here, not an answer (it goes to the prompt after you answer): ", "dim"),
+                                       clean(typed[-60:], single_line=True)))
+        self._wait_for_quiet()
+
+    def action_other_choice(self) -> None:
+        """Move the focus to the other choice (there are two)."""
+        if self.armed:
+            other = "#reject" if self.focused is self.query_one("#approve") else "#approve"
+            self.query_one(other, Button).focus()
+
+    def action_scroll_details(self, lines: int) -> None:
+        """Scroll the list of what approval would run by ``lines``."""
+        self.query_one("#trust-details", VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_decide(event.button.id == "approve")
 
     def action_decide(self, approve: bool) -> None:
-        """Close with the answer."""
+        """Close with the answer (only once armed); hand on what was typed meanwhile."""
+        if not self.armed:
+            return
         self.dismiss(bool(approve))
+        if self.typed and self.keep_typed is not None:
+            self.keep_typed(self.typed)
 
 
 def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settings],
-                     use: Callable[[Settings], None]) -> bool:
+                     use: Callable[[Settings], None], keep_typed: Callable[[str], None] | None = None) -> bool:
     """Push the trust prompt when ``engine``'s folder is not approved; on approval store it
     (user config dir), apply the project's grants and start its servers. Returns True when the
     prompt was shown.
@@ -111,6 +211,7 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
         engine: whose folder, policy and servers the approval concerns.
         current: the app's settings now in effect (with this run's own overrides).
         use: the app's one entry point for new settings (session, engine and widgets agree).
+        keep_typed: receives what was typed while the prompt was up (:class:`TrustScreen`).
     """
     trust = engine.folder_trust
     if trust is None or trust.approved:
@@ -133,5 +234,5 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
         if yes:
             app.run_worker(approve(), group="trust", exit_on_error=False)
 
-    app.push_screen(TrustScreen(trust, servers, ignored_grants(engine.settings)), answered)
+    app.push_screen(TrustScreen(trust, servers, ignored_grants(engine.settings), keep_typed), answered)
     return True
