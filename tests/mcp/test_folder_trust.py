@@ -181,3 +181,33 @@ def test_context_says_the_mode_in_words_and_a_unicode_server_name_once(tmp_path,
     assert "tool search: auto" in out and "tst-auto" not in out
     warned = [line for line in err.splitlines() if "日本語" in line]
     assert len(warned) == 1 and "ASCII letters or digits" in warned[0], err
+
+
+def test_a_changed_mcp_json_says_which_server_changed_and_shows_its_env_and_cwd(repo, capsys):
+    """After approval a ``git pull`` gives the approved server an environment (``PYTHONPATH``:
+    the same command now imports the attacker's code) and a working dir, and adds a server. The
+    CLI said only that the commands changed; now its notice names each server and what changed,
+    and ``mcp list`` shows the env and cwd (escaped), while nothing runs and the stored approval
+    is untouched. An approval stored before per-server records still reads: what changed is
+    then said to be unknown."""
+    from toolscout.core.trust import trust_store_path
+
+    approve_folder(repo)
+    store = trust_store_path()
+    approved = store.read_bytes()
+    pwn = {**pwn_command(marker(repo)), "env": {"PYTHONPATH": "./evil"}, "cwd": "sub\nx"}
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"pwn": pwn, "extra": pwn_command(marker(repo))}}))
+    assert run(["mcp", "list"]) == 0
+    out, err = capsys.readouterr()
+    assert "(pwn changed: cwd added, env PYTHONPATH added; extra added)" in err
+    assert "would run" in out and "(cwd sub\\nx; env PYTHONPATH=./evil)" in out
+    assert store.read_bytes() == approved and not marker(repo).exists()
+
+    entry = json.loads(approved)["folders"][str(repo.resolve())]
+    store.write_text(json.dumps({"folders": {str(repo.resolve()): {  # as an older toolscout wrote it
+        "mcpHash": entry["mcpHash"], "grantsHash": entry["grantsHash"]}}}))
+    assert run(["context"]) == 0
+    assert "which servers changed is not known" in capsys.readouterr().err
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"pwn": pwn_command(marker(repo))}}))
+    assert check_folder(repo).approved  # the old record still holds for the file it approved
+    assert not marker(repo).exists()

@@ -237,10 +237,50 @@ async def test_a_command_hidden_behind_newlines_or_a_bidi_override_is_shown_esca
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
         shown = str(app.screen.query_one("#trust-items").render())
+        lines = shown.splitlines()
         for name, command in expected.items():
-            assert f"{name}  would run  {command}" in shown.splitlines(), shown
+            assert lines[lines.index(name) + 1] == f"  would run  {command}", shown
         assert "\r" not in shown and "\u202e" not in shown
         said = [not_approved_message(cfg) for cfg in app.engine.unapproved_servers()]  # mcp list
         assert [f"would run {command};" in line for line, command in zip(said, expected.values(), strict=True)] \
             == [True] * 3, said
+    assert not pwned.exists()
+
+
+async def test_a_changed_mcp_json_shows_each_servers_env_and_cwd_and_what_changed(tmp_path, monkeypatch):
+    """Harness, after a ``git pull`` into an approved folder: one server gained an environment
+    (``PYTHONPATH=./evil``: the same command now imports the attacker's code) and a working dir,
+    one was added, one removed. The prompt used to show the same command lines as before. Now it
+    shows each server's env (names whole, long values cut, all escaped) and cwd, and marks what
+    changed since the approval; the stored approval is untouched and nothing ran."""
+    from toolscout.core.trust import approve_folder, trust_store_path
+
+    pwned = tmp_path / "PWNED"
+    _, repo = repo_with(tmp_path, monkeypatch, {"srv": {"command": "python3", "args": ["-m", "srv"]},
+                                                "same": {"command": "true"}, "gone": {"command": "true"}})
+    approve_folder(repo)
+    store = trust_store_path().read_bytes()
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "srv": {"command": "python3", "args": ["-m", "srv"], "cwd": "./evil\nsub",
+                "env": {"PYTHONPATH": "./evil", "BLOB": "x" * 500 + "\ntouch /tmp/y", "NAME\u202e": "v"}},
+        "same": {"command": "true"},
+        "new": {"command": "/bin/sh", "args": ["-c", f"touch {pwned}"]}}}))
+    settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
+    engine = create_engine(settings, project_dir=repo)
+    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
+                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+        app = pilot.app
+        assert isinstance(app.screen, TrustScreen)
+        lines = str(app.screen.query_one("#trust-items").render()).splitlines()
+        srv = lines.index("srv  changed since you approved it: cwd added, env PYTHONPATH added, "
+                          "env BLOB added, env NAME\\u202e added")
+        assert lines[srv + 1:srv + 6] == ["  would run  python3 -m srv",
+                                          "  cwd        ./evil\\nsub",
+                                          "  env        PYTHONPATH=./evil",
+                                          "  env        BLOB=" + "x" * 47 + "…",
+                                          "  env        NAME\\u202e=v"], lines
+        assert "same  unchanged" in lines and "new  added since you approved it" in lines
+        assert "gone  removed since you approved it" in lines
+        assert "Its .mcp.json commands changed since you approved it" in sc.screen_text(app)
+    assert trust_store_path().read_bytes() == store
     assert not pwned.exists()

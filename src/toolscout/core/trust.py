@@ -12,7 +12,9 @@ What a folder can bring (Claude Code's trust dialog, applied to toolscout):
 
 Approval is stored in the user config dir (``TOOLSCOUT_CONFIG_DIR`` replaces it), in
 ``trusted-folders.json``, keyed by the folder's real path, together with a hash of the command
-lines of ``.mcp.json`` (``mcpHash``) and a hash of the project's grants (``grantsHash``:
+lines of ``.mcp.json`` (``mcpHash``), a digest of each field of each of its servers (``servers``,
+so that the next prompt can say which server changed and in what: :mod:`.trust_changes`; a
+record without it still holds) and a hash of the project's grants (``grantsHash``:
 :data:`PROJECT_GATED_KEYS` and ``permissions.ask`` of both project settings files, see
 :func:`grants_fingerprint`): editing a command, its arguments, environment, working dir or URL
 (or adding a server), or changing a grant (a ``git pull`` that adds ``"allow": ["*"]``, an ask
@@ -44,10 +46,10 @@ import platformdirs
 
 from .safe_read import SafeReadError, parse_json, read_bytes, read_json
 from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings, read_layer
+from .trust_changes import LAUNCH_FIELDS, ServerChange, mcp_changes, server_digests
 
 TRUST_FILE = "trusted-folders.json"
 _PROJECT_SETTINGS = (".toolscout/settings.json", ".toolscout/settings.local.json")
-_COMMAND_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
 #: What the approval fingerprint covers in the project settings files: the grants, and the ask
 #: rules (removing one loosens the folder).
 _GRANT_KEYS = frozenset((*PROJECT_GATED_KEYS, "permissions.ask"))
@@ -66,6 +68,9 @@ class FolderTrust:
             before, but the project's permission grants changed since).
         mcp_hash: hash of the command lines of ``.mcp.json`` (``""`` without one).
         grants_hash: hash of the project's grants (:func:`grants_fingerprint`; ``""`` without any).
+        changes: when ``how`` is ``changed``, the servers added, removed or changed since the
+            approval (:mod:`.trust_changes`); None when that is unknown (an approval stored
+            before toolscout recorded each server) or the folder did not change.
     """
 
     folder: str
@@ -73,6 +78,12 @@ class FolderTrust:
     how: str
     mcp_hash: str = ""
     grants_hash: str = ""
+    changes: tuple[ServerChange, ...] | None = None
+
+    def change_of(self, name: str) -> ServerChange | None:
+        """How the server configured as ``name`` changed since the approval, or None (unchanged,
+        or unknown)."""
+        return next((c for c in self.changes or () if c.name == name), None)
 
     @property
     def what_changed(self) -> str:
@@ -94,6 +105,10 @@ class FolderTrust:
         if self.approved:
             return ""
         why = self.what_changed or "it has not been approved"
+        if self.changes:
+            why += f" ({'; '.join(c.summary() for c in self.changes)})"
+        elif self.how == "changed" and self.changes is None:
+            why += " (which servers changed is not known: the approval predates per-server records)"
         return (f"this folder ({self.folder}) is not trusted: {why}. Its .mcp.json servers are not started "
                 "and its permissions.allow rules are ignored; approve it in the app's trust prompt or pass "
                 "--trust-project (CI: projectTrust.autoApprove in user settings or TOOLSCOUT_TRUST_PROJECT=1).")
@@ -105,23 +120,39 @@ def trust_store_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("TOOLSCOUT_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME)) / TRUST_FILE
 
 
-def mcp_fingerprint(project_dir: str | Path) -> str:
-    """SHA-256 of what ``.mcp.json`` would run (per server: type, command, args, env, cwd, url),
-    independent of key order and formatting; ``""`` when there is no file. An unreadable or
-    malformed file hashes its raw bytes (any edit then asks again)."""
+def _mcp_servers(project_dir: str | Path) -> tuple[bytes | str | None, dict[str, Any] | None]:
+    """``.mcp.json``'s raw bytes (None without a file; for a FIFO, a device, a file too large:
+    why it was not read) and its ``mcpServers`` object (None when it has none or is malformed)."""
     path = Path(project_dir) / ".mcp.json"
     try:
         raw = read_bytes(path)
     except OSError:
-        return ""
+        return None, None
     except SafeReadError as exc:  # a FIFO, a device, too large: nothing is read from it
-        return hashlib.sha256(str(exc).encode("utf-8", "surrogatepass")).hexdigest()
+        return str(exc), None
     try:
         servers = parse_json(raw.decode("utf-8-sig")).get("mcpServers")
-        reduced: Any = {str(k): {f: v.get(f) for f in _COMMAND_FIELDS} if isinstance(v, dict) else v
+    except (ValueError, AttributeError):
+        return raw, None
+    return raw, servers if isinstance(servers, dict) else None
+
+
+def mcp_fingerprint(project_dir: str | Path) -> str:
+    """SHA-256 of what ``.mcp.json`` would run (per server: type, command, args, env, cwd, url),
+    independent of key order and formatting; ``""`` when there is no file. An unreadable or
+    malformed file hashes its raw bytes (any edit then asks again)."""
+    raw, servers = _mcp_servers(project_dir)
+    if raw is None:
+        return ""
+    if isinstance(raw, str):
+        return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        if servers is None:
+            raise TypeError("no mcpServers object")
+        reduced: Any = {str(k): {f: v.get(f) for f in LAUNCH_FIELDS} if isinstance(v, dict) else v
                         for k, v in servers.items()}
         data = json.dumps(reduced, sort_keys=True, ensure_ascii=True).encode()
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, TypeError):
         data = raw
     return hashlib.sha256(data).hexdigest()
 
@@ -206,7 +237,9 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     if not isinstance(entry, dict):
         return FolderTrust(folder, False, "not approved", digest, grants)
     if entry.get("mcpHash", "") != digest:
-        return FolderTrust(folder, False, "changed", digest, grants)
+        servers = _mcp_servers(folder)[1]
+        changes = mcp_changes(entry.get("servers"), servers) if servers is not None else None
+        return FolderTrust(folder, False, "changed", digest, grants, changes)
     if entry.get("grantsHash", "") != grants:  # an old record (no grantsHash) passes without grants
         return FolderTrust(folder, False, "grants changed", digest, grants)
     return FolderTrust(folder, True, "approved", digest, grants)
@@ -223,8 +256,11 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
     folder = _real(project_dir)
     folders = _read_store(path, strict=True)
     digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
+    servers = _mcp_servers(folder)[1]
     folders[folder] = {"mcpHash": digest, "grantsHash": grants,
                        "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if servers is not None:  # what the next prompt compares with (digests, never the values)
+        folders[folder]["servers"] = server_digests(servers)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps({"folders": folders}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

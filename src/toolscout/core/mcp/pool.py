@@ -32,7 +32,6 @@ import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
-from ..sanitize import escape_all
 from .loop_thread import LoopThread, RemoteConnection, post
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher, choose_sessions
@@ -367,10 +366,12 @@ class ServerPool:
 
 
 def not_approved_message(cfg: ServerConfig) -> str:
-    """Why a project server is not started, with the command it would run (control characters
-    shown escaped, never sent to the terminal)."""
-    shown = escape_all(cfg.command_line())
-    return (f"not approved: this folder's .mcp.json would run {shown}; approve the folder (trust prompt "
+    """Why a project server is not started, with what starting it would do: the command (or
+    URL), working dir, environment and headers (:meth:`ServerConfig.launch_details`: control
+    characters shown escaped, never sent to the terminal)."""
+    (what, shown), *rest = cfg.launch_details()
+    more = f" ({'; '.join(f'{label} {text}' for label, text in rest)})" if rest else ""
+    return (f"not approved: this folder's .mcp.json {what} {shown}{more}; approve the folder (trust prompt "
             "or --trust-project) to start it")
 
 

@@ -6,6 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..sanitize import escape_all
+
+#: A command line or working dir longer than this (escaped) is shown cut, ending with an ellipsis.
+COMMAND_LIMIT = 2000
+#: An environment value or header value longer than this (escaped) is shown cut (names are not).
+VALUE_LIMIT = 48
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -51,6 +58,22 @@ class ServerConfig:
         if self.transport == "stdio":
             return shlex.join([self.command, *self.args])
         return self.url or self.transport
+
+    def launch_details(self, *, value_limit: int = VALUE_LIMIT) -> list[tuple[str, str]]:
+        """What starting this server does, each text escaped for a terminal
+        (:func:`~toolscout.core.sanitize.escape_all`: a newline shows as ``\\n``): ``("would run",
+        command line)`` or ``("would connect to", URL)``, then ``("cwd", dir)``, one ``("env",
+        "NAME=value")`` per variable and one ``("header", "Name: value")`` per header. A value
+        longer than ``value_limit`` is cut with an ellipsis; names are kept whole."""
+        if self.transport != "stdio":
+            details = [("would connect to", escape_all(self.command_line(), limit=COMMAND_LIMIT))]
+        else:
+            details = [("would run", escape_all(self.command_line(), limit=COMMAND_LIMIT))]
+        if self.cwd:
+            details.append(("cwd", escape_all(self.cwd, limit=COMMAND_LIMIT)))
+        details += [("env", f"{escape_all(k)}={escape_all(v, limit=value_limit)}") for k, v in self.env.items()]
+        details += [("header", f"{escape_all(k)}: {escape_all(v, limit=value_limit)}") for k, v in self.headers.items()]
+        return details
 
     def __hash__(self) -> int:
         return hash((self.name, self.source))

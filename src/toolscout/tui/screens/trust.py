@@ -2,11 +2,13 @@
 
 Shown once per folder (and again when the commands of its ``.mcp.json`` change), over the main
 screen, when the app starts in a folder that is not approved (:mod:`toolscout.core.trust`). It
-lists what approval would start (every project server with its command line) and which project
-grants are ignored until then. Everything it shows comes from the folder and is untrusted: it is
-rendered literally; names and command lines are escaped as ``toolscout mcp list`` escapes them
-(:func:`toolscout.core.sanitize.escape_all`: a newline shows as ``\\n``, a bidi override as
-``\\u202e``), so the prompt shows exactly what would run; the rest has control sequences stripped.
+lists what approval would start (every project server with its command line, working dir,
+environment and headers; when the folder was approved before, which servers were added, changed,
+in what, or removed since) and which project grants are ignored until then. Everything it shows
+comes from the folder and is untrusted: it is rendered literally; names and launch details are
+escaped as ``toolscout mcp list`` escapes them (:func:`toolscout.core.sanitize.escape_all`: a
+newline shows as ``\\n``, a bidi override as ``\\u202e``), so the prompt shows exactly what would
+run; the rest has control sequences stripped.
 """
 
 from __future__ import annotations
@@ -37,9 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: A command line longer than this (escaped) is cut, ending with an ellipsis (never from the file).
-COMMAND_LIMIT = 2000
-
 
 class TrustScreen(ModalScreen[bool]):
     """Ask whether to trust a project folder. Dismisses with True (approve) or False (not now).
@@ -53,7 +52,9 @@ class TrustScreen(ModalScreen[bool]):
 
     Args:
         trust: the folder's current (unapproved) state.
-        servers: ``(name, command line)`` of every project server that approval would start.
+        servers: ``(name, launch details)`` of every project server that approval would start:
+            the name as written in ``.mcp.json`` and ``(label, text)`` pairs, escaped
+            (``ServerConfig.launch_details``: command line or URL, cwd, env, headers).
         grants: the ignored project grants, one ``file: key = value`` line each.
         keep_typed: receives the text typed while the prompt was up (the app's chat prompt);
             None drops it.
@@ -83,7 +84,7 @@ class TrustScreen(ModalScreen[bool]):
     ANSWER_KEYS: ClassVar[frozenset[str]] = frozenset({
         "enter", "n", "escape", "tab", "shift+tab", "left", "right", "up", "down", "pageup", "pagedown"})
 
-    def __init__(self, trust: FolderTrust, servers: list[tuple[str, str]], grants: list[str],
+    def __init__(self, trust: FolderTrust, servers: list[tuple[str, list[tuple[str, str]]]], grants: list[str],
                  keep_typed: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.trust = trust
@@ -107,10 +108,7 @@ class TrustScreen(ModalScreen[bool]):
             why = f"{changed[0].upper()}{changed[1:]}. " if changed else ""
             yield Static(Text(why + "Approving starts the project's MCP servers below and applies its "
                               "permissions.allow rules. Deny rules always apply.", style="dim"))
-            details = Text()
-            for name, command in self.servers:  # escaped: a newline or bidi override is shown, not obeyed
-                details.append(escape_all(name), style="bold")
-                details.append(f"  would run  {escape_all(command, limit=COMMAND_LIMIT)}\n")
+            details = self._servers_text()
             for line in self.grants:
                 details.append(f"ignored until approved: {clean(line, single_line=True, limit=300)}\n", style="yellow")
             with VerticalScroll(id="trust-details", can_focus=False):  # the choices keep the focus
@@ -120,6 +118,30 @@ class TrustScreen(ModalScreen[bool]):
                 yield Button("Trust this folder", id="approve", variant="warning", compact=True, disabled=True)
                 yield Button("Not now (n)", id="reject", variant="primary", compact=True, disabled=True)
             yield Static(Text("Tab or ←/→: choose · Enter: answer · n or Esc: not now · ↑/↓: scroll", style="dim"))
+
+    def _servers_text(self) -> Text:
+        """Each server with what starting it would do, and how it changed since the approval
+        (when the folder was approved before and the approval says); the servers removed since.
+        Everything from the file is escaped: a newline or a bidi override is shown, not obeyed."""
+        out = Text()
+        for name, details in self.servers:
+            out.append(escape_all(name), style="bold")
+            change = self.trust.change_of(name)
+            if change is not None:
+                out.append(f"  {change.kind} since you approved it", style="bold yellow")
+                out.append(f": {', '.join(change.fields)}" if change.fields else "", style="yellow")
+            elif self.trust.changes:
+                out.append("  unchanged", style="dim")
+            width = max(len(label) for label, _ in details)
+            for label, text in details:
+                out.append(f"\n  {label.ljust(width)}  ", style="dim")
+                out.append(text)
+            out.append("\n")
+        for change in self.trust.changes or ():
+            if change.kind == "removed":
+                out.append(escape_all(change.name), style="bold")
+                out.append("  removed since you approved it\n", style="bold yellow")
+        return out
 
     def on_mount(self) -> None:
         self.query_one("#trust-typed").display = False
@@ -216,7 +238,7 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
-    servers = [(cfg.configured_name or cfg.name, cfg.command_line()) for cfg in engine.unapproved_servers()]
+    servers = [(cfg.configured_name or cfg.name, cfg.launch_details()) for cfg in engine.unapproved_servers()]
 
     async def approve() -> None:
         try:

@@ -1,0 +1,110 @@
+"""Which ``.mcp.json`` servers changed since the folder was approved (:mod:`toolscout.core.trust`).
+
+An approval stores, next to the hash of every server's launch fields (``mcpHash``), a digest of
+each field of each server (``servers``): ``{name: {"command": d, "args": d, "cwd": d, ...,
+"env": {VAR: d}}}``. Digests, not values: an ``env`` entry often holds a token, and the trust
+store should not become a second copy of it. When the file changed, the prompt and the CLI's
+notice can then say which servers were added, removed or changed, and in what (``cwd``, ``env
+PYTHONPATH added``), while showing the values that would run now. An approval stored before
+these digests existed has none: what changed is then unknown (``None``), and only that the file
+changed is said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .sanitize import escape_all
+
+#: The fields of an ``mcpServers`` entry that decide what starting it does (``mcpHash`` covers them).
+LAUNCH_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
+
+
+@dataclass(frozen=True)
+class ServerChange:
+    """One ``.mcp.json`` server that differs from the approved file.
+
+    Attributes:
+        name: its key in ``mcpServers``, as written.
+        kind: ``added``, ``removed`` or ``changed``.
+        fields: for ``changed``, what, each ending in ``added``, ``changed`` or ``removed``:
+            ``command``, ``args``, ``cwd``, ``url``, ``type``, ``transport``, ``env NAME`` (the
+            variable's name escaped as :func:`~toolscout.core.sanitize.escape_all` does).
+    """
+
+    name: str
+    kind: str
+    fields: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``kind`` with what changed, for one line: ``changed: cwd added, env PYTHONPATH added``."""
+        return f"{self.kind}: {', '.join(self.fields)}" if self.fields else self.kind
+
+    def summary(self) -> str:
+        """The server's name (escaped: it comes from the file) and :meth:`describe`."""
+        return f"{escape_all(self.name)} {self.describe()}"
+
+
+def _digest(value: Any) -> str:
+    data = json.dumps(value, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:32]
+
+
+def server_digests(servers: Mapping[str, Any]) -> dict[str, Any]:
+    """Per server and launch field, a digest of the value (``env`` per variable): what an
+    approval stores so the next prompt can say what changed (see the module docstring).
+
+    Args:
+        servers: ``mcpServers`` of ``.mcp.json`` as parsed.
+    """
+    out: dict[str, Any] = {}
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            out[str(name)] = {"entry": _digest(entry)}
+            continue
+        fields: dict[str, Any] = {f: _digest(entry[f]) for f in LAUNCH_FIELDS if f != "env" and entry.get(f) is not None}
+        env = entry.get("env")
+        if isinstance(env, dict):
+            fields["env"] = {str(k): _digest(v) for k, v in env.items()}
+        elif env is not None:
+            fields["env"] = {"": _digest(env)}
+        out[str(name)] = fields
+    return out
+
+
+def _diff(before: Mapping[str, Any], now: Mapping[str, Any], label: str = "") -> list[str]:
+    """What differs between two digest maps of one server (or of its ``env``)."""
+    changed: list[str] = []
+    for key in dict.fromkeys([*now, *before]):
+        old, new = before.get(key), now.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) or isinstance(new, dict):
+            changed += _diff(old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}, f"{key} ")
+            continue
+        what = "added" if old is None else "removed" if new is None else "changed"
+        changed.append(f"{label}{escape_all(key)} {what}" if key else f"{label}{what}")
+    return changed
+
+
+def mcp_changes(approved: Any, servers: Mapping[str, Any]) -> tuple[ServerChange, ...] | None:
+    """The servers of ``servers`` (``.mcp.json``'s ``mcpServers`` now) that differ from the
+    approval's digests (``approved``, as stored), in file order, removed ones last; None when
+    ``approved`` is not a digest map (an approval stored before digests existed).
+    """
+    if not isinstance(approved, dict):
+        return None
+    now = server_digests(servers)
+    out: list[ServerChange] = []
+    for name, digests in now.items():
+        before = approved.get(name)
+        if not isinstance(before, dict):
+            out.append(ServerChange(name, "added"))
+        elif before != digests:
+            out.append(ServerChange(name, "changed", tuple(_diff(before, digests))))
+    out += [ServerChange(str(name), "removed") for name in approved if name not in now]
+    return tuple(out)
