@@ -37,3 +37,19 @@ def test_nothing_changed_removed_servers_and_an_old_record():
 def test_the_digests_hold_no_value():
     stored = json.dumps(server_digests(APPROVED))
     assert "secret-1" not in stored and "python3" not in stored and "TOKEN" in stored
+
+
+def test_approvals_stored_before_headers_were_hashed_keep_their_hash(tmp_path):
+    """``mcpHash`` covers headers only where a server has them: the hash of a file without
+    headers is the one earlier versions stored, so their approvals still hold."""
+    import hashlib
+
+    from toolscout.core.trust import mcp_fingerprint
+
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": APPROVED}))
+    fields = ("type", "transport", "command", "args", "env", "cwd", "url")  # what was hashed before
+    before = {k: {f: v.get(f) for f in fields} for k, v in APPROVED.items()}
+    assert mcp_fingerprint(tmp_path) == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {**APPROVED, "b": {
+        **APPROVED["b"], "headers": {"Authorization": "Bearer ${TOKEN}"}}}}))
+    assert mcp_fingerprint(tmp_path) != hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()

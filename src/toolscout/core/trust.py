@@ -12,12 +12,12 @@ What a folder can bring (Claude Code's trust dialog, applied to toolscout):
 
 Approval is stored in the user config dir (``TOOLSCOUT_CONFIG_DIR`` replaces it), in
 ``trusted-folders.json``, keyed by the folder's real path, together with a hash of the command
-lines of ``.mcp.json`` (``mcpHash``), a digest of each field of each of its servers (``servers``,
-so that the next prompt can say which server changed and in what: :mod:`.trust_changes`; a
-record without it still holds) and a hash of the project's grants (``grantsHash``:
-:data:`PROJECT_GATED_KEYS` and ``permissions.ask`` of both project settings files, see
-:func:`grants_fingerprint`): editing a command, its arguments, environment, working dir or URL
-(or adding a server), or changing a grant (a ``git pull`` that adds ``"allow": ["*"]``, an ask
+lines of ``.mcp.json`` (``mcpHash``: with env, cwd, URL and headers), a digest of each field of
+each of its servers (``servers``, so that the next prompt can say which server changed and in
+what: :mod:`.trust_changes`; a record without it still holds) and a hash of the project's grants
+(``grantsHash``: :data:`PROJECT_GATED_KEYS` and ``permissions.ask`` of both project settings
+files, see :func:`grants_fingerprint`): editing a command, its arguments, environment, working
+dir, URL or headers (or adding a server), or changing a grant (a ``git pull`` that adds ``"allow": ["*"]``, an ask
 rule removed) asks again. ``settings.local.json`` is covered too, although it is personal and
 git-ignored: a repository can still commit one, and excluding it would let such a file loosen
 an approved folder silently. The person's own "Always allow" answers
@@ -46,7 +46,7 @@ import platformdirs
 
 from .safe_read import SafeReadError, parse_json, read_bytes, read_json
 from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings, read_layer
-from .trust_changes import LAUNCH_FIELDS, ServerChange, mcp_changes, server_digests
+from .trust_changes import ServerChange, launch_fields, mcp_changes, server_digests
 
 TRUST_FILE = "trusted-folders.json"
 _PROJECT_SETTINGS = (".toolscout/settings.json", ".toolscout/settings.local.json")
@@ -138,7 +138,8 @@ def _mcp_servers(project_dir: str | Path) -> tuple[bytes | str | None, dict[str,
 
 
 def mcp_fingerprint(project_dir: str | Path) -> str:
-    """SHA-256 of what ``.mcp.json`` would run (per server: type, command, args, env, cwd, url),
+    """SHA-256 of what ``.mcp.json`` would run (per server: type, command, args, env, cwd, url,
+    and headers where a server has them),
     independent of key order and formatting; ``""`` when there is no file. An unreadable or
     malformed file hashes its raw bytes (any edit then asks again)."""
     raw, servers = _mcp_servers(project_dir)
@@ -149,8 +150,7 @@ def mcp_fingerprint(project_dir: str | Path) -> str:
     try:
         if servers is None:
             raise TypeError("no mcpServers object")
-        reduced: Any = {str(k): {f: v.get(f) for f in LAUNCH_FIELDS} if isinstance(v, dict) else v
-                        for k, v in servers.items()}
+        reduced: Any = {str(k): launch_fields(v) if isinstance(v, dict) else v for k, v in servers.items()}
         data = json.dumps(reduced, sort_keys=True, ensure_ascii=True).encode()
     except (ValueError, TypeError):
         data = raw

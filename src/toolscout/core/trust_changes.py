@@ -22,6 +22,18 @@ from .sanitize import escape_all
 
 #: The fields of an ``mcpServers`` entry that decide what starting it does (``mcpHash`` covers them).
 LAUNCH_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
+#: Covered by ``mcpHash`` only where an entry has them (non-empty), so that approvals stored before
+#: they were covered keep their hash for every entry without them: an http/sse server's
+#: ``headers`` (``${VAR}`` expands in them: an added ``Authorization: Bearer ${GITHUB_TOKEN}``
+#: sends that token to the approved URL).
+LATER_FIELDS = ("headers",)
+#: Fields that are maps: their digests are kept per key (``env NAME added``).
+_MAPS = ("env", "headers")
+
+
+def launch_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of one ``mcpServers`` entry that ``mcpHash`` covers (see :data:`LATER_FIELDS`)."""
+    return {**{f: entry.get(f) for f in LAUNCH_FIELDS}, **{f: entry[f] for f in LATER_FIELDS if entry.get(f)}}
 
 
 @dataclass(frozen=True)
@@ -32,8 +44,8 @@ class ServerChange:
         name: its key in ``mcpServers``, as written.
         kind: ``added``, ``removed`` or ``changed``.
         fields: for ``changed``, what, each ending in ``added``, ``changed`` or ``removed``:
-            ``command``, ``args``, ``cwd``, ``url``, ``type``, ``transport``, ``env NAME`` (the
-            variable's name escaped as :func:`~toolscout.core.sanitize.escape_all` does).
+            ``command``, ``args``, ``cwd``, ``url``, ``type``, ``transport``, ``env NAME``,
+            ``headers NAME`` (the name escaped as :func:`~toolscout.core.sanitize.escape_all` does).
     """
 
     name: str
@@ -66,12 +78,14 @@ def server_digests(servers: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(entry, dict):
             out[str(name)] = {"entry": _digest(entry)}
             continue
-        fields: dict[str, Any] = {f: _digest(entry[f]) for f in LAUNCH_FIELDS if f != "env" and entry.get(f) is not None}
-        env = entry.get("env")
-        if isinstance(env, dict):
-            fields["env"] = {str(k): _digest(v) for k, v in env.items()}
-        elif env is not None:
-            fields["env"] = {"": _digest(env)}
+        fields: dict[str, Any] = {}
+        for f, value in sorted(launch_fields(entry).items(), key=lambda item: item[0] in _MAPS):  # maps last
+            if value is None:
+                continue
+            if f in _MAPS:
+                fields[f] = {str(k): _digest(v) for k, v in value.items()} if isinstance(value, dict) else {"": _digest(value)}
+            else:
+                fields[f] = _digest(value)
         out[str(name)] = fields
     return out
 
