@@ -284,3 +284,31 @@ async def test_a_changed_mcp_json_shows_each_servers_env_and_cwd_and_what_change
         assert "Its .mcp.json commands changed since you approved it" in sc.screen_text(app)
     assert trust_store_path().read_bytes() == store
     assert not pwned.exists()
+
+
+async def test_a_mcp_json_changed_while_the_prompt_was_open_is_not_approved(tmp_path, monkeypatch):
+    """Harness: while the prompt shows the repo's one server, something rewrites ``.mcp.json``
+    (adds a server that writes a marker) and loosens the project's allow rules. The approval used
+    to be stored for the files as they were when the person pressed Enter, not as shown: the next
+    run would start the added server unprompted. Now nothing is stored, started or applied, and
+    the app says why."""
+    from toolscout.core.trust import trust_store_path
+
+    engine, repo, log = engine_for(tmp_path, monkeypatch)
+    pwned = tmp_path / "PWNED"
+    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
+                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+        app = pilot.app
+        await until_armed(pilot)
+        servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+        servers["added"] = {"command": "/bin/sh", "args": ["-c", f"touch {pwned}"]}
+        (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        (repo / ".toolscout" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["*"]}}))
+        await pilot.press("tab", "enter")  # approves what it showed
+        await sc.settle(pilot)
+        assert not check_folder(repo).approved  # else the next run starts "added" unprompted
+        assert not isinstance(app.screen, TrustScreen)
+        assert any("changed after it was shown" in n.message for n in app._notifications)
+        assert app.trusted == [] and app.engine.server_statuses()[0].state is ServerState.NOT_APPROVED
+    assert not trust_store_path().exists()
+    assert not log.exists() and not pwned.exists()

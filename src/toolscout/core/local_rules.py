@@ -11,7 +11,8 @@ approved folder. So a rule is saved only where it will apply again: in an approv
 with ``--trust-project`` or ``projectTrust.autoApprove``, or a folder with no project config yet.
 In the last case the folder is recorded as approved when the file is created: the only thing in
 it is the person's own grant, and without the record the new file would make the folder ask for
-approval (and ignore the rule) next time. In a folder that is not approved the answer lasts for
+approval (and ignore the rule) next time; not when other project config appeared during the run
+(it was never shown to anyone). In a folder that is not approved the answer lasts for
 this session, and the dialog says so. The approval's grants hash covers this file, so after a
 write in a folder approved in the trust store the approval is re-recorded (unless the folder
 stopped being approved since the run started: someone else's change still asks).
@@ -23,13 +24,14 @@ A file created inside a git work tree is listed in that repository's ``.git/info
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 from .safe_read import SafeReadError, read_json
 from .settings import Settings
-from .trust import FolderTrust, approve_folder, check_folder
+from .trust import FolderTrust, TrustChangedError, approve_folder, check_folder, has_project_config
 
 
 class LocalRuleError(ValueError):
@@ -157,9 +159,12 @@ def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str)
     if path is None:
         return None
     # the person's own answer must not make an approved folder ask again (the grants hash covers
-    # this file), but a change made by someone else since the approval must still ask
+    # this file), but a change made by someone else since the approval (or, in a folder that had
+    # no project config, since the run started: a `git pull` bringing a .mcp.json) must still ask
     still = trust is not None and trust.how == "approved" and check_folder(trust.folder).approved
+    fresh = trust is not None and trust.how == "no project config" and not has_project_config(trust.folder)
     save_allow_rule(path, rule)
-    if trust is not None and (trust.how == "no project config" or still):
-        approve_folder(trust.folder)
+    if trust is not None and (fresh or still):
+        with contextlib.suppress(TrustChangedError):  # .mcp.json changed in between: it asks next run
+            approve_folder(trust.folder, mcp_hash=trust.mcp_hash)
     return path

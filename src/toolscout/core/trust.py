@@ -245,17 +245,36 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     return FolderTrust(folder, True, "approved", digest, grants)
 
 
-def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None) -> FolderTrust:
+class TrustChangedError(OSError):
+    """The folder's ``.mcp.json`` or grants are no longer what the person approved (they changed
+    after the prompt read them): nothing is stored."""
+
+
+def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None, *,
+                   mcp_hash: str | None = None, grants_hash: str | None = None) -> FolderTrust:
     """Store the person's approval of the folder (with the current ``.mcp.json`` and grants hashes).
 
+    Args:
+        project_dir: the folder.
+        env: for ``TOOLSCOUT_CONFIG_DIR`` (default ``os.environ``).
+        mcp_hash, grants_hash: the fingerprints of what the person approved (those of the
+            :class:`FolderTrust` the prompt showed); when the folder's differ now, nothing is
+            stored: an approval is for what was shown, never for a file changed meanwhile.
+
     Raises:
+        TrustChangedError: the folder changed since ``mcp_hash`` / ``grants_hash`` were taken.
         TrustStoreError: the store exists but cannot be parsed (it is left as is).
         OSError: the trust store cannot be written.
     """
     path = trust_store_path(env)
     folder = _real(project_dir)
-    folders = _read_store(path, strict=True)
     digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
+    if mcp_hash is not None and digest != mcp_hash:
+        raise TrustChangedError(f"{folder}/.mcp.json changed after it was shown, so it was not approved")
+    if grants_hash is not None and grants != grants_hash:
+        raise TrustChangedError(f"the permission grants in {folder}/.toolscout changed after they were shown, "
+                                "so the folder was not approved")
+    folders = _read_store(path, strict=True)
     servers = _mcp_servers(folder)[1]
     folders[folder] = {"mcpHash": digest, "grantsHash": grants,
                        "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -26,7 +26,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
 from ...core.sanitize import escape_all
-from ...core.trust import FolderTrust, approve_folder, ignored_grants, trusted_settings
+from ...core.trust import (
+    FolderTrust,
+    TrustChangedError,
+    approve_folder,
+    ignored_grants,
+    trusted_settings,
+)
 from ..text import clean
 
 if TYPE_CHECKING:
@@ -241,8 +247,12 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     servers = [(cfg.configured_name or cfg.name, cfg.launch_details()) for cfg in engine.unapproved_servers()]
 
     async def approve() -> None:
-        try:
-            engine.folder_trust = approve_folder(trust.folder)
+        try:  # exactly what the prompt showed, or nothing
+            engine.folder_trust = approve_folder(trust.folder, mcp_hash=trust.mcp_hash, grants_hash=trust.grants_hash)
+        except TrustChangedError as exc:
+            app.notify(f"{exc}: nothing was started or applied. Restart toolscout to review the new version.",
+                       title="Folder not trusted", severity="error", markup=False, timeout=30)
+            return
         except OSError as exc:  # TrustStoreError too: a store it cannot parse is left as is
             app.notify(f"could not store the approval: {exc}. The folder is trusted for this session only.",
                        severity="warning", markup=False)
