@@ -56,9 +56,18 @@ def write_user_settings(settings: dict[str, Any]) -> None:
     (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
-def serve_env() -> dict[str, str]:
-    """The environment of the gateway subprocess: this worktree's sources first."""
+#: The ranking profile the test gateways use: lexical, so no gateway loads the embedding model
+#: in the background (~0.5 s of CPU each, ~9 s over tests/serve). Tests about the default ranker
+#: pass ``ranker=None``.
+TEST_RANKER = "bm25f"
+
+
+def serve_env(ranker: str | None = TEST_RANKER) -> dict[str, str]:
+    """The environment of the gateway subprocess: this worktree's sources first, and
+    ``TOOLSCOUT_RANKER=ranker`` (None: the settings' default profile)."""
     env = dict(os.environ)
+    if ranker is not None:
+        env["TOOLSCOUT_RANKER"] = ranker
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return env
 
@@ -95,10 +104,11 @@ Elicit = Callable[[Any, types.ElicitRequestParams], Awaitable[types.ElicitResult
 
 @asynccontextmanager
 async def stdio_gateway(tmp_path: Path, *args: str, elicit: Elicit | None = None, inbox: Inbox | None = None,
-                        mode: str = "legacy") -> AsyncIterator[Client]:
+                        mode: str = "legacy", ranker: str | None = TEST_RANKER) -> AsyncIterator[Client]:
     """``toolscout serve ARGS`` over stdio, connected with the real client (``mode="legacy"`` is
-    the initialize handshake real clients use; ``"auto"`` negotiates 2026-07-28)."""
-    params = StdioServerParameters(command=sys.executable, args=serve_command(*args)[1:], env=serve_env(),
+    the initialize handshake real clients use; ``"auto"`` negotiates 2026-07-28); ``ranker`` as
+    in :func:`serve_env`."""
+    params = StdioServerParameters(command=sys.executable, args=serve_command(*args)[1:], env=serve_env(ranker),
                                    cwd=str(tmp_path))
     with (tmp_path / "gateway.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode,  # type: ignore[arg-type]

@@ -33,9 +33,10 @@ def base_config(tmp_path, *, with_time: bool = True, **extra):
 async def test_fixed_tool_list_search_and_context_resources(tmp_path):
     """One gateway over the base config (read-only requests, so one process serves them all):
     the fixed, byte-stable tool list naming the upstream tools; search answers with canonical
-    names, server, score and schema; the catalog/context resources report what it saves."""
+    names, server, score and schema; the catalog/context resources report what it saves. The
+    gateway ranks with the default profile (the other gateways here use bm25f)."""
     cfg = base_config(tmp_path)
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), ranker=None) as client:
         listed = await client.list_tools()
         again = await client.list_tools()
         caps = client.session.server_capabilities
