@@ -32,8 +32,8 @@ class Parser(argparse.ArgumentParser):
             SystemExit: exit code 2 after printing the error (argparse's convention).
         """
         global _argv
-        self._argv = _argv = list(sys.argv[1:] if args is None else args)
-        parsed, extras = self.parse_known_args(self._argv, namespace)
+        _argv = list(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(_argv, namespace)
         if extras:
             owner = self.chosen(parsed)
             owner.error(f"unrecognized arguments: {' '.join(extras)}{owner.extras_hint(extras, root=self)}")
@@ -92,9 +92,8 @@ class Parser(argparse.ArgumentParser):
 
     def _stray_option_before(self, value: str) -> str | None:
         """The unknown option just before ``value`` in the parsed arguments, if there is one."""
-        argv: list[str] = getattr(self, "_argv", [])
-        at = argv.index(value) if value in argv else 0
-        before = argv[at - 1] if at > 0 else ""
+        at = _argv.index(value) if value in _argv else 0
+        before = _argv[at - 1] if at > 0 else ""
         known = before.split("=", 1)[0] in self._option_string_actions
         return before if before.startswith("-") and not known else None
 
@@ -103,8 +102,8 @@ class Parser(argparse.ArgumentParser):
         -time``: argparse reads it as an option): put the value after ``--``."""
         if not message.startswith(_REQUIRED):
             return ""
-        known = {s for a in self._actions for s in a.option_strings}
-        dashed = next((a for a in _argv if a.startswith("-") and a != "--" and a.split("=", 1)[0] not in known
+        dashed = next((a for a in _argv if a.startswith("-") and a != "--"
+                       and a.split("=", 1)[0] not in self._option_string_actions
                        and not _is_number(a)), None)
         if dashed is None:
             return ""

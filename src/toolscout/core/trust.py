@@ -142,7 +142,11 @@ def mcp_fingerprint(project_dir: str | Path) -> str:
     and headers where a server has them),
     independent of key order and formatting; ``""`` when there is no file. An unreadable or
     malformed file hashes its raw bytes (any edit then asks again)."""
-    raw, servers = _mcp_servers(project_dir)
+    return _fingerprint(*_mcp_servers(project_dir))
+
+
+def _fingerprint(raw: bytes | str | None, servers: dict[str, Any] | None) -> str:
+    """:func:`mcp_fingerprint` of one reading of ``.mcp.json`` (:func:`_mcp_servers`)."""
     if raw is None:
         return ""
     if isinstance(raw, str):
@@ -226,7 +230,8 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     """
     env = os.environ if env is None else env
     folder = _real(project_dir)
-    digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
+    raw, servers = _mcp_servers(folder)  # read once: the hash and the changes are of one version
+    digest, grants = _fingerprint(raw, servers), grants_fingerprint(folder)
     if not has_project_config(folder):
         return FolderTrust(folder, True, "no project config", digest, grants)
     if flag:
@@ -237,7 +242,6 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     if not isinstance(entry, dict):
         return FolderTrust(folder, False, "not approved", digest, grants)
     if entry.get("mcpHash", "") != digest:
-        servers = _mcp_servers(folder)[1]
         changes = mcp_changes(entry.get("servers"), servers) if servers is not None else None
         return FolderTrust(folder, False, "changed", digest, grants, changes)
     if entry.get("grantsHash", "") != grants:  # an old record (no grantsHash) passes without grants
@@ -268,14 +272,14 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
     """
     path = trust_store_path(env)
     folder = _real(project_dir)
-    digest, grants = mcp_fingerprint(folder), grants_fingerprint(folder)
+    raw, servers = _mcp_servers(folder)  # read once: the digests stored are of the version checked
+    digest, grants = _fingerprint(raw, servers), grants_fingerprint(folder)
     if mcp_hash is not None and digest != mcp_hash:
         raise TrustChangedError(f"{folder}/.mcp.json changed after it was shown, so it was not approved")
     if grants_hash is not None and grants != grants_hash:
         raise TrustChangedError(f"the permission grants in {folder}/.toolscout changed after they were shown, "
                                 "so the folder was not approved")
     folders = _read_store(path, strict=True)
-    servers = _mcp_servers(folder)[1]
     folders[folder] = {"mcpHash": digest, "grantsHash": grants,
                        "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if servers is not None:  # what the next prompt compares with (digests, never the values)

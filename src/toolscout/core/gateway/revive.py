@@ -53,7 +53,8 @@ class Reviver:
         server = self.engine.pool.find(split[0]) if split is not None else None
         status = self.engine.pool.status(server) if server is not None else None
         cfg = self.engine.server_config(server) if server is not None else None
-        if status is None or cfg is None or cfg.transport != "stdio" or cfg.error or cfg.not_approved:
+        if server is None or status is None or cfg is None or cfg.transport != "stdio" \
+                or not self.engine.can_reconnect(server):
             return None
         down = status.state is ServerState.DISCONNECTED
         return status.name if down or (status.state is ServerState.FAILED and status.name in self._failed) else None
