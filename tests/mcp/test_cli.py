@@ -27,8 +27,10 @@ def config(tmp_path, *names: str) -> str:
 
 def test_mcp_list_json_and_table(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    assert run(["mcp", "list", "--json", "--mcp-config", config(tmp_path, "normal")]) == 0
+    assert json.loads(capsys.readouterr().out)["servers"][0]["state"] == "connected"
     cfg = config(tmp_path, "normal", "crash", "odd")
-    assert run(["mcp", "list", "--json", "--mcp-config", cfg]) == 0
+    assert run(["mcp", "list", "--json", "--mcp-config", cfg]) == 1  # a server failed: exit 1, all shown
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["servers"]}
     assert rows["normal"]["state"] == "connected" and rows["normal"]["tool_count"] == 6
     assert rows["normal"]["has_instructions"] and rows["normal"]["has_resources"]
@@ -38,7 +40,7 @@ def test_mcp_list_json_and_table(tmp_path, monkeypatch, capsys):
     table = format_statuses(list(rows.values()))
     assert "connected" in table and "! " in table and table.splitlines()[0].startswith("SERVER")
 
-    assert run(["mcp", "list", "--mcp-config", config(tmp_path, "odd")]) == 0
+    assert run(["mcp", "list", "--mcp-config", config(tmp_path, "odd")]) == 1
     out = capsys.readouterr()
     assert "odd" in out.out and "failed" in out.out
     assert "odd" in out.err  # the invalid entry is also a warning

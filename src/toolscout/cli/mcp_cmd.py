@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..core.engine import Engine
-from ..core.models import ServerStatus
+from ..core.models import ServerState, ServerStatus
 from ..core.sanitize import dumps_json
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
@@ -15,7 +15,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``mcp`` subcommand group (``mcp list``)."""
     p = sub.add_parser("mcp", help="MCP servers: list configured servers and their state")
     group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
-    ls = group.add_parser("list", help="connect to every configured server and show its state")
+    ls = group.add_parser(
+        "list", help="connect to every configured server and show its state",
+        description="Connect to every configured MCP server and show its state, tools and errors. "
+                    "Exit status 1 when a server failed to connect or disconnected (servers of a "
+                    "folder not yet approved are listed, not counted as failed), else 0.")
     ls.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
                     help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")
     ls.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
@@ -58,13 +62,19 @@ def format_statuses(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: States that make ``mcp list`` exit 1: the server was meant to run and does not.
+BROKEN_STATES = frozenset({ServerState.FAILED, ServerState.DISCONNECTED})
+
+
 def _run_list(args: argparse.Namespace) -> int:
     args.catalog = []
     engine = make_engine(args, with_servers=True)
 
     async def body(engine: Engine) -> int:
         rows = []
+        broken = False
         for status in engine.mcp_statuses():
+            broken |= status.state in BROKEN_STATES
             cfg = engine.server_config(status.name)
             row = status_json(status, cfg.source if cfg else None, engine.server_warnings(status.name))
             if cfg is not None:  # the spelling in the file, and what starting the server runs
@@ -72,7 +82,7 @@ def _run_list(args: argparse.Namespace) -> int:
             rows.append(row)
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
         print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))
-        return 0
+        return 1 if broken else 0
 
     code = run_with_engine(engine, body)
     if not args.json:  # warnings already shown under their server are not repeated
