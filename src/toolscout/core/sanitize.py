@@ -85,6 +85,15 @@ def escape_all(text: object, limit: int | None = None) -> str:
     """
     value = text if isinstance(text, str) else ("" if text is None else str(text))
     shown = value.encode("unicode_escape").decode("ascii")
-    if limit is not None and len(shown) > limit:
-        shown = shown[: max(limit - 1, 0)] + "…"
-    return shown
+    return shown if limit is None else cut(shown, limit)
+
+
+def cut(text: str, limit: int, *, middle: bool = False) -> str:
+    """``text`` in at most ``limit`` characters: unchanged when it fits, else cut at the end (or,
+    with ``middle``, in the middle, keeping both ends) and marked with one ``…``."""
+    if len(text) <= limit:
+        return text
+    if middle:
+        half = (limit - 1) // 2
+        return text[:half] + "…" + text[len(text) - (limit - 1 - half):]
+    return text[: max(limit - 1, 0)] + "…"

@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .sanitize import cut
+
 if TYPE_CHECKING:  # jsonschema takes ~0.3 s to import: loaded at the first validation, not at start-up
     from jsonschema.protocols import Validator
 
@@ -106,7 +108,7 @@ def validate_params(schema: Any, params: Any) -> Invalid | SchemaProblem | None:
     except RecursionError:
         return SchemaProblem("inputSchema recurses without consuming input (a $ref cycle)")
     ordered = [first, *[e for e in errors if e is not first]][:MAX_ERRORS]
-    lines = [_cut(f"- {_cut(_path(e), MAX_PATH_CHARS, middle=True)}: {_message(e)}", MAX_LINE_CHARS)
+    lines = [cut(f"- {cut(_path(e), MAX_PATH_CHARS, middle=True)}: {_message(e)}", MAX_LINE_CHARS)
              for e in ordered]
     if len(errors) > MAX_ERRORS:
         lines.append(f"- … and {len(errors) - MAX_ERRORS:,} more")
@@ -118,11 +120,11 @@ def invalid_text(tool: str, schema: Any, detail: str) -> str:
     message, or why the arguments are not an object) and an excerpt of ``schema`` (long lists
     and texts cut), at most :data:`MAX_MESSAGE_CHARS` characters."""
     sep = "\n" if detail.startswith("- ") else " "  # a list of errors, or one reason
-    head = _cut(f"Invalid parameters for {tool}:{sep}{detail}", MAX_MESSAGE_CHARS - 200)
+    head = cut(f"Invalid parameters for {tool}:{sep}{detail}", MAX_MESSAGE_CHARS - 200)
     label = f"\n\nInput schema of {tool} (excerpt):\n"
     room = min(MAX_EXCERPT_CHARS, MAX_MESSAGE_CHARS - len(head) - len(label))
     excerpt = json.dumps(_shrink(schema), indent=2, ensure_ascii=False, default=str)
-    return _cut(head + label + _cut(excerpt, max(room, 0)), MAX_MESSAGE_CHARS)
+    return cut(head + label + cut(excerpt, max(room, 0)), MAX_MESSAGE_CHARS)
 
 
 def _message(error: Any) -> str:
@@ -149,7 +151,7 @@ def _short(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
         return ("{%s}" if isinstance(value, dict) else "[%s]") % ", ".join(shown)
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}… ({len(value):,} characters)"
-    return _cut(repr(value), limit)
+    return cut(repr(value), limit)
 
 
 def _shrink(value: Any, depth: int = 0) -> Any:
@@ -170,16 +172,6 @@ def _shrink(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str) and len(value) > 200:
         return value[:200] + "…"
     return value
-
-
-def _cut(text: str, limit: int, *, middle: bool = False) -> str:
-    """``text`` at most ``limit`` characters: cut at the end (or the middle) with ``…``."""
-    if len(text) <= limit:
-        return text
-    if middle:
-        half = (limit - 1) // 2
-        return text[:half] + "…" + text[len(text) - (limit - 1 - half):]
-    return text[: max(limit - 1, 0)] + "…"
 
 
 def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, str]]:
@@ -210,8 +202,8 @@ def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, st
             named = [r for r in error.validator_value if isinstance(r, str) and error.message.startswith(repr(r))]
             name = named[0] if named else ""
         below = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in list(error.path)[1:])
-        message = _cut(_message(error), MAX_LINE_CHARS)
-        problems.append((name, f"{message} (at {_cut(name + below, MAX_PATH_CHARS, middle=True)})" if below else message))
+        message = cut(_message(error), MAX_LINE_CHARS)
+        problems.append((name, f"{message} (at {cut(name + below, MAX_PATH_CHARS, middle=True)})" if below else message))
     return problems
 
 
