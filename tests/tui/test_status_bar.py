@@ -14,6 +14,7 @@ import tui_scenarios as sc
 from tui_harness import Harness
 
 from toolscout.core.models import ServerState, ServerStatus
+from toolscout.tui.widgets.prompt import PromptInput
 from toolscout.tui.widgets.status import StatusBar
 
 
@@ -30,9 +31,12 @@ async def test_a_running_turn_shows_esc_to_interrupt_at_80_columns() -> None:
         top = sc.screen_text(app).splitlines()[0]
         assert top.rstrip().endswith("● Esc to interrupt"), top
         assert "scripted" in top  # the provider stays
+        prompt = app.screen.query_one(PromptInput)
+        busy_border = prompt.styles.border_top[1]
         await pilot.press("escape")
         await sc.settle(pilot)
         assert not app.session.busy
+        assert prompt.styles.border_top[1] != busy_border  # the prompt's warning border went
         assert sc.screen_text(app).splitlines()[0].rstrip().endswith("○ ready")
 
 

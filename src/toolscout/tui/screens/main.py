@@ -137,7 +137,9 @@ class MainScreen(SidePanels):
 
     # -- keys ------------------------------------------------------------------------------
     def watch_busy(self, value: bool) -> None:
-        self.set_class(value, "-busy")
+        # on the prompt, not the screen: a class on the screen restyles every widget under it
+        for prompt in self.query(PromptInput):  # none yet while the screen is built
+            prompt.set_class(value, "-busy")
 
     def action_escape(self) -> None:
         """Esc: interrupt a running turn or tool call (from anywhere on the screen); otherwise
