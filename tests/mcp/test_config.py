@@ -11,6 +11,7 @@ from mcp_helpers import make_settings
 
 from toolscout.core.factory import create_engine
 from toolscout.core.mcp.config import (
+    ServerConfig,
     default_servers,
     expand_vars,
     load_mcp_config,
@@ -53,6 +54,32 @@ def test_stdio_and_http_entries_expand_everywhere():
     assert (http.transport, http.url, http.headers) == ("http", "https://h/t0k", {"Authorization": "Bearer t0k"})
     assert parse_entry("s", {"type": "sse", "url": "http://x"}, "f", env).transport == "sse"
     assert parse_entry("s", {"type": "stdio", "command": "x"}, "f", env).transport == "stdio"
+
+
+def test_entries_keep_their_text_as_written_for_the_trust_prompt():
+    """What runs is expanded; what :meth:`ServerConfig.launch_details` shows (the trust prompt,
+    ``mcp list`` for a server not approved) is the file's text, and :meth:`~ServerConfig.reads_env`
+    names the variables read (sorted, once each, defaults too), never their values. An entry
+    whose variable is not set still shows its text; a server built in code shows its fields."""
+    env = {"TOKEN": "t0k", "ROOT": "/srv"}
+    stdio = parse_entry("gh", {"command": "${ROOT}/bin/gh", "args": ["--token", "${TOKEN}", 3],
+                               "env": {"GITHUB_TOKEN": "${TOKEN}", "MODE": "${MODE:-ro}"}, "cwd": "${ROOT}"}, "f", env)
+    assert (stdio.args, stdio.env["MODE"]) == (("--token", "t0k", "3"), "ro")
+    assert stdio.launch_details() == [("would run", "'${ROOT}/bin/gh' --token '${TOKEN}' 3"), ("cwd", "${ROOT}"),
+                                      ("env", "GITHUB_TOKEN=${TOKEN}"), ("env", "MODE=${MODE:-ro}")]
+    assert stdio.reads_env() == "reads your environment: MODE, ROOT, TOKEN"
+    assert stdio.command_line() == "/srv/bin/gh --token t0k 3"  # what runs
+    http = parse_entry("api", {"type": "http", "url": "https://h/${TOKEN}", "headers": {"A": "x\n${TOKEN}"}}, "f", env)
+    assert http.launch_details() == [("would connect to", "https://h/${TOKEN}"), ("header", "A: x\\n${TOKEN}")]
+    assert http.reads_env() == "reads your environment: TOKEN"
+    unset = parse_entry("u", {"type": "sse", "url": "https://h/", "headers": {"A": "${UNSET_FOR_TEST}"}}, "f", env)
+    assert unset.error and "UNSET_FOR_TEST" in unset.error
+    assert unset.launch_details() == [("would connect to", "https://h/"), ("header", "A: ${UNSET_FOR_TEST}")]
+    assert unset.reads_env() == "reads your environment: UNSET_FOR_TEST"
+    plain = parse_entry("p", {"command": "true", "env": {"${NOT_EXPANDED}": "1"}}, "f", env)
+    assert plain.reads_env() == ""  # names are never expanded, so never read
+    built = ServerConfig("b", command="srv", args=("${X}",), env={"K": "v"})
+    assert built.launch_details() == [("would run", "srv '${X}'"), ("env", "K=v")] and built.reads_env() == ""
 
 
 def test_invalid_entries_carry_a_reason_per_server():

@@ -230,3 +230,101 @@ def test_a_header_added_to_an_approved_http_server_asks_again_and_sends_nothing(
         assert run(["mcp", "list"]) == 0
         assert [h.get("Authorization") for h in sink.headers] == []  # was ['Bearer ghp_secret_token', ...]
         assert "(api changed: headers Authorization added)" in capsys.readouterr().err
+
+
+SECRET = "hunter2-s3cr3t-value"  # SECRET_TEST_VAR's value: the person's, never the repo's to show
+PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "probe.py"
+
+
+def secret_reading_repo(repo: Path, monkeypatch) -> dict:
+    """The repo's ``.mcp.json`` hands the person's SECRET_TEST_VAR to its server (an argument and
+    an environment variable), and to an http server's header; the variable is set."""
+    monkeypatch.setenv("SECRET_TEST_VAR", SECRET)
+    monkeypatch.delenv("OTHER_TEST_VAR", raising=False)
+    servers = {
+        "probe": {"command": sys.executable, "args": [str(PROBE), "--token", "${SECRET_TEST_VAR}"],
+                  "env": {"TOOLSCOUT_PROBE": "${SECRET_TEST_VAR}", "MODE": "${OTHER_TEST_VAR:-plain}"}},
+        "api": {"type": "http", "url": "http://127.0.0.1:9/mcp",
+                "headers": {"Authorization": "Bearer ${SECRET_TEST_VAR}"}},
+    }
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return servers
+
+
+def test_an_unapproved_folder_shows_its_variables_as_written_and_never_their_values(repo, capsys, monkeypatch):
+    """The repo's ``.mcp.json`` passes ``${SECRET_TEST_VAR}`` to its servers. What the CLI says
+    about them (``mcp list`` and its JSON, ``context``, a refused ``call``) used to show the
+    expanded value: the person saw a random-looking string instead of their own secret being
+    handed over, and the secret was printed. Now it shows ``${SECRET_TEST_VAR}`` as the file
+    writes it, and each server says which of the person's variables it reads (names only)."""
+    secret_reading_repo(repo, monkeypatch)
+    said = []
+    for argv in (["mcp", "list"], ["mcp", "list", "--json"], ["context"], ["call", "mcp__probe__probe"]):
+        run(argv)
+        out, err = capsys.readouterr()
+        said.append(out + err)
+        assert SECRET not in out + err and SECRET[:8] not in out + err, (argv, out, err)
+    table, as_json, _, refused = said
+    assert "--token '${SECRET_TEST_VAR}'" in table
+    assert "env TOOLSCOUT_PROBE=${SECRET_TEST_VAR}; env MODE=${OTHER_TEST_VAR:-plain}; " \
+           "reads your environment: OTHER_TEST_VAR, SECRET_TEST_VAR)" in table
+    assert "would connect to http://127.0.0.1:9/mcp (header Authorization: Bearer ${SECRET_TEST_VAR}; " \
+           "reads your environment: SECRET_TEST_VAR)" in table
+    rows = {row["name"]: row for row in json.loads(as_json[:as_json.rindex("}") + 1])["servers"]}
+    assert rows["probe"]["command"].endswith("--token '${SECRET_TEST_VAR}'")
+    assert "reads your environment: OTHER_TEST_VAR, SECRET_TEST_VAR" in rows["probe"]["error"]
+    assert "is not approved" in refused and "${SECRET_TEST_VAR}" in refused
+    assert not check_folder(repo).approved
+
+
+def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_the_text(repo, monkeypatch):
+    """Showing the text as written changes nothing that runs: once the folder is approved the
+    server gets the person's value in its arguments and environment, ``${VAR:-default}`` its
+    default. The approval is of the file's text (as stored approvals always were: the hash is
+    pinned), so the person changing their own variable does not ask again; the file changing the
+    variable it reads does."""
+    import asyncio
+
+    from toolscout.core.factory import create_engine
+    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.core.trust import mcp_fingerprint
+
+    servers = secret_reading_repo(repo, monkeypatch)
+    del servers["api"]  # nothing listens there
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    approve_folder(repo)
+
+    async def probe() -> dict:
+        engine = create_engine(load_settings(SettingsPaths.discover(repo), project_trusted=True), project_dir=repo)
+        await engine.start()
+        try:
+            assert await engine.wait_for_servers(30)
+            return {v: json.loads((await engine.call_tool("mcp__probe__probe", {"variable": v}, asker=allow)).text())
+                    for v in ("TOOLSCOUT_PROBE", "MODE")}
+        finally:
+            await engine.stop()
+
+    async def allow(tool, params) -> str:
+        return "allow_once"
+
+    got = asyncio.run(probe())
+    assert got["TOOLSCOUT_PROBE"]["value"] == SECRET and got["TOOLSCOUT_PROBE"]["argv"] == ["--token", SECRET]
+    assert got["MODE"]["value"] == "plain"
+
+    approved = mcp_fingerprint(repo)
+    monkeypatch.setenv("SECRET_TEST_VAR", "rotated")  # the person's own environment changed
+    assert mcp_fingerprint(repo) == approved and check_folder(repo).approved
+    servers["probe"]["env"]["TOOLSCOUT_PROBE"] = "${GITHUB_TOKEN}"  # the file changed
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    trust = check_folder(repo)
+    assert trust.how == "changed" and "(probe changed: env TOOLSCOUT_PROBE changed)" in trust.notice()
+
+
+def test_approvals_stored_before_the_prompt_showed_the_text_still_hold(repo):
+    """The approval hash was always of the text as written (``${VAR}`` unexpanded), and stays
+    so: pinned here, so that showing the text never invalidates the approvals people stored."""
+    from toolscout.core.trust import mcp_fingerprint
+
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "srv", "args": ["${A}"],
+                                                                     "env": {"T": "${B:-x}"}}}}))
+    assert mcp_fingerprint(repo) == "5d7d019135374002b10ce06b60113205fe429014aa17eb8466ba2ed356e931c2"

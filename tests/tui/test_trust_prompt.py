@@ -312,3 +312,48 @@ async def test_a_mcp_json_changed_while_the_prompt_was_open_is_not_approved(tmp_
         assert app.trusted == [] and app.engine.server_statuses()[0].state is ServerState.NOT_APPROVED
     assert not trust_store_path().exists()
     assert not log.exists() and not pwned.exists()
+
+
+async def test_the_prompt_shows_variables_as_written_and_never_the_persons_values(tmp_path, monkeypatch):
+    """Harness: the repo's ``.mcp.json`` hands the person's SECRET_TEST_VAR to its server (an
+    argument, an environment value) and to an http server's header. The prompt used to show the
+    expanded values: a random-looking string where the person should have seen their secret
+    being passed, and the secret itself on screen. Now each field shows ``${SECRET_TEST_VAR}`` as
+    written and each server says which of the person's variables it reads (names only); the
+    value is nowhere on screen, before or after "not now" (the catalog's not-approved line)."""
+    secret = "hunter2-s3cr3t-value"
+    monkeypatch.setenv("SECRET_TEST_VAR", secret)
+    monkeypatch.delenv("OTHER_TEST_VAR", raising=False)
+    engine, _ = repo_with(tmp_path, monkeypatch, {
+        "srv": {"command": "python3", "args": ["srv.py", "--token", "${SECRET_TEST_VAR}"],
+                "env": {"TOKEN": "${SECRET_TEST_VAR}", "MODE": "${OTHER_TEST_VAR:-plain}"}},
+        "api": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${SECRET_TEST_VAR}"}},
+        "plain": {"command": "true"},
+    })
+    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
+                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+        app = pilot.app
+        assert isinstance(app.screen, TrustScreen)
+        shown = str(app.screen.query_one("#trust-items").render())
+        lines = shown.splitlines()
+        srv, api, plain = lines.index("srv"), lines.index("api"), lines.index("plain")
+        assert lines[srv + 1:srv + 5] == ["  would run  python3 srv.py --token '${SECRET_TEST_VAR}'",
+                                          "  env        TOKEN=${SECRET_TEST_VAR}",
+                                          "  env        MODE=${OTHER_TEST_VAR:-plain}",
+                                          "  reads your environment: OTHER_TEST_VAR, SECRET_TEST_VAR"], shown
+        assert lines[api + 1:api + 4] == ["  would connect to  http://127.0.0.1:9/mcp",
+                                          "  header            Authorization: Bearer ${SECRET_TEST_VAR}",
+                                          "  reads your environment: SECRET_TEST_VAR"], shown
+        assert lines[plain + 1:] == ["  would run  true"], shown  # reads nothing: no such line
+        screen = sc.screen_text(app)
+        assert "reads your environment: OTHER_TEST_VAR, SECRET_TEST_VAR" in screen
+        assert secret not in shown and secret[:8] not in screen, screen
+        await until_armed(pilot)
+        await pilot.press("n")
+        await sc.settle(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        screen = sc.screen_text(app)
+        assert "${SECRET_TEST_VAR}" in screen and secret[:8] not in screen, screen
+        tree = app.screen.query_one(CatalogTree)
+        leaves = " ".join(str(leaf.label) for group in tree.root.children for leaf in group.children)
+        assert "reads your environment: SECRET_TEST_VAR" in leaves and secret not in leaves, leaves

@@ -77,8 +77,10 @@ def _run_list(args: argparse.Namespace) -> int:
             broken |= status.state in BROKEN_STATES
             cfg = engine.server_config(status.name)
             row = status_json(status, cfg.source if cfg else None, engine.server_warnings(status.name))
-            if cfg is not None:  # the spelling in the file, and what starting the server runs
-                row.update(configured_name=cfg.configured_name or cfg.name, command=cfg.command_line())
+            if cfg is not None:  # the spelling in the file, and what starting the server runs (for a
+                # server not approved, as the file writes it: ${VAR} shown, the person's value not)
+                row.update(configured_name=cfg.configured_name or cfg.name,
+                           command=cfg.command_line(as_written=cfg.not_approved))
             rows.append(row)
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
         print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))

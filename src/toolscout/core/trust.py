@@ -12,8 +12,9 @@ What a folder can bring (Claude Code's trust dialog, applied to toolscout):
 
 Approval is stored in the user config dir (``TOOLSCOUT_CONFIG_DIR`` replaces it), in
 ``trusted-folders.json``, keyed by the folder's real path, together with a hash of the command
-lines of ``.mcp.json`` (``mcpHash``: with env, cwd, URL and headers), a digest of each field of
-each of its servers (``servers``, so that the next prompt can say which server changed and in
+lines of ``.mcp.json`` (``mcpHash``: with env, cwd, URL and headers, as written: ``${VAR}``
+unexpanded, so a change to the person's own environment does not ask again), a digest of each
+field of each of its servers (``servers``, so that the next prompt can say which server changed and in
 what: :mod:`.trust_changes`; a record without it still holds) and a hash of the project's grants
 (``grantsHash``: :data:`PROJECT_GATED_KEYS` and ``permissions.ask`` of both project settings
 files, see :func:`grants_fingerprint`): editing a command, its arguments, environment, working

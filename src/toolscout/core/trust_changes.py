@@ -5,9 +5,11 @@ each field of each server (``servers``): ``{name: {"command": d, "args": d, "cwd
 "env": {VAR: d}}}``. Digests, not values: an ``env`` entry often holds a token, and the trust
 store should not become a second copy of it. When the file changed, the prompt and the CLI's
 notice can then say which servers were added, removed or changed, and in what (``cwd``, ``env
-PYTHONPATH added``), while showing the values that would run now. An approval stored before
-these digests existed has none: what changed is then unknown (``None``), and only that the file
-changed is said.
+PYTHONPATH added``), while showing what would run now as the file writes it. Both the hash and
+the digests are of the file's text, ``${VAR}`` unexpanded (what the person approved is the file's
+content, and the prompt shows that text): an edit to the file asks again, a change to the
+person's own environment does not. An approval stored before these digests existed has none:
+what changed is then unknown (``None``), and only that the file changed is said.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ one (as Claude Code's local > project > user scopes).
 
 ``${VAR}`` and ``${VAR:-default}`` expand in command, args, env values, url and headers (Claude
 Code's syntax). A variable that is unset and has no default makes that one server invalid, as in
-Claude Code, with a reason naming the variable. Every invalid entry becomes a :class:`ServerConfig`
-with ``error`` set, so the engine can show it as failed while the other servers start; a file that
-cannot be read or parsed becomes a warning.
+Claude Code, with a reason naming the variable. Each server also keeps its launch fields as
+written (:attr:`ServerConfig.written`): the trust prompt shows that text, never the expanded
+values (a repository's ``${GITHUB_TOKEN}`` stays visible, the token stays off the screen). Every
+invalid entry becomes a :class:`ServerConfig` with ``error`` set, so the engine can show it as
+failed while the other servers start; a file that cannot be read or parsed becomes a warning.
 """
 
 from __future__ import annotations
@@ -35,14 +37,14 @@ import platformdirs
 from ..safe_read import SafeReadError, read_json
 from ..settings import APP_NAME
 
-# re-exported: the configuration's entries (callers import them from here or from .server_config)
+# ServerConfig re-exported: the configuration's entries (callers import them from here or from .server_config)
+from .server_config import VAR_PATTERN, WrittenLaunch
 from .server_config import ServerConfig as ServerConfig
 from .server_names import assign_server_names
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
 TRANSPORTS = ("stdio", "http", "sse")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 @dataclass
@@ -82,7 +84,7 @@ def expand_vars(text: str, env: Mapping[str, str]) -> str:
             raise _MissingVar(f"environment variable {name} is not set (and has no ${{{name}:-default}})")
         return value
 
-    return _VAR.sub(repl, text)
+    return VAR_PATTERN.sub(repl, text)
 
 
 def _str_map(value: Any, what: str) -> dict[str, str]:
@@ -101,8 +103,12 @@ def _str_map(value: Any, what: str) -> dict[str, str]:
 def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> ServerConfig:
     """Turn one ``mcpServers`` entry into a :class:`ServerConfig`; never raises.
 
-    Invalid entries come back with ``error`` set to a reason that names the field.
+    ``${VAR}`` expands from ``env`` in the fields that run; :attr:`ServerConfig.written` keeps
+    them as written. Invalid entries come back with ``error`` set to a reason that names the
+    field (and ``written`` set when the fields could be read: a variable that is not set).
     """
+    written: WrittenLaunch | None = None
+    shape = "stdio"  # an invalid entry's transport: that of what it shows as written
     try:
         if not isinstance(raw, dict):
             raise ValueError("entry must be a JSON object")
@@ -123,27 +129,32 @@ def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> Ser
             cwd = raw.get("cwd")
             if cwd is not None and not isinstance(cwd, str):
                 raise ValueError("'cwd' must be a string")
+            written = WrittenLaunch(command=command, args=tuple(str(a) for a in args),
+                                    env=_str_map(raw.get("env"), "env"), cwd=cwd or None)
             return ServerConfig(
                 name,
                 "stdio",
-                command=expand_vars(command, env),
-                args=tuple(expand_vars(str(a), env) for a in args),
-                env={k: expand_vars(v, env) for k, v in _str_map(raw.get("env"), "env").items()},
+                command=expand_vars(written.command, env),
+                args=tuple(expand_vars(a, env) for a in written.args),
+                env={k: expand_vars(v, env) for k, v in written.env.items()},
                 cwd=expand_vars(cwd, env) if cwd else None,
                 source=source,
+                written=written,
             )
         url = raw.get("url")
         if not isinstance(url, str) or not url.strip():
             raise ValueError(f"{kind} server has no 'url'")
+        written, shape = WrittenLaunch(url=url, headers=_str_map(raw.get("headers"), "headers")), kind
         return ServerConfig(
             name,
             kind,
             url=expand_vars(url, env),
-            headers={k: expand_vars(v, env) for k, v in _str_map(raw.get("headers"), "headers").items()},
+            headers={k: expand_vars(v, env) for k, v in written.headers.items()},
             source=source,
+            written=written,
         )
     except ValueError as exc:
-        return ServerConfig(name, source=source, error=f"invalid entry in {source}: {exc}")
+        return ServerConfig(name, shape, source=source, error=f"invalid entry in {source}: {exc}", written=written)
 
 
 def read_config_file(path: str | Path, env: Mapping[str, str] | None = None) -> McpConfig:

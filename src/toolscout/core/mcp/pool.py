@@ -366,11 +366,16 @@ class ServerPool:
 
 
 def not_approved_message(cfg: ServerConfig) -> str:
-    """Why a project server is not started, with what starting it would do: the command (or
-    URL), working dir, environment and headers (:meth:`ServerConfig.launch_details`: control
-    characters shown escaped, never sent to the terminal)."""
+    """Why a project server is not started, with what starting it would do as its config file
+    writes it (``${VAR}`` unexpanded): the command (or URL), working dir, environment and headers
+    (:meth:`ServerConfig.launch_details`: control characters shown escaped, never sent to the
+    terminal), and which of the person's environment variables it reads
+    (:meth:`ServerConfig.reads_env`: names only)."""
     (what, shown), *rest = cfg.launch_details()
-    more = f" ({'; '.join(f'{label} {text}' for label, text in rest)})" if rest else ""
+    parts = [f"{label} {text}" for label, text in rest]
+    if cfg.reads_env():
+        parts.append(cfg.reads_env())
+    more = f" ({'; '.join(parts)})" if parts else ""
     return (f"not approved: this folder's .mcp.json {what} {shown}{more}; approve the folder (trust prompt "
             "or --trust-project) to start it")
 

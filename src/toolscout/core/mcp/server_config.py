@@ -1,8 +1,10 @@
 """One configured MCP server (:class:`ServerConfig`): what :mod:`.config` reads from files,
-:mod:`.server_names` names, and the pool connects."""
+:mod:`.server_names` names, and the pool connects; and its launch fields as written in the file
+(:class:`WrittenLaunch`), which is what the trust prompt shows."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +14,36 @@ from ..sanitize import escape_all
 COMMAND_LIMIT = 2000
 #: An environment value or header value longer than this (escaped) is shown cut (names are not).
 VALUE_LIMIT = 48
+#: ``${VAR}`` or ``${VAR:-default}`` (Claude Code's syntax): group 1 the name, group 2 the default.
+VAR_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+#: How a server that reads environment variables says so, before their names.
+READS_ENV = "reads your environment"
+
+
+@dataclass(frozen=True)
+class WrittenLaunch:
+    """A server's launch fields as written in its config file, before ``${VAR}`` expansion:
+    what a trust prompt shows (a repository's ``"${GITHUB_TOKEN}"`` stays visible as that, and the
+    person's own secret never reaches the screen). Numbers in ``args`` or in maps are written
+    as their JSON text, as :mod:`.config` reads them.
+
+    Attributes:
+        command, args, env, cwd, url, headers: as :class:`ServerConfig`'s, unexpanded (names
+            in ``env`` and ``headers`` never expand: only values do).
+    """
+
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def variables(self) -> tuple[str, ...]:
+        """The names of the environment variables that expanding these fields reads (``${VAR}``
+        and ``${VAR:-default}`` alike), sorted, each once; ``()`` when none."""
+        texts = [self.command, *self.args, *self.env.values(), self.cwd or "", self.url, *self.headers.values()]
+        return tuple(sorted({m.group(1) for text in texts for m in VAR_PATTERN.finditer(text)}))
 
 
 @dataclass(frozen=True)
@@ -34,6 +66,9 @@ class ServerConfig:
             (``--mcp-config``), ``default`` or empty (built in code).
         not_approved: a project server of a folder the person has not approved
             (:mod:`toolscout.core.trust`): listed with its command, never started.
+        written: the launch fields as written in the file (``${VAR}`` unexpanded), for
+            :meth:`launch_details`; None for servers built in code (their fields are the text).
+            Set on invalid entries too, as far as the entry could be read.
     """
 
     name: str
@@ -50,30 +85,49 @@ class ServerConfig:
     configured_name: str = ""
     scope: str = ""
     not_approved: bool = False
+    written: WrittenLaunch | None = None
 
-    def command_line(self) -> str:
-        """What starting this server runs: the shell-quoted command line, or the URL."""
+    def command_line(self, *, as_written: bool = False) -> str:
+        """What starting this server runs: the shell-quoted command line, or the URL.
+
+        Args:
+            as_written: the text of the config file (``${VAR}`` unexpanded, see :attr:`written`)
+                instead of the expanded values that run.
+        """
         import shlex
 
+        src = self._text(as_written)
         if self.transport == "stdio":
-            return shlex.join([self.command, *self.args])
-        return self.url or self.transport
+            return shlex.join([src.command, *src.args])
+        return src.url or self.transport
+
+    def _text(self, as_written: bool) -> WrittenLaunch | ServerConfig:
+        return self.written if as_written and self.written is not None else self
 
     def launch_details(self, *, value_limit: int = VALUE_LIMIT) -> list[tuple[str, str]]:
-        """What starting this server does, each text escaped for a terminal
+        """What starting this server does, as written in its config file (``${VAR}`` unexpanded:
+        :attr:`written`; what runs is expanded), each text escaped for a terminal
         (:func:`~toolscout.core.sanitize.escape_all`: a newline shows as ``\\n``): ``("would run",
         command line)`` or ``("would connect to", URL)``, then ``("cwd", dir)``, one ``("env",
         "NAME=value")`` per variable and one ``("header", "Name: value")`` per header. A value
-        longer than ``value_limit`` is cut with an ellipsis; names are kept whole."""
-        if self.transport != "stdio":
-            details = [("would connect to", escape_all(self.command_line(), limit=COMMAND_LIMIT))]
-        else:
-            details = [("would run", escape_all(self.command_line(), limit=COMMAND_LIMIT))]
-        if self.cwd:
-            details.append(("cwd", escape_all(self.cwd, limit=COMMAND_LIMIT)))
-        details += [("env", f"{escape_all(k)}={escape_all(v, limit=value_limit)}") for k, v in self.env.items()]
-        details += [("header", f"{escape_all(k)}: {escape_all(v, limit=value_limit)}") for k, v in self.headers.items()]
+        longer than ``value_limit`` is cut with an ellipsis; names are kept whole. Which
+        environment variables these read: :meth:`reads_env`."""
+        src = self._text(True)
+        shown = escape_all(self.command_line(as_written=True), limit=COMMAND_LIMIT)
+        details = [("would connect to" if self.transport != "stdio" else "would run", shown)]
+        if src.cwd:
+            details.append(("cwd", escape_all(src.cwd, limit=COMMAND_LIMIT)))
+        details += [("env", f"{escape_all(k)}={escape_all(v, limit=value_limit)}") for k, v in src.env.items()]
+        details += [("header", f"{escape_all(k)}: {escape_all(v, limit=value_limit)}") for k, v in src.headers.items()]
         return details
+
+    def reads_env(self) -> str:
+        """One line naming the person's environment variables that starting this server reads
+        (``${VAR}`` in its config file, with or without a default): ``"reads your environment:
+        AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN"`` (names only, sorted, each once; never a value);
+        ``""`` when it reads none or was built in code."""
+        names = self.written.variables() if self.written is not None else ()
+        return f"{READS_ENV}: {', '.join(names)}" if names else ""
 
     def __hash__(self) -> int:
         return hash((self.name, self.source))

@@ -3,8 +3,9 @@
 Shown once per folder (and again when the commands of its ``.mcp.json`` change), over the main
 screen, when the app starts in a folder that is not approved (:mod:`toolscout.core.trust`). It
 lists what approval would start (every project server with its command line, working dir,
-environment and headers; when the folder was approved before, which servers were added, changed,
-in what, or removed since) and which project grants are ignored until then. Everything it shows
+environment and headers as ``.mcp.json`` writes them, ``${VAR}`` unexpanded, and the names of
+the environment variables each reads; when the folder was approved before, which servers were
+added, changed, in what, or removed since) and which project grants are ignored until then. Everything it shows
 comes from the folder and is untrusted: it is rendered literally; names and launch details are
 escaped as ``toolscout mcp list`` escapes them (:func:`toolscout.core.sanitize.escape_all`: a
 newline shows as ``\\n``, a bidi override as ``\\u202e``), so the prompt shows exactly what would
@@ -58,9 +59,11 @@ class TrustScreen(ModalScreen[bool]):
 
     Args:
         trust: the folder's current (unapproved) state.
-        servers: ``(name, launch details)`` of every project server that approval would start:
-            the name as written in ``.mcp.json`` and ``(label, text)`` pairs, escaped
-            (``ServerConfig.launch_details``: command line or URL, cwd, env, headers).
+        servers: ``(name, launch details, reads env)`` of every project server that approval
+            would start: the name as written in ``.mcp.json``, ``(label, text)`` pairs, escaped
+            and as written (``ServerConfig.launch_details``: command line or URL, cwd, env,
+            headers; ``${VAR}`` unexpanded), and the line naming the environment variables it
+            reads (``ServerConfig.reads_env``; ``""`` for none).
         grants: the ignored project grants, one ``file: key = value`` line each.
         keep_typed: receives the text typed while the prompt was up (the app's chat prompt);
             None drops it.
@@ -90,7 +93,7 @@ class TrustScreen(ModalScreen[bool]):
     ANSWER_KEYS: ClassVar[frozenset[str]] = frozenset({
         "enter", "n", "escape", "tab", "shift+tab", "left", "right", "up", "down", "pageup", "pagedown"})
 
-    def __init__(self, trust: FolderTrust, servers: list[tuple[str, list[tuple[str, str]]]], grants: list[str],
+    def __init__(self, trust: FolderTrust, servers: list[tuple[str, list[tuple[str, str]], str]], grants: list[str],
                  keep_typed: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.trust = trust
@@ -126,11 +129,12 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(Text("Tab or ←/→: choose · Enter: answer · n or Esc: not now · ↑/↓: scroll", style="dim"))
 
     def _servers_text(self) -> Text:
-        """Each server with what starting it would do, and how it changed since the approval
-        (when the folder was approved before and the approval says); the servers removed since.
-        Everything from the file is escaped: a newline or a bidi override is shown, not obeyed."""
+        """Each server with what starting it would do (as written: ``${VAR}`` shown, never the
+        person's value) and which environment variables it reads, and how it changed since the
+        approval (when the folder was approved before and the approval says); the servers removed
+        since. Everything from the file is escaped: a newline or a bidi override is shown, not obeyed."""
         out = Text()
-        for name, details in self.servers:
+        for name, details, reads_env in self.servers:
             out.append(escape_all(name), style="bold")
             change = self.trust.change_of(name)
             if change is not None:
@@ -142,6 +146,8 @@ class TrustScreen(ModalScreen[bool]):
             for label, text in details:
                 out.append(f"\n  {label.ljust(width)}  ", style="dim")
                 out.append(text)
+            if reads_env:
+                out.append(f"\n  {reads_env}", style="yellow")
             out.append("\n")
         for change in self.trust.changes or ():
             if change.kind == "removed":
@@ -244,7 +250,8 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
-    servers = [(cfg.configured_name or cfg.name, cfg.launch_details()) for cfg in engine.unapproved_servers()]
+    servers = [(cfg.configured_name or cfg.name, cfg.launch_details(), cfg.reads_env())
+               for cfg in engine.unapproved_servers()]
 
     async def approve() -> None:
         try:  # exactly what the prompt showed, or nothing
