@@ -131,6 +131,18 @@ def test_unknown_key_warns(paths):
     assert s.warnings[0].reason == "unknown key"
 
 
+def test_a_known_group_that_is_not_an_object_and_a_word_for_a_number_say_what_was_expected(paths):
+    """Found by a new-user try: these read "unknown setting 'permissions'" (a key that exists) and
+    "could not convert string to float: 'lots'" (Python's words)."""
+    write(paths.project, {"permissions": None, "toolSearch": [], "recommendations": {"max": "lots"}})
+    s = load_settings(paths, env={})
+    shown = {w.key: str(w) for w in s.warnings}
+    assert "expected an object of settings (permissions.allow, " in shown["permissions"]
+    assert "toolSearch.enabled" in shown["toolSearch"] and "unknown" not in shown["toolSearch"]
+    assert shown["recommendations.max"].endswith('recommendations.max = "lots": expected a number; using the default')
+    assert s["permissions.allow"] == [] and s["recommendations.max"] == 3
+
+
 @pytest.mark.parametrize(("env", "enabled", "ratio"), [
     ("true", "true", 0.10), ("false", "false", 0.10), ("auto", "auto", 0.10), ("auto:25", "auto", 0.25),
     ("auto:0", "auto", 1e-9), ("auto:100", "auto", 1.0),

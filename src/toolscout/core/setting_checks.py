@@ -52,7 +52,10 @@ def _number(lo: float, hi: float, *, lo_open: bool = False, integer: bool = Fals
         if isinstance(v, bool):
             raise ValueError("expected a number")
         if isinstance(v, str):
-            v = float(v.strip())
+            try:
+                v = float(v.strip())
+            except ValueError:
+                raise ValueError("expected a number") from None
         if not isinstance(v, int | float) or v != v:
             raise ValueError("expected a number")
         if isinstance(v, float) and not math.isfinite(v):  # 1e400, "1e999", a 5,000-digit number

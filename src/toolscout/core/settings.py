@@ -210,7 +210,13 @@ class Settings:
     def _apply(self, key: str, value: Any, source: str) -> bool:
         spec = KEYS_BY_NAME.get(key)
         if spec is None:
-            self.warnings.append(SettingsWarning(source, key, value, "unknown key"))
+            group = [k for k in KEYS_BY_NAME if k.startswith(key + ".")]
+            if group:  # "permissions": null, "toolSearch": []: a known group, not an object
+                shown = ", ".join(group[:3]) + (", …" if len(group) > 3 else "")
+                self.warnings.append(SettingsWarning(source, key, value, f"expected an object of settings ({shown})",
+                                                     "ignored"))
+            else:
+                self.warnings.append(SettingsWarning(source, key, value, "unknown key"))
             return False
         if key == "toolSearch.enabled" and isinstance(value, str) and value.strip().lower().startswith("auto:"):
             try:
