@@ -3,6 +3,7 @@ with elicitation, dynamic exposure, bearer tokens, DNS-rebinding protection, sta
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -104,6 +105,23 @@ def test_non_loopback_bind_needs_a_token(tmp_path):
         assert bad.returncode == 2 and message in bad.stderr
 
 
+@pytest.mark.parametrize(("host", "token", "message"), [
+    ("0.0.0.0", "short-token", "at least 16 characters (this one has 11)"),
+    ("0.0.0.0", " ", "without spaces"),
+    ("127.0.0.1", "", "without spaces"),  # a blank token would refuse every request
+    ("127.0.0.1", "a\x1bb", "without spaces"),
+])
+def test_a_token_too_short_for_a_wide_bind_or_blank_is_refused(host, token, message):
+    """Found by an attacker try: --token ' ' and --token a started a gateway on 0.0.0.0."""
+    from toolscout.core.gateway.http import BindError, check_exposure, parse_bind
+
+    with pytest.raises(BindError, match=re.escape(message)) as refused:
+        check_exposure(parse_bind(f"{host}:8080"), token)
+    assert "secrets.token_urlsafe" in str(refused.value)
+    check_exposure(parse_bind(f"{host}:8080"), "x" * 16)  # long enough everywhere
+    check_exposure(parse_bind("127.0.0.1:8080"), "ok")  # loopback: any sendable token
+
+
 async def test_dns_rebinding_protection_stays_on(tmp_path):
     cfg, _ = setup(tmp_path)
     async with http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway:
@@ -115,8 +133,8 @@ async def test_dns_rebinding_protection_stays_on(tmp_path):
 
 async def test_wide_bind_with_token_still_checks_host(tmp_path):
     cfg, _ = setup(tmp_path)
-    auth = {"authorization": "Bearer team-token"}
-    wide = HttpGateway(tmp_path, "--mcp-config", str(cfg), "--token", "team-token",
+    auth = {"authorization": "Bearer team-token-for-the-wide-bind"}
+    wide = HttpGateway(tmp_path, "--mcp-config", str(cfg), "--token", "team-token-for-the-wide-bind",
                        "--allowed-host", "tools.internal", bind="0.0.0.0:0")
     try:
         url = (await wide.start()).replace("0.0.0.0", "127.0.0.1")

@@ -5,7 +5,8 @@ Rules (README "toolscout serve"):
 - ``--http PORT`` binds 127.0.0.1; ``--http HOST:PORT`` (``[::1]:PORT`` for IPv6) binds HOST.
 - A bind to anything but a loopback address needs a bearer token (``--token`` or the
   ``TOOLSCOUT_SERVE_TOKEN`` environment variable); :func:`parse_bind` / :func:`check_exposure`
-  refuse otherwise. With a token, every request must carry ``Authorization: Bearer <token>``
+  refuse otherwise, and such a token needs :data:`MIN_WIDE_TOKEN_CHARS` characters. A token is
+  printable characters without spaces (a blank one would refuse every request). With a token, every request must carry ``Authorization: Bearer <token>``
   (compared in constant time); others get 401 before reaching the MCP layer.
 - The SDK's DNS-rebinding protection (Host and Origin checks) stays on for every bind: loopback
   names for a loopback bind; for another bind, that host, this machine's names and the
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
 #: Environment variable read when ``--token`` is not given.
 TOKEN_ENV = "TOOLSCOUT_SERVE_TOKEN"
+#: Shortest token accepted for a bind beyond loopback (16 characters; ``secrets.token_urlsafe(32)``
+#: gives 43): a short one protects a network-exposed gateway in name only.
+MIN_WIDE_TOKEN_CHARS = 16
 MCP_PATH = "/mcp"
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
@@ -86,14 +90,23 @@ def parse_bind(text: str) -> Bind:
 
 
 def check_exposure(bind: Bind, token: str | None) -> None:
-    """Refuse a non-loopback bind without a bearer token.
+    """Refuse a non-loopback bind without a long enough bearer token, and any token a client
+    could not send.
 
     Raises:
-        BindError: ``bind`` is not loopback and ``token`` is empty.
+        BindError: ``token`` is given but blank or has spaces or control characters; or ``bind``
+            is not loopback and ``token`` is missing or shorter than :data:`MIN_WIDE_TOKEN_CHARS`.
     """
+    make = "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+    if token is not None and (not token or any(c.isspace() or not c.isprintable() for c in token)):
+        raise BindError(f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without "
+                        f"spaces; {make}")
     if not bind.loopback and not token:
         raise BindError(f"--http {bind.host}:{bind.port} listens beyond this machine: give a bearer token with "
                         f"--token or {TOKEN_ENV} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1")
+    if not bind.loopback and token is not None and len(token) < MIN_WIDE_TOKEN_CHARS:
+        raise BindError(f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token needs at "
+                        f"least {MIN_WIDE_TOKEN_CHARS} characters (this one has {len(token)}); {make}")
 
 
 def security_settings(bind: Bind, extra_hosts: Iterable[str] = ()) -> Any:
