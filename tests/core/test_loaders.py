@@ -35,6 +35,22 @@ def test_dump_and_directory(tmp_path):
     assert any("broken.json" in w and "not valid JSON" in w for w in load_catalog(tmp_path).warnings)
 
 
+def test_a_dump_follows_the_listing_rules_for_empty_and_repeated_names(tmp_path):
+    """Found by a new-user try: a dump's empty name was skipped and a repeated one became
+    ``dup_2``, where a server's tools/list keeps the first and shows the empty one as unnamed."""
+    from toolscout.core.catalog import ToolCatalog
+
+    (tmp_path / "s.json").write_text(json.dumps({"server": "s", "tools": [
+        {"name": "dup", "description": "first", "inputSchema": {}}, {"name": "", "inputSchema": {}},
+        {"name": "dup", "description": "second", "inputSchema": {}}]}))
+    loaded = load_catalog(tmp_path / "s.json")
+    assert [(t.name, t.description) for t in loaded.servers[0].tools] == [("dup", "first"), ("", "")]
+    assert loaded.warnings == [f'{tmp_path / "s.json"}: tools[2] skipped: "dup" is listed again']
+    catalog = ToolCatalog()
+    catalog.set_server_tools("s", loaded.servers[0].tools)
+    assert sorted(t.name for t in catalog.server_tools("s")) == ["mcp__s__dup", "mcp__s__unnamed_da39a3ee"]
+
+
 def test_missing_path_raises_clear_error(tmp_path):
     with pytest.raises(CatalogFileError, match="no such file"):
         load_catalog(tmp_path / "nope.json")

@@ -11,6 +11,7 @@ Formats (see README):
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,13 @@ def tool_from_dict(raw: dict[str, Any], server: str | None = None) -> ToolSpec:
 
     The canonical MCP name is assigned later by the catalog; here ``name`` is the original name.
 
+    An empty name is kept (the catalog shows it as ``unnamed_<hex>``, as for a server's listing).
+
     Raises:
         CatalogFileError: when ``name`` is missing or not a string.
     """
     name = raw.get("name")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str):
         raise CatalogFileError("tool entry has no string 'name'")
     description = raw.get("description")
     hint = raw.get("search_hint", raw.get("searchHint"))
@@ -118,14 +121,21 @@ def _load_dump(path: Path, data: dict[str, Any], out: LoadedCatalog) -> None:
     group = LoadedServer(server)
     instructions = data.get("instructions")
     group.instructions = instructions if isinstance(instructions, str) else None
+    listed: set[str] = set()
     for i, raw in enumerate(tools):
         if not isinstance(raw, dict):
             out.warnings.append(f"{path}: tools[{i}] skipped: not an object")
             continue
         try:
-            group.tools.append(tool_from_dict(raw))
+            tool = tool_from_dict(raw)
         except CatalogFileError as exc:
             out.warnings.append(f"{path}: tools[{i}] skipped: {exc}")
+            continue
+        if tool.name in listed:  # as for a server's tools/list: the first listing is the tool
+            out.warnings.append(f"{path}: tools[{i}] skipped: {json.dumps(tool.name)} is listed again")
+            continue
+        listed.add(tool.name)
+        group.tools.append(tool)
     out.servers.append(group)
 
 
