@@ -235,6 +235,8 @@ async def test_a_malformed_user_file_is_never_overwritten() -> None:
     user_file().write_text(broken, encoding="utf-8")
     async with settings_app() as pilot:
         app = pilot.app
+        header = str(app.screen.query_one("#settings-path").render()).replace("\n", " ")
+        assert header.startswith("changes apply for this session only:") and "could not be read" in header
         assert app.focused.id == widget_id("recommendations.enabled")
         await pilot.press("enter")
         await pilot.pause()

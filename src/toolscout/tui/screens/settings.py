@@ -82,14 +82,21 @@ class SettingsScreen(Screen[None]):
         self._apply = apply
         self._loading = True
 
+    def _saved_where(self) -> str:
+        """Where changes go: the user file, or why they last for this session only."""
+        path = self.settings.paths.user if self.settings.paths else None
+        if path is None:
+            return "changes apply at once but are not saved (no user file)"
+        shown = tildify(str(path))
+        if any(w.key == "(file)" and w.source == str(path) for w in self.settings.warnings):
+            return f"changes apply for this session only: {shown} could not be read (see below), so it is left as is"
+        return f"changes apply at once and are saved to {shown}"
+
     def compose(self) -> ComposeResult:
         managed = managed_keys(self.settings)
         with VerticalScroll(id="settings-body"):
             yield Label(Text("Settings", style="bold"), id="settings-title")
-            path = self.settings.paths.user if self.settings.paths else None
-            yield Static(Text(f"changes apply at once and are saved to {tildify(str(path))}" if path
-                              else "changes apply at once but are not saved (no user file)",
-                              style="dim"), id="settings-path")
+            yield Static(Text(self._saved_where(), style="dim"), id="settings-path")
             if self.settings.warnings:
                 yield Label(Text("Warnings (invalid values were ignored)", style="bold yellow"),
                             id="settings-warnings-title")
