@@ -73,3 +73,61 @@ async def test_a_failed_reconnect_says_the_server_is_down_and_backs_off(events: 
         # the attempts, in event order: the first, none in the backoff, the one after it
         assert attempts(events, mark) == 2
         assert (await engine.call_tool(ECHO, {"text": "up"}, asker=allow)).text() == "up"
+
+
+async def test_a_call_right_after_a_crash_waits_for_the_close_then_reconnects(events: EventLog, tmp_path) -> None:
+    """The crash is seen by the call it cut off; the next call comes at once, before the
+    disconnect has reached the engine (its status still says connected): it must reconnect."""
+    async with running([stdio("weird", "mortal", "weird")], events) as engine:
+        reviver = Reviver(engine)
+        for _ in range(3):
+            mark = len(events.events)
+            died = await engine.call_tool("mcp__weird__die", {}, asker=allow)
+            assert "closed the connection during mcp__weird__die" in died.text()
+            assert await reviver.before_call(ECHO) is None
+            assert engine.pool.status("weird").state is ServerState.CONNECTED
+            assert attempts(events, mark) == 1
+            assert (await engine.call_tool(ECHO, {"text": "back"}, asker=allow)).text() == "back"
+
+
+async def test_a_call_during_a_reconnect_joins_it(events: EventLog, tmp_path) -> None:
+    """A call that arrives while the gateway's reconnect is still connecting (held at its gate)
+    waits for that attempt, rather than being told the server is still connecting."""
+    gate = tmp_path / "gate"
+    gate.touch()
+    async with running([stdio("weird", "mortal", "weird", str(gate))], events) as engine:
+        reviver = Reviver(engine)
+        gate.unlink()  # the reconnect will wait at the gate
+        mark = len(events.events)
+        await engine.call_tool("mcp__weird__die", {}, asker=allow)
+        await events.wait_state("weird", ServerState.DISCONNECTED, start=mark)
+        mark = len(events.events)
+        first = asyncio.ensure_future(reviver.before_call(ECHO))
+        await events.wait_state("weird", ServerState.CONNECTING, start=mark)
+
+        async def second() -> ServerState:
+            assert await reviver.before_call(ECHO) is None
+            return engine.pool.status("weird").state  # as it was when the call was let through
+
+        joined = asyncio.ensure_future(second())
+        gate.touch()
+        assert await first is None
+        assert await joined is ServerState.CONNECTED
+        assert attempts(events, mark) == 1
+
+
+async def test_a_server_gone_between_lookup_and_send_is_reconnected_first(events: EventLog, tmp_path) -> None:
+    """The server dies while the permission question is open: the permitted call is not sent to
+    the dead connection nor refused; the executor's ``revive`` hook reconnects, then sends it once."""
+    async with running([stdio("weird", "revivable", "weird", str(tmp_path / "refuse"))], events) as engine:
+        reviver = Reviver(engine)
+        engine.executor.revive = reviver.before_call
+        marks: list[int] = []
+
+        async def crash_then_allow(tool, params) -> str:
+            marks.append(await crash(engine, events))
+            return "allow_once"
+
+        result = await engine.call_tool(ECHO, {"text": "sent once"}, asker=crash_then_allow)
+        assert not result.is_error, result.text()
+        assert result.text() == "sent once" and attempts(events, marks[0]) == 1

@@ -13,7 +13,9 @@ specific, actionable message (the executor never raises for a bad call):
 4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
 5. run the built-in (``await tool.run(params, ctx)``, which bounds itself) or ``tools/call`` on
    the server (arguments unwrapped for a wrapped non-object schema), bounded by
-   ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`.
+   ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`. A server found
+   gone at that moment (the call was not sent) goes through the ``revive`` hook when one is set
+   (the gateway's), and the call is then sent once.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +111,12 @@ class ToolExecutor:
         #: app's ``/mcp reconnect``); the gateway, whose clients cannot reconnect a server, says
         #: what the person can do instead
         self.reconnect_advice = "reconnect it"
+        #: called with a tool's name when its server turned out to be unavailable at the moment
+        #: of sending (it went away after the call was looked up and permitted; the call was not
+        #: sent): brings the server back and returns None (the call is then sent once more), or
+        #: returns the error to answer. The gateway sets it (:mod:`toolscout.core.gateway.revive`);
+        #: None answers with the server's state at once.
+        self.revive: Callable[[str], Awaitable[ToolResult | None]] | None = None
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
                       loaded: set[str] | None = None) -> ToolResult:
@@ -208,6 +216,10 @@ class ToolExecutor:
         return self._unavailable(name, status)
 
     def _unavailable(self, name: str, status: ServerStatus) -> ToolResult:
+        if status.state is ServerState.CONNECTED:  # its session is closing and has not said so yet
+            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
+                                    f"Server {status.name} has just closed its connection, so {name} was not "
+                                    "sent. Try again in a moment.")
         if status.state is ServerState.CONNECTING:
             return ToolResult.error(name, ToolErrorKind.SERVER_CONNECTING,
                                     f"Server {status.name} is still connecting, so {name} is not available yet. "
@@ -295,7 +307,18 @@ class ToolExecutor:
         try:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
             # The server's own name, even "" (shown under a placeholder, called by its real name).
-            raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)
+            try:
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)
+            except ServerUnavailable as exc:  # not sent: the server went away since the lookup
+                if self.revive is None:
+                    return self._unavailable(tool.name, exc.status)
+                down = await self.revive(tool.name)
+                if down is not None:
+                    return down
+                conn = self.pool.connection(tool.server) if self.pool else None
+                if conn is None:
+                    return self._unavailable(tool.name, exc.status)
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)  # once more
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

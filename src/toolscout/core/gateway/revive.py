@@ -5,7 +5,11 @@ to a tool of a stdio server that was connected and then disconnected (it exited,
 closed the connection) first reconnects that server, once, bounded by ``mcp.timeout``
 (:meth:`Engine.reconnect <toolscout.core.engine.Engine.reconnect>` with ``wait``), then runs. A
 call is never sent twice: one the crash cut off is reported as it ended, and only the next call
-reconnects.
+reconnects. That next call may come the moment the crash is reported, before the disconnect has
+reached the engine: the server's state is read as its connection knows it (a connection still
+closing is waited for), never from the relayed status alone. A server that goes away after a call
+was looked up and permitted (while the permission question was open) is brought back the same
+way before the call is sent, through the executor's ``revive`` hook, which the gateway sets.
 
 No storm: one attempt per server at a time (calls arriving meanwhile wait for that attempt), and
 after a failed attempt none for :data:`RETRY_AFTER_S`; calls in between are answered at once with
@@ -47,35 +51,46 @@ class Reviver:
         #: server → (clock time, reason) of its last failed attempt
         self._failed: dict[str, tuple[float, str]] = {}
 
-    def _revivable(self, name: str) -> str | None:
-        """The server of tool ``name`` when the gateway should bring it back first, else None."""
+    def _server(self, name: str) -> str | None:
+        """The server of tool ``name`` when it is one the gateway may bring back (a valid stdio
+        entry), else None."""
         split = split_mcp_name(name)
         server = self.engine.pool.find(split[0]) if split is not None else None
-        status = self.engine.pool.status(server) if server is not None else None
         cfg = self.engine.server_config(server) if server is not None else None
-        if server is None or status is None or cfg is None or cfg.transport != "stdio" \
-                or not self.engine.can_reconnect(server):
+        if server is None or cfg is None or cfg.transport != "stdio" or not self.engine.can_reconnect(server):
             return None
-        down = status.state is ServerState.DISCONNECTED
-        return status.name if down or (status.state is ServerState.FAILED and status.name in self._failed) else None
+        return server
 
     async def before_call(self, name: str) -> ToolResult | None:
         """Bring the server of tool ``name`` back if it went away (see the module docstring).
+
+        The server's state is read as the pool's connection knows it, not as last relayed
+        (:meth:`ServerPool.caught_up <toolscout.core.mcp.pool.ServerPool.caught_up>`): a call
+        made right after the server exited, while its connection is still closing, waits for
+        that and then reconnects, instead of finding it "connected" here and "disconnected" at
+        the call. A reconnect already in flight is joined; a server still connecting for another
+        reason is left to the executor ("still connecting, try again in a moment").
 
         Returns:
             None: go ahead with the call (the server is up, or nothing here applies). An error
             result: the server is down and the call was not sent.
         """
-        server = self._revivable(name)
+        server = self._server(name)
         if server is None:
             return None
+        status = await self.engine.pool.caught_up(server)
+        if status is None:
+            return None
+        attempt = self._attempts.get(server)
+        down = status.state is ServerState.DISCONNECTED
+        if attempt is None and not down and not (status.state is ServerState.FAILED and server in self._failed):
+            return None  # up, still connecting on its own, or failed at start-up (the executor says so)
         failed = self._failed.get(server)
-        if failed is not None and (ago := self.clock() - failed[0]) < self.retry_after:
+        if attempt is None and failed is not None and (ago := self.clock() - failed[0]) < self.retry_after:
             return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, (
                 f"Server {server} is down, so {name} was not run: the gateway's attempt to reconnect it "
                 f"{ago:.0f} s ago failed ({failed[1]}). It tries again on a call made after "
                 f"{self.retry_after - ago:.0f} s more; if it stays down, tell the user."))
-        attempt = self._attempts.get(server)
         if attempt is None:
             attempt = self._attempts[server] = asyncio.ensure_future(self._reconnect(server))
             attempt.add_done_callback(lambda _: self._attempts.pop(server, None))

@@ -108,6 +108,7 @@ class Gateway:
         #: reconnects a crashed stdio server when a call needs it (its clients cannot)
         self.reviver = Reviver(engine)
         engine.executor.reconnect_advice = "restart toolscout serve (tell the user)"
+        engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
         self.server: Server[Any] = Server(

@@ -188,6 +188,17 @@ class ServerConnection:
         if self._scope is not None and self._client is None:
             self._scope.cancel()
 
+    @property
+    def ending(self) -> bool:
+        """True while the session has ended or is ending (the server exited or closed the
+        connection, or a stop was asked) and :attr:`status` does not say so yet: it is still
+        ``connected`` until the lifetime task has closed the client (wait for :attr:`finished`).
+        A request made now fails with :class:`ServerUnavailable`. Exact on the pool loop; read
+        from another thread it sees every change made before what that thread last received
+        from the pool loop (the failed request that saw the connection close, for one)."""
+        return self.status.state is ServerState.CONNECTED and (self._eof or self._stop_requested
+                                                                or self._client is None)
+
     def _on_eof(self) -> None:
         self._eof = True
         self._wake.set()

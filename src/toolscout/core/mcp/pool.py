@@ -190,6 +190,32 @@ class ServerPool:
         """The status of ``name`` (configuration name), or None."""
         return self._statuses.get(name)
 
+    async def caught_up(self, name: str) -> ServerStatus | None:
+        """The status of ``name`` (as :meth:`status`) once the listener has been told everything
+        its connection already knows. Call on the caller's loop.
+
+        Statuses reach the caller's loop through the relay, so right after a server exits (a
+        request just failed with "connection closed") :meth:`status` can still say ``connected``.
+        Here a session that has ended but not yet reported it (:attr:`ServerConnection.ending`)
+        is waited for (bounded by :data:`STOP_TIMEOUT_S`; the SDK's stdio shut-down is bounded
+        too) and every report queued so far is delivered first. When nothing is pending this
+        returns without leaving the caller's loop.
+
+        Returns:
+            The status as the listener now knows it; None for an unknown name.
+        """
+        conn = self._connections.get(name)
+        if conn is not None and self._runner.running and (conn.ending or self._statuses.get(name) is not conn.status):
+            with contextlib.suppress(RuntimeError):  # the pool loop stopped meanwhile
+                await self._runner.run(self._finish_remote(conn))
+            await self._flush_relay()
+        return self._statuses.get(name)
+
+    async def _finish_remote(self, conn: ServerConnection) -> None:
+        if conn.ending:
+            with anyio.move_on_after(STOP_TIMEOUT_S):
+                await conn.finished.wait()
+
     def connection(self, name: str) -> RemoteConnection | None:
         """The current connection of ``name`` (its requests run on the pool loop), or None."""
         conn = self._connections.get(name)
