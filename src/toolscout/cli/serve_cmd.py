@@ -20,7 +20,7 @@ from ..core.events import EngineWarning
 from ..core.sanitize import strip_controls
 from .common import UsageError, add_server_options, add_trust_flag, make_engine
 
-#: Default wait of a client's first tools/list for servers still connecting (s).
+#: Default wait of a client's first requests (from its first) for servers still connecting (s).
 DEFAULT_WAIT_S = 5.0
 
 
@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
                    help="another Host/Origin name clients use to reach a non-loopback bind; repeatable")
     p.add_argument("--wait-servers", type=float, default=DEFAULT_WAIT_S, metavar="SECONDS",
-                   help=f"first tools/list waits this long for servers still connecting (default {DEFAULT_WAIT_S:g})")
+                   help="a client's requests wait for servers still connecting until this long after its first "
+                        f"(default {DEFAULT_WAIT_S:g})")
     add_server_options(p)
     add_trust_flag(p)
     p.add_argument("--catalog", action="append", default=argparse.SUPPRESS, metavar="PATH",

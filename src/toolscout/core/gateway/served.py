@@ -145,7 +145,12 @@ def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[st
     if any(carried.values()):
         answer["instructions"] = {s: text for s, text in carried.items() if text}
     notes = list(result.errors)
-    if result.no_good_match and not result.hits:
+    if not result.hits and result.pending_servers and not result.errors:
+        # "no match" would be a verdict on tools that are not in yet (the app's render says the same)
+        notes.append(f"Nothing among the connected servers' tools matches yet; still connecting: "
+                     f"{', '.join(sorted(result.pending_servers))}. Their tools are found once they are up: "
+                     "search again in a moment.")
+    elif result.no_good_match and not result.hits:
         unmatched = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         notes.append(f"No good match{unmatched}. Try other words, a shorter query, or select:<exact name>.")
     for key, value in (("missing", result.missing), ("suggestions", result.suggestions),

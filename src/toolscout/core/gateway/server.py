@@ -72,11 +72,12 @@ class ClientState:
         announced: the search tool's announcement as first listed (None until then).
         exposed: canonical name → served definition of tools exposed by search (insertion order).
         remembered: tools the person allowed for the rest of this client's session.
-        waited: its first request has waited for connecting servers (see :meth:`Gateway.ready`).
+        wait_until: when (``anyio.current_time()``) the wait of its first requests for
+            connecting servers ends (None until its first request; see :meth:`Gateway.ready`).
     """
 
     announced: str | None = None
-    waited: bool = False
+    wait_until: float | None = None
     exposed: dict[str, dict[str, Any]] = field(default_factory=dict)
     remembered: set[str] = field(default_factory=set)
 
@@ -138,13 +139,21 @@ class Gateway:
         return state
 
     async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
-        """The client's state, after its first request has waited (at most ``first_list_wait``
-        seconds, once per client) for servers that are still connecting."""
+        """The client's state, once servers still connecting have settled or the client's wait
+        for them is over: ``first_list_wait`` seconds from its first request.
+
+        Every request the client sends in that window waits, not only the first: a client that
+        sends ``tools/list`` and, without waiting for the answer, a search, has its search wait
+        for the same servers (it would otherwise run against a catalog without their tools).
+        Requests after the window, or with nothing connecting, do not wait.
+        """
         state = self.client(ctx)
-        if not state.waited:
-            state.waited = True
-            if self.first_list_wait > 0 and self.engine.pending_servers():
-                await self.engine.wait_for_servers(self.first_list_wait)
+        now = anyio.current_time()
+        if state.wait_until is None:
+            state.wait_until = now + self.first_list_wait
+        left = state.wait_until - now
+        if left > 0 and self.engine.pending_servers():
+            await self.engine.wait_for_servers(left)
         return state
 
     def served_tools(self, state: ClientState) -> list[dict[str, Any]]:
