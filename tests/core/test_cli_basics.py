@@ -107,3 +107,17 @@ def test_a_huge_query_is_echoed_short(catalog, capsys):
     assert run(["search", "weather " * 20_000, "--catalog", catalog]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert len(first) < 300 and "(160,000 chars)" in first
+
+
+def test_search_output_says_why_nothing_matched_once(catalog, tmp_path, capsys):
+    """An ambiguous select: name is not also "no such tool", and an empty query or a +word in no
+    tool name is not also "no good match" (found by a new-user try)."""
+    other = tmp_path / "radar.json"
+    other.write_text(json.dumps({"server": "radar", "tools": [CATALOG["tools"][0]]}), encoding="utf-8")
+    run(["search", "select:get_forecast", "--catalog", catalog, "--catalog", str(other)])
+    out = capsys.readouterr().out
+    assert "'get_forecast' is ambiguous: 2 tools" in out and "no such tool" not in out
+    for query, why in (("+++", "empty query"), ("+rain", "a +word must be in the tool's name")):
+        run(["search", query, "--catalog", catalog])
+        out = capsys.readouterr().out
+        assert why in out and "no good match" not in out, out

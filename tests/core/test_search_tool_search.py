@@ -67,6 +67,24 @@ def test_select_bare_unique_and_ambiguous(ts):
     assert "ambiguous" in r.errors[0]
 
 
+def test_each_empty_answer_says_why_once_and_never_contradicts_itself(ts):
+    """Found by a new-user try: an ambiguous select: name also read "Not found", an empty query
+    ("+++") and a query of common words also read "No good match", and a +word that is in no tool
+    name (it must be in the name) said nothing about why."""
+    ambiguous = ts.search("select:read_file")
+    text = render_for_model(ambiguous, ts.catalog)
+    assert "Not found" not in text
+    assert "'read_file' is ambiguous: 2 tools have that name (mcp__filesystem__read_file, mcp__github__read_file)" in text
+    assert ambiguous.missing == ambiguous.ambiguous == ["read_file"]  # not loaded, and why
+    for query, why in (("+++", "empty query"), ("the a of and", "has only common words"),
+                       ("+zebra", "+zebra: a +word must be in the tool's name")):
+        r = ts.search(query)
+        text = render_for_model(r, ts.catalog)
+        assert r.no_good_match and not r.hits, query
+        assert [line for line in text.splitlines() if why in line] and "No good match" not in text, text
+    assert "No good match" in render_for_model(ts.search("zebra"), ts.catalog)  # nothing else to say
+
+
 def test_select_already_loaded_and_unknown(ts):
     r = ts.search("select:Read,ToolSearch,mcp__slack__post_mesage")
     assert r.already_loaded == ["Read", "ToolSearch"]

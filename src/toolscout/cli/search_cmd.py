@@ -83,11 +83,11 @@ def format_result(result, *, explain: bool = False) -> str:
             lines.extend("       " + line for line in explain_hit(hit).splitlines())
     for name in result.already_loaded:
         lines.append(f"  {name}: already loaded — call it directly")
-    for name in result.missing:
+    for name in (n for n in result.missing if n not in result.ambiguous):  # an ambiguous one has its "!" line
         close = result.suggestions.get(name) or []
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         lines.append(f"  {name}: no such tool{hint}")
-    if result.no_good_match:
+    if result.no_good_match and not result.errors:  # a "!" line says why already
         lines.append("  no good match")
     if result.unmatched_terms:
         lines.append(f"  terms that matched nothing: {', '.join(result.unmatched_terms)}")

@@ -33,7 +33,7 @@ MAX_RESULTS = 50
 _SEARCH_HEAD = (
     "Search the tools of the user's MCP servers (they are not in your tool list) and get their exact "
     "input schemas. Query grammar: \"select:NAME[,NAME...]\" loads tools by exact name; keywords describing the "
-    "action (e.g. \"create github issue\") rank tools; \"+word\" requires a word; \"discover:TEXT\" explores. "
+    "action (e.g. \"create github issue\") rank tools; \"+word\" requires the word in the tool's name; \"discover:TEXT\" explores. "
     f"Each result gives the tool's canonical name, server, description, score and inputSchema. Then run a tool "
     f"with {CALL_TOOL} {{\"name\": NAME, \"arguments\": {{...}}}} following that schema."
 )
@@ -150,7 +150,7 @@ def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[st
         notes.append(f"Nothing among the connected servers' tools matches yet; still connecting: "
                      f"{', '.join(sorted(result.pending_servers))}. Their tools are found once they are up: "
                      "search again in a moment.")
-    elif result.no_good_match and not result.hits:
+    elif result.no_good_match and not result.hits and not result.errors:  # a note says why already
         unmatched = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         notes.append(f"No good match{unmatched}. Try other words, a shorter query, or select:<exact name>.")
     for key, value in (("missing", result.missing), ("suggestions", result.suggestions),

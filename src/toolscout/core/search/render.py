@@ -61,6 +61,8 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
             lines.append(f"Still connecting: {name} belongs to server {waiting[name]}, which is still connecting; "
                          "its tools will be announced when it connects.")
             continue
+        if name in result.ambiguous:  # its note names the candidates
+            continue
         close = result.suggestions.get(name) or []
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         lines.append(f"Not found: {name}.{hint}")
@@ -73,7 +75,7 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
             + ". Their tools will be announced when they connect: search again then."
         )
         return "\n".join(lines)
-    if result.no_good_match and not result.hits:
+    if result.no_good_match and not result.hits and not result.errors:  # a note says why already
         what = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         lines.append(
             f"No good match for {result.query!r}{what}. Try other words, a shorter query, "

@@ -59,7 +59,9 @@ class SearchResult:
             ``bm25f`` while ``default`` waits for its tool vectors); empty when nothing was
             ranked (``select:``, an unusable query).
         hits: ranked tools (best first).
-        missing: ``select:`` names that resolved to nothing.
+        missing: ``select:`` names that resolved to nothing (or to several tools).
+        ambiguous: the names of ``missing`` that resolved to several tools (their candidates
+            are in ``suggestions``).
         suggestions: missing name → closest real names.
         already_loaded: ``select:`` names that are core/always-load tools ("call it directly").
         no_good_match: True when nothing cleared the display floor.
@@ -73,6 +75,7 @@ class SearchResult:
     mode: SearchMode
     hits: list[ScoredTool] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
     suggestions: dict[str, list[str]] = field(default_factory=dict)
     already_loaded: list[str] = field(default_factory=list)
     no_good_match: bool = False

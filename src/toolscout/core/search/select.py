@@ -33,8 +33,11 @@ def select_tools(catalog: ToolCatalog, parsed: ParsedQuery, result: SearchResult
         matches = catalog.resolve(name)
         if len(matches) > 1:
             result.missing.append(name)
+            result.ambiguous.append(name)
             result.suggestions[name] = [t.name for t in matches][:10]
-            result.errors.append(f"{name!r} is ambiguous: {len(matches)} tools have that name; use the full name")
+            shown = ", ".join(result.suggestions[name][:5]) + (", …" if len(matches) > 5 else "")
+            result.errors.append(f"{name!r} is ambiguous: {len(matches)} tools have that name ({shown}); "
+                                 "use the full name")
             continue
         if not matches:
             result.missing.append(name)

@@ -346,6 +346,7 @@ class ToolSearch:
         result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
         if not result.hits:
             result.no_good_match = True
+            result.errors.extend(_why_nothing(parsed))
 
     def _named(self, text: str) -> list[ToolSpec]:
         """Deferred tools the query names exactly, in query order: every token that is a tool
@@ -404,3 +405,18 @@ def _clamp(value: object, default: int) -> int:
 def searchable(catalog: ToolCatalog) -> list[ToolSpec]:
     """The tools ToolSearch searches: visible deferred tools in catalog order."""
     return catalog.deferred_tools()
+
+
+def _why_nothing(parsed: ParsedQuery) -> list[str]:
+    """What about the query itself left it without hits, for the notes: ``+word`` terms (they
+    must be in a tool's *name*), or a query of common words only (nothing to rank by)."""
+    from .tokenize import analyze
+
+    if parsed.required:
+        words = ", ".join(f"+{w}" for w in parsed.required)
+        return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
+                "drop the + to match descriptions too"]
+    if parsed.text.strip() and not analyze(parsed.text):
+        return [f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
+                "should do, e.g. \"send a slack message\""]
+    return []
