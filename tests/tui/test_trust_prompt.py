@@ -150,9 +150,14 @@ async def test_keys_typed_before_the_prompt_was_armed_never_answer_it(tmp_path, 
         await until_armed(pilot)
         assert app.screen is screen and not store.exists() and not log.exists()
         assert "Typed here, not an answer" in sc.screen_text(app) and screen.typed == "y nyes"
-        burst(app, ["x", "enter"])  # armed, then a key that is not an answer: Enter waits again
+        # armed, then a key that is not an answer: Enter waits again. The quiet time is long while
+        # that is checked: a pause longer than 0.6 s (a loaded machine) would arm it again first.
+        screen.ARM_AFTER_S = 60.0
+        burst(app, ["x", "enter"])
         await pilot.pause()
         assert app.screen is screen and not screen.armed and not store.exists()
+        screen.ARM_AFTER_S = TrustScreen.ARM_AFTER_S
+        screen._wait_for_quiet()  # the quiet time restarts at its usual length
         await until_armed(pilot)
         assert app.focused is screen.query_one("#reject")  # the safe answer has the focus
         await pilot.press("tab", "enter")
