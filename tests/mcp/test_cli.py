@@ -57,6 +57,10 @@ def test_call_headless_denies_then_allows(tmp_path, monkeypatch, capsys):
                 "--allowed-tools", "normal"]) == 0
     assert capsys.readouterr().out.strip() == "hi"
 
+    assert run(["call", "mcp__normal__ecko", "--mcp-config", cfg, "--allowed-tools", "normal"]) == 1
+    err = capsys.readouterr().err  # the model's ToolSearch is not something a person can run here
+    assert "Did you mean: mcp__normal__echo," in err and 'toolscout search "' in err and "ToolSearch" not in err
+
     assert run(["call", "mcp__normal__add", "--params", "{nope", "--mcp-config", cfg]) == 2
     assert run(["call", "mcp__crash__anything", "--mcp-config", config(tmp_path, "crash"), "--json"]) == 1
     payload = json.loads(capsys.readouterr().out)

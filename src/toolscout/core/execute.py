@@ -111,6 +111,9 @@ class ToolExecutor:
         #: app's ``/mcp reconnect``); the gateway, whose clients cannot reconnect a server, says
         #: what the person can do instead
         self.reconnect_advice = "reconnect it"
+        #: how an unknown tool's error says to find tools: the model's ToolSearch by default; the
+        #: CLI, whose person cannot run ToolSearch, names ``toolscout search``
+        self.search_advice = "Use ToolSearch to find tools by what they do."
         #: called with a tool's name when its server turned out to be unavailable at the moment
         #: of sending (it went away after the call was looked up and permitted; the call was not
         #: sent): brings the server back and returns None (the call is then sent once more), or
@@ -244,7 +247,7 @@ class ToolExecutor:
         close = difflib.get_close_matches(lookup_key(name), list(by_key), n=3, cutoff=0.5)
         names = list(dict.fromkeys(by_key[k] for k in close))
         hint = f" Did you mean: {', '.join(names)}?" if names else ""
-        return f"Unknown tool {name!r}.{hint} Use ToolSearch to find tools by what they do."
+        return f"Unknown tool {name!r}.{hint} {self.search_advice}"
 
     def _not_loaded_message(self, tool: ToolSpec) -> str:
         return (f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "
