@@ -231,3 +231,30 @@ async def test_resource_builtins_appear_and_read():
 async def test_no_resource_tools_without_resources():
     async with running([memory("schemas")]) as engine:
         assert engine.tool("ListMcpResources") is None
+
+
+async def test_a_catalog_file_tool_is_refused_before_any_question(tmp_path):
+    """Found by an attacker try of ``serve --catalog``: the person was asked to allow a tool that
+    could never run, and only then told so. Now the refusal comes first (also for bad arguments)."""
+    from toolscout.core.engine import Engine
+    from toolscout.core.settings import Settings
+
+    dump = tmp_path / "weather.json"
+    dump.write_text(json.dumps({"server": "weather", "tools": [
+        {"name": "get_forecast", "inputSchema": {"type": "object", "required": ["city"]}}]}))
+    asked: list[str] = []
+
+    async def asker(tool: ToolSpec, args: dict) -> object:
+        asked.append(tool.name)
+        raise AssertionError("asked about a tool that cannot run")
+
+    engine = Engine(Settings(), catalog_paths=[dump])
+    await engine.start()
+    try:
+        for params in ({"city": "Oslo"}, {}):
+            result = await engine.call_tool("mcp__weather__get_forecast", params, asker=asker)
+            assert result.error_kind is ToolErrorKind.SERVER_FAILED
+            assert "comes from a catalog file: it can be searched but not run" in result.text()
+    finally:
+        await engine.stop()
+    assert asked == []

@@ -169,6 +169,9 @@ class ToolExecutor:
         if direct and self.catalog.is_deferred(tool) and tool.name not in loaded:
             loaded.add(tool.name)
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
+        unrunnable = self._from_catalog_file(tool)
+        if unrunnable is not None:  # before validation and permission: nothing to ask about
+            return unrunnable
         args = _normalise_params(params)
         if isinstance(args, str):
             return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
@@ -276,12 +279,23 @@ class ToolExecutor:
             return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=True))
         return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=False))
 
+    def _from_catalog_file(self, tool: ToolSpec) -> ToolResult | None:
+        """The error for a tool that came from a catalog file (searchable, never runnable), or None."""
+        if tool.server is None:
+            if self.builtins.get(tool.name) is not None:
+                return None
+            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} comes from a catalog file: "
+                                    "it can be searched but not run.")
+        if (self.pool is None or self.pool.connection(tool.server) is None) and tool.server in self._file_servers():
+            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
+                                    f"{tool.name} comes from a catalog file: it can be searched but not run. "
+                                    f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
+        return None
+
     # -- running ----------------------------------------------------------------------------
     async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
         builtin = self.builtins.get(tool.name)
-        if builtin is None:
-            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} comes from a catalog file: "
-                                    "it can be searched but not run.")
+        assert builtin is not None  # a catalog file's built-in-like tool was refused before
         # Built-ins bound themselves (Bash takes its own ``timeout`` of up to 10 min), so
         # mcp.callTimeout is not imposed here; the MCP resource built-ins apply it per request.
         result = await builtin.run(args, self.context)
@@ -291,10 +305,6 @@ class ToolExecutor:
         assert tool.server is not None
         conn = self.pool.connection(tool.server) if self.pool else None
         if conn is None:
-            if tool.server in self._file_servers():
-                return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
-                                        f"{tool.name} comes from a catalog file: it can be searched but not run. "
-                                        f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"Server {tool.server} is not configured.")
         arguments = unwrap_arguments(args, tool.wrapped_arguments)
         if not isinstance(arguments, dict):
