@@ -235,7 +235,8 @@ async def test_no_resource_tools_without_resources():
 
 async def test_a_catalog_file_tool_is_refused_before_any_question(tmp_path):
     """Found by an attacker try of ``serve --catalog``: the person was asked to allow a tool that
-    could never run, and only then told so. Now the refusal comes first (also for bad arguments)."""
+    could never run, and only then told so. Now the refusal comes first; arguments are still
+    checked against its schema."""
     from toolscout.core.engine import Engine
     from toolscout.core.settings import Settings
 
@@ -251,10 +252,11 @@ async def test_a_catalog_file_tool_is_refused_before_any_question(tmp_path):
     engine = Engine(Settings(), catalog_paths=[dump])
     await engine.start()
     try:
-        for params in ({"city": "Oslo"}, {}):
-            result = await engine.call_tool("mcp__weather__get_forecast", params, asker=asker)
-            assert result.error_kind is ToolErrorKind.SERVER_FAILED
-            assert "comes from a catalog file: it can be searched but not run" in result.text()
+        result = await engine.call_tool("mcp__weather__get_forecast", {"city": "Oslo"}, asker=asker)
+        assert result.error_kind is ToolErrorKind.SERVER_FAILED
+        assert "comes from a catalog file: it can be searched but not run" in result.text()
+        invalid = await engine.call_tool("mcp__weather__get_forecast", {}, asker=asker)
+        assert invalid.error_kind is ToolErrorKind.INVALID_PARAMS and "'city' is a required property" in invalid.text()
     finally:
         await engine.stop()
     assert asked == []

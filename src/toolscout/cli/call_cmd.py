@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     args.catalog = []
     engine = make_engine(args, with_servers=True, server_filter=lambda servers: servers_for(args.tool, servers))
 
-    engine.executor.search_advice = 'Find tools with: toolscout search "what the tool does"'
+    engine.set_search_advice('Find tools with: toolscout search "what the tool does"')
 
     async def body(engine: Engine) -> ToolResult:
         return await engine.call_tool(args.tool, params)

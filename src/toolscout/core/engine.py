@@ -221,6 +221,11 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         self.policy.workspace = Workspace.of(self.project_dir, settings["permissions.additionalDirectories"])
         return await self.pool.approve()
 
+    def set_search_advice(self, text: str) -> None:
+        """How an unknown tool's error says to find tools (one sentence): the model's ToolSearch
+        by default; the CLI names ``toolscout search``, which its person can run."""
+        self.executor.search_advice = text
+
     async def stop(self) -> None:
         """Disconnect every server and release resources. Safe to call twice.
 

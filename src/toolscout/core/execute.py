@@ -169,9 +169,6 @@ class ToolExecutor:
         if direct and self.catalog.is_deferred(tool) and tool.name not in loaded:
             loaded.add(tool.name)
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
-        unrunnable = self._from_catalog_file(tool)
-        if unrunnable is not None:  # before validation and permission: nothing to ask about
-            return unrunnable
         args = _normalise_params(params)
         if isinstance(args, str):
             return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
@@ -183,6 +180,9 @@ class ToolExecutor:
         if isinstance(problem, SchemaProblem) and tool.name not in self._schema_warned:
             self._schema_warned.add(tool.name)
             self._warn(f"{tool.name}: {problem.message}; its arguments are sent unchecked", tool.server or "builtin")
+        unrunnable = self._from_catalog_file(tool)
+        if unrunnable is not None:  # before the permission question: there is nothing to allow
+            return unrunnable
         refusal = await self._permit(tool, args, asker)
         if refusal is not None:
             return refusal
