@@ -139,6 +139,18 @@ def hermetic_env(
 
 
 @pytest.fixture
+def outside_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run in an empty folder beside the files the test writes to ``tmp_path`` (its ``work``):
+    a config file there passed with ``--mcp-config`` is then the person's own, not project
+    config that waits for the folder's approval, as one inside the current folder would
+    (:mod:`toolscout.core.trust_files`)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     """``../shared`` beside the repo; skips the test when it is not there."""
     if not (SHARED / "bench-data").is_dir():

@@ -58,8 +58,10 @@ def env() -> dict[str, str]:
 
 
 def gateway_params(*args: str) -> StdioServerParameters:
+    # a folder of its own: in the temp dir itself, the configs written under it would be that
+    # folder's project config, waiting for its approval (toolscout.core.trust_files)
     return StdioServerParameters(command=sys.executable, args=["-m", "toolscout", "serve", *args], env=env(),
-                                 cwd=tempfile.gettempdir())
+                                 cwd=tempfile.mkdtemp(prefix="toolscout-gateway-"))
 
 
 def list_tokens(tools: list[Any]) -> int:

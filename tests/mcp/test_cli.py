@@ -25,8 +25,7 @@ def config(tmp_path, *names: str) -> str:
     return str(path)
 
 
-def test_mcp_list_json_and_table(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
+def test_mcp_list_json_and_table(tmp_path, capsys, outside_cwd):
     assert run(["mcp", "list", "--json", "--mcp-config", config(tmp_path, "normal")]) == 0
     assert json.loads(capsys.readouterr().out)["servers"][0]["state"] == "connected"
     cfg = config(tmp_path, "normal", "crash", "odd")
@@ -46,8 +45,7 @@ def test_mcp_list_json_and_table(tmp_path, monkeypatch, capsys):
     assert "odd" in out.err  # the invalid entry is also a warning
 
 
-def test_call_headless_denies_then_allows(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
+def test_call_headless_denies_then_allows(tmp_path, capsys, outside_cwd):
     cfg = config(tmp_path, "normal")
     assert run(["call", "mcp__normal__echo", "--params", '{"text": "hi"}', "--mcp-config", cfg]) == 1
     err = capsys.readouterr().err
@@ -67,8 +65,7 @@ def test_call_headless_denies_then_allows(tmp_path, monkeypatch, capsys):
     assert payload["error_kind"] == "server_failed" and "FAKE_API_KEY" in payload["content"][0]["text"]
 
 
-def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
+def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, capsys, outside_cwd):
     cfg = config(tmp_path, "schemas")
     call = ["call", "mcp__schemas__big_enum", "--params", '{"unit": "kelvin"}', "--mcp-config", cfg,
             "--allowed-tools", "schemas"]

@@ -159,8 +159,7 @@ async def test_a_timeout_names_the_stage_and_the_stray_output(events: EventLog):
                                    "first line: 'Starting raw server v1.0'")
 
 
-def test_mcp_list_shows_each_servers_warnings(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
+def test_mcp_list_shows_each_servers_warnings(tmp_path, capsys, outside_cwd):
     cfg = tmp_path / "servers.json"
     cfg.write_text(json.dumps({"mcpServers": {"messy": {"command": sys.executable,
                                                         "args": [server_path("raw_jsonrpc"), "messy"]}}}))

@@ -41,9 +41,13 @@ def cfg(tmp_path: Path) -> str:
 
 
 def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[bytes, bytes]:
-    """Run ``toolscout ARGS`` in a subprocess; its stdout and stderr bytes, checked to be inert."""
+    """Run ``toolscout ARGS`` in a subprocess (in ``tmp_path/work``: the config files in
+    ``tmp_path`` are the person's own, outside the project folder); its stdout and stderr bytes,
+    checked to be inert."""
     full_env = {**os.environ, "PYTHONPATH": SRC, **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=tmp_path, env=full_env,
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=work, env=full_env,
                           capture_output=True, timeout=180, check=False)
     for stream in (proc.stdout, proc.stderr):
         assert b"\x1b" not in stream and "\x9b".encode() not in stream, stream

@@ -48,8 +48,7 @@ def _headless(model: FakeModelServer, cfg: Path, *extra: str) -> int:
                 "--allowed-tools", "big", "--output-format", "json", *extra])
 
 
-def test_20_mb_result_is_capped_in_requests_transcripts_and_resume(tmp_path: Path, monkeypatch, capsys) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_20_mb_result_is_capped_in_requests_transcripts_and_resume(tmp_path: Path, monkeypatch, capsys, outside_cwd) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     cfg = tmp_path / "mcp.json"
     cfg.write_text(json.dumps({"mcpServers": {"big": {"command": sys.executable, "args": server_args(SERVER)}}}))

@@ -24,11 +24,10 @@ def log(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cfg(tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def cfg(tmp_path: Path, log: Path, outside_cwd: Path) -> str:
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {
         "time": {"command": sys.executable, "args": server_args(RECORDER, "time", str(log))}}}))
-    monkeypatch.chdir(tmp_path)
     return str(path)
 
 

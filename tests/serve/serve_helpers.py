@@ -42,6 +42,15 @@ def time_entry() -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
 
 
+def client_dir(tmp_path: Path) -> Path:
+    """The folder the gateway runs in (``tmp_path/client``, as a client starts it in its
+    project): the config files in ``tmp_path`` are then the person's own, outside that folder,
+    not project config waiting for the folder's approval (:mod:`toolscout.core.trust_files`)."""
+    folder = tmp_path / "client"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def write_config(tmp_path: Path, servers: dict[str, dict[str, Any]]) -> Path:
     """An MCP config file (Claude Code format) listing ``servers``."""
     path = tmp_path / "servers.mcp.json"
@@ -104,12 +113,14 @@ Elicit = Callable[[Any, types.ElicitRequestParams], Awaitable[types.ElicitResult
 
 @asynccontextmanager
 async def stdio_gateway(tmp_path: Path, *args: str, elicit: Elicit | None = None, inbox: Inbox | None = None,
-                        mode: str = "legacy", ranker: str | None = TEST_RANKER) -> AsyncIterator[Client]:
+                        mode: str = "legacy", ranker: str | None = TEST_RANKER,
+                        cwd: Path | None = None) -> AsyncIterator[Client]:
     """``toolscout serve ARGS`` over stdio, connected with the real client (``mode="legacy"`` is
     the initialize handshake real clients use; ``"auto"`` negotiates 2026-07-28); ``ranker`` as
-    in :func:`serve_env`."""
+    in :func:`serve_env`. It runs in ``cwd`` (default :func:`client_dir`); its stderr goes to
+    ``tmp_path/gateway.stderr``."""
     params = StdioServerParameters(command=sys.executable, args=serve_command(*args)[1:], env=serve_env(ranker),
-                                   cwd=str(tmp_path))
+                                   cwd=str(cwd or client_dir(tmp_path)))
     with (tmp_path / "gateway.stderr").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode,  # type: ignore[arg-type]
                           elicitation_callback=elicit, message_handler=inbox) as client:
@@ -134,7 +145,7 @@ class HttpGateway:
     def __init__(self, tmp_path: Path, *args: str, bind: str = "127.0.0.1:0") -> None:
         self.log_path = tmp_path / "gateway-http.stderr"
         self.errlog = self.log_path.open("w")
-        self.proc = subprocess.Popen(serve_command("--http", bind, *args), cwd=tmp_path, env=serve_env(),
+        self.proc = subprocess.Popen(serve_command("--http", bind, *args), cwd=client_dir(tmp_path), env=serve_env(),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog)
         self.url = ""
 

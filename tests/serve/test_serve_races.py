@@ -10,6 +10,7 @@ import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 from serve_helpers import (
     WAIT_S,
+    client_dir,
     fixture_entry,
     serve_command,
     serve_env,
@@ -52,7 +53,7 @@ async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers
     answers: dict[int, Any] = {}
     with (tmp_path / "gateway.stderr").open("w") as errlog:
         async with await anyio.open_process(serve_command("--mcp-config", str(cfg)), env=serve_env(),
-                                            cwd=tmp_path, stderr=errlog) as proc:
+                                            cwd=client_dir(tmp_path), stderr=errlog) as proc:
             assert proc.stdin is not None and proc.stdout is not None
             lines = BufferedByteReceiveStream(proc.stdout)
             with anyio.fail_after(WAIT_S):

@@ -152,8 +152,7 @@ def _mcp_json(tmp_path: Path, gate: Path) -> str:
     return str(path)
 
 
-def test_headless_and_request_defer_for_a_large_server(tmp_path, capsys, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_headless_and_request_defer_for_a_large_server(tmp_path, capsys, monkeypatch, outside_cwd) -> None:
     monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "auto:1")  # 1% of 200k: 2,000 tokens
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     gate = tmp_path / "gate"

@@ -52,7 +52,8 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-default-servers", action="store_true",
                         help="do not start the embedded default MCP servers when nothing is configured")
     parser.add_argument("--trust-project", action="store_true",
-                        help="trust this folder's .mcp.json servers and permissions.allow rules for this run")
+                        help="trust this folder's servers (.mcp.json, --mcp-config files inside it) and "
+                             "permissions.allow rules for this run")
 
 
 def run(argv: list[str]) -> int:

@@ -22,16 +22,19 @@ T = TypeVar("T")
 def add_trust_flag(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
     """``--trust-project``: approve this folder's ``.mcp.json`` and allow rules for this run."""
     parser.add_argument("--trust-project", action="store_true", default=False if top_level else argparse.SUPPRESS,
-                        help="trust this folder's .mcp.json servers and permissions.allow rules for this run")
+                        help="trust this folder's servers (.mcp.json, --mcp-config files inside it) and "
+                             "permissions.allow rules for this run")
 
 
 def folder_trust(args: argparse.Namespace) -> FolderTrust:
     """Whether the current folder's own config applies (stored approval, ``--trust-project`` or
-    ``projectTrust.autoApprove``); computed once per run and kept on ``args``."""
+    ``projectTrust.autoApprove``), its ``--mcp-config`` files inside the folder included;
+    computed once per run and kept on ``args``."""
     cached = getattr(args, "folder_trust", None)
     if not isinstance(cached, FolderTrust):
         auto = bool(load_settings().get("projectTrust.autoApprove"))
-        cached = check_folder(Path.cwd(), flag=bool(getattr(args, "trust_project", False)), auto=auto)
+        cached = check_folder(Path.cwd(), flag=bool(getattr(args, "trust_project", False)), auto=auto,
+                              config_files=list(getattr(args, "mcp_config", None) or []))
         args.folder_trust = cached
         if not cached.approved:  # said up front: a long -p run prints its warnings at the end
             print(f"toolscout: {cached.notice()}", file=sys.stderr)

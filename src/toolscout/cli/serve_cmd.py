@@ -2,7 +2,11 @@
 :mod:`toolscout.core.gateway`), over stdio (default) or streamable HTTP (``--http``).
 
 The configuration is the app's: the same MCP config files (``.mcp.json``, user ``mcp.json``,
-``--mcp-config``), settings and permission rules. Nothing but the MCP protocol goes to stdout;
+``--mcp-config``), settings and permission rules. The gateway asks nothing: in a folder that is
+not approved (:mod:`toolscout.core.trust`) the project's servers (``.mcp.json`` and
+``--mcp-config`` files inside the folder) are never started; stderr says so, with how to approve
+the folder, and so does each such server's error that a client sees (a call to one of its tools,
+the catalog resource, a search's notes). Nothing but the MCP protocol goes to stdout;
 warnings and the HTTP address go to stderr. Exit status 0 when the client disconnects, 2 for
 usage errors, 130 when interrupted.
 """
@@ -89,8 +93,10 @@ def _run(args: argparse.Namespace) -> int:
         from ..core.gateway.http import serve_http
         from ..core.gateway.server import Gateway, serve_stdio
 
+        said = engine.folder_trust.notice() if engine.folder_trust is not None else ""
         for warning in dict.fromkeys(engine.warnings):
-            warn(warning)
+            if warning != said:  # the folder's notice was printed first (make_engine)
+                warn(warning)
         engine.subscribe(report)
         task = asyncio.current_task()
         if bind is None and task is not None:

@@ -161,10 +161,11 @@ def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str)
     # the person's own answer must not make an approved folder ask again (the grants hash covers
     # this file), but a change made by someone else since the approval (or, in a folder that had
     # no project config, since the run started: a `git pull` bringing a .mcp.json) must still ask
-    still = trust is not None and trust.how == "approved" and check_folder(trust.folder).approved
+    still = (trust is not None and trust.how == "approved"
+             and check_folder(trust.folder, config_files=trust.config_args).approved)
     fresh = trust is not None and trust.how == "no project config" and not has_project_config(trust.folder)
     save_allow_rule(path, rule)
     if trust is not None and (fresh or still):
         with contextlib.suppress(TrustChangedError):  # .mcp.json changed in between: it asks next run
-            approve_folder(trust.folder, mcp_hash=trust.mcp_hash)
+            approve_folder(trust.folder, mcp_hash=trust.mcp_hash, configs=trust.configs)
     return path

@@ -1,4 +1,5 @@
-"""Which ``.mcp.json`` servers changed since the folder was approved (:mod:`toolscout.core.trust`).
+"""Which ``.mcp.json`` servers changed since the folder was approved (:mod:`toolscout.core.trust`);
+the same for the project's ``--mcp-config`` files (:mod:`toolscout.core.trust_files`).
 
 An approval stores, next to the hash of every server's launch fields (``mcpHash``), a digest of
 each field of each server (``servers``): ``{name: {"command": d, "args": d, "cwd": d, ...,
@@ -40,7 +41,7 @@ def launch_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ServerChange:
-    """One ``.mcp.json`` server that differs from the approved file.
+    """One project server that differs from the approved file.
 
     Attributes:
         name: its key in ``mcpServers``, as written.
@@ -48,19 +49,24 @@ class ServerChange:
         fields: for ``changed``, what, each ending in ``added``, ``changed`` or ``removed``:
             ``command``, ``args``, ``cwd``, ``url``, ``type``, ``transport``, ``env NAME``,
             ``headers NAME`` (the name escaped as :func:`~toolscout.core.sanitize.escape_all` does).
+        file: ``""`` for ``.mcp.json``; else the key of the project's ``--mcp-config`` file it is
+            in (:func:`toolscout.core.trust_files.project_key`: ``.toolscout/servers.json``).
     """
 
     name: str
     kind: str
     fields: tuple[str, ...] = ()
+    file: str = ""
 
     def describe(self) -> str:
         """``kind`` with what changed, for one line: ``changed: cwd added, env PYTHONPATH added``."""
         return f"{self.kind}: {', '.join(self.fields)}" if self.fields else self.kind
 
     def summary(self) -> str:
-        """The server's name (escaped: it comes from the file) and :meth:`describe`."""
-        return f"{escape_all(self.name)} {self.describe()}"
+        """The server's name (escaped: it comes from the file) and :meth:`describe`, after the
+        file it is in unless that is ``.mcp.json``: ``.toolscout/servers.json: db added``."""
+        where = f"{escape_all(self.file)}: " if self.file else ""
+        return f"{where}{escape_all(self.name)} {self.describe()}"
 
 
 def _digest(value: Any) -> str:
@@ -107,10 +113,11 @@ def _diff(before: Mapping[str, Any], now: Mapping[str, Any], label: str = "") ->
     return changed
 
 
-def mcp_changes(approved: Any, servers: Mapping[str, Any]) -> tuple[ServerChange, ...] | None:
+def mcp_changes(approved: Any, servers: Mapping[str, Any], file: str = "") -> tuple[ServerChange, ...] | None:
     """The servers of ``servers`` (``.mcp.json``'s ``mcpServers`` now) that differ from the
     approval's digests (``approved``, as stored), in file order, removed ones last; None when
-    ``approved`` is not a digest map (an approval stored before digests existed).
+    ``approved`` is not a digest map (an approval stored before digests existed). ``file`` is
+    set on each change (:attr:`ServerChange.file`); ``approved={}`` makes every server added.
     """
     if not isinstance(approved, dict):
         return None
@@ -119,8 +126,8 @@ def mcp_changes(approved: Any, servers: Mapping[str, Any]) -> tuple[ServerChange
     for name, digests in now.items():
         before = approved.get(name)
         if not isinstance(before, dict):
-            out.append(ServerChange(name, "added"))
+            out.append(ServerChange(name, "added", file=file))
         elif before != digests:
-            out.append(ServerChange(name, "changed", tuple(_diff(before, digests))))
-    out += [ServerChange(str(name), "removed") for name in approved if name not in now]
+            out.append(ServerChange(name, "changed", tuple(_diff(before, digests)), file=file))
+    out += [ServerChange(str(name), "removed", file=file) for name in approved if name not in now]
     return tuple(out)

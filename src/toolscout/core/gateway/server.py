@@ -205,9 +205,22 @@ class Gateway:
         result = await anyio.to_thread.run_sync(self.engine.search_tools, query, limit)
         result.hits = [h for h in result.hits if h.tool.server is not None]
         answer = search_answer(result, self.engine.catalog.instructions)
+        waiting = self.unapproved_note()
+        if waiting:
+            answer.setdefault("notes", []).append(waiting)
         if self.expose == "dynamic" and not self.stateless:
             await self._expose(ctx, [h.tool for h in result.hits])
         return json_result(answer)
+
+    def unapproved_note(self) -> str:
+        """``""``, or a note saying which configured servers are not started because the
+        project folder is not approved, and how the person approves it (the gateway cannot ask)."""
+        names = [cfg.name for cfg in self.engine.unapproved_servers()]
+        trust = self.engine.folder_trust
+        if not names or trust is None:
+            return ""
+        return (f"Not started because the person has not approved this project folder ({trust.folder}): "
+                f"{', '.join(names)}. To approve it, {trust.how_to_approve()} (restart the gateway after).")
 
     async def _expose(self, ctx: ServerRequestContext[Any, Any], tools: list[ToolSpec]) -> None:
         state = self.client(ctx)

@@ -5,7 +5,9 @@ Formats read (all share the ``{"mcpServers": {NAME: ENTRY}}`` shape):
 - Claude Code's project file ``.mcp.json`` in the project directory;
 - the user file ``mcp.json`` in toolscout's config directory (``platformdirs`` user config dir,
   replaced by ``TOOLSCOUT_CONFIG_DIR`` as for settings);
-- any file given with ``--mcp-config`` (Claude Desktop's ``claude_desktop_config.json`` works).
+- any file given with ``--mcp-config`` (Claude Desktop's ``claude_desktop_config.json`` works);
+  one that lies inside the project folder is project config, approved with the folder like
+  ``.mcp.json`` (:mod:`toolscout.core.trust_files`).
 
 An ENTRY is ``{"command", "args"?, "env"?, "cwd"?}`` for stdio (``"type": "stdio"`` optional) or
 ``{"type": "http" | "sse", "url", "headers"?}``. Precedence, lowest first: user → project →
@@ -27,7 +29,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from ..safe_read import SafeReadError, read_json
 from ..settings import APP_NAME
 
 # ServerConfig re-exported: the configuration's entries (callers import them from here or from .server_config)
-from .server_config import VAR_PATTERN, WrittenLaunch
+from .server_config import PROJECT_CONFIG, VAR_PATTERN, WrittenLaunch
 from .server_config import ServerConfig as ServerConfig
 from .server_names import assign_server_names
 
@@ -196,6 +198,7 @@ def load_mcp_config(
     *,
     env: Mapping[str, str] | None = None,
     discover: bool = True,
+    project_files: Collection[str | Path] = (),
 ) -> McpConfig:
     """Merge the user file, the project ``.mcp.json`` and ``extra_paths`` (in that order), then
     normalise every server name once (:func:`.server_names.assign_server_names`; each rename is a
@@ -206,15 +209,19 @@ def load_mcp_config(
         extra_paths: ``--mcp-config`` files; a missing one is a warning (it was asked for).
         env: variables for ``${VAR}`` expansion (default ``os.environ``).
         discover: False to read only ``extra_paths``.
+        project_files: those of ``extra_paths`` that lie inside the project folder
+            (:func:`toolscout.core.trust_files.project_key`): their servers get the scope
+            ``project-config`` instead of ``explicit`` (they wait for the folder's approval).
     """
     env = os.environ if env is None else env
     merged = McpConfig()
     paths: list[tuple[Path, str]] = []
     if discover:
         paths += [(user_config_path(env), "user"), (Path(project_dir) / PROJECT_FILE, "project")]
-    paths += [(Path(p), "explicit") for p in extra_paths]
+    owned = {str(Path(p)) for p in project_files}
+    paths += [(Path(p), PROJECT_CONFIG if str(Path(p)) in owned else "explicit") for p in extra_paths]
     for path, scope in paths:
-        explicit = scope == "explicit"
+        explicit = scope in ("explicit", PROJECT_CONFIG)
         if explicit and not path.exists():
             merged.warnings.append(f"{path}: MCP config file not found")
             continue

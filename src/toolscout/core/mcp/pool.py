@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shlex
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +33,9 @@ import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..names import normalise_server_name
+from ..sanitize import escape_all
 from .loop_thread import LoopThread, RemoteConnection, post
-from .server_config import ServerConfig
+from .server_config import PROJECT_CONFIG, ServerConfig
 from .shared_sessions import ServerLauncher, choose_sessions
 
 if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the first server launches
@@ -396,14 +398,20 @@ def not_approved_message(cfg: ServerConfig) -> str:
     writes it (``${VAR}`` unexpanded): the command (or URL), working dir, environment and headers
     (:meth:`ServerConfig.launch_details`: control characters shown escaped, never sent to the
     terminal), and which of the person's environment variables it reads
-    (:meth:`ServerConfig.reads_env`: names only)."""
+    (:meth:`ServerConfig.reads_env`: names only); then how to approve the folder (run the app in
+    it once, with the server's ``--mcp-config`` file when it comes from one, or pass
+    ``--trust-project``): a client of ``toolscout serve`` sees this text and cannot answer a prompt."""
     (what, shown), *rest = cfg.launch_details()
     parts = [f"{label} {text}" for label, text in rest]
     if cfg.reads_env():
         parts.append(cfg.reads_env())
     more = f" ({'; '.join(parts)})" if parts else ""
-    return (f"not approved: this folder's .mcp.json {what} {shown}{more}; approve the folder (trust prompt "
-            "or --trust-project) to start it")
+    if cfg.scope == PROJECT_CONFIG:
+        where, run = f"--mcp-config file {escape_all(cfg.source)}", f"toolscout --mcp-config {shlex.quote(cfg.source)}"
+    else:
+        where, run = ".mcp.json", "toolscout"
+    return (f"not approved: this folder's {where} {what} {shown}{more}; to start it, approve the folder: run "
+            f"`{escape_all(run)}` in it once and answer its trust prompt, or pass --trust-project")
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -18,6 +18,11 @@ VALUE_LIMIT = 48
 VAR_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 #: How a server that reads environment variables says so, before their names.
 READS_ENV = "reads your environment"
+#: The scope of a server from an ``--mcp-config`` file that lies inside the project folder
+#: (:mod:`toolscout.core.trust_files`): project config, like ``.mcp.json``.
+PROJECT_CONFIG = "project-config"
+#: Scopes whose servers wait for the folder's approval (:mod:`toolscout.core.trust`).
+PROJECT_SCOPES = ("project", PROJECT_CONFIG)
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,8 @@ class ServerConfig:
         configured_name: the key as written in the file (``name`` is its canonical form, see
             :mod:`.server_names`); empty for servers built in code.
         scope: ``user``, ``project`` (the folder's ``.mcp.json``), ``explicit``
-            (``--mcp-config``), ``default`` or empty (built in code).
+            (``--mcp-config``), ``project-config`` (an ``--mcp-config`` file inside the project
+            folder: :data:`PROJECT_CONFIG`), ``default`` or empty (built in code).
         not_approved: a project server of a folder the person has not approved
             (:mod:`toolscout.core.trust`): listed with its command, never started.
         written: the launch fields as written in the file (``${VAR}`` unexpanded), for

@@ -1,9 +1,10 @@
 """The folder trust prompt: may this folder's own ``.mcp.json`` and allow rules take effect?
 
-Shown once per folder (and again when the commands of its ``.mcp.json`` change), over the main
-screen, when the app starts in a folder that is not approved (:mod:`toolscout.core.trust`). It
-lists what approval would start (every project server with its command line, working dir,
-environment and headers as ``.mcp.json`` writes them, ``${VAR}`` unexpanded, and the names of
+Shown once per folder (and again when the commands of its ``.mcp.json``, or of an
+``--mcp-config`` file inside it, change), over the main screen, when the app starts in a folder
+that is not approved (:mod:`toolscout.core.trust`). It lists what approval would start (every
+project server, those of the project's ``--mcp-config`` files too, each of those saying its file,
+with its command line, working dir, environment and headers as the file writes them, ``${VAR}`` unexpanded, and the names of
 the environment variables each reads; when the folder was approved before, which servers were
 added, changed, in what, or removed since) and which project grants are ignored until then. Everything it shows
 comes from the folder and is untrusted: it is rendered literally; names and launch details are
@@ -26,6 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
+from ...core.mcp.server_config import PROJECT_CONFIG, ServerConfig
 from ...core.sanitize import escape_all
 from ...core.trust import (
     FolderTrust,
@@ -60,9 +62,10 @@ class TrustScreen(ModalScreen[bool]):
     Args:
         trust: the folder's current (unapproved) state.
         servers: ``(name, launch details, reads env)`` of every project server that approval
-            would start: the name as written in ``.mcp.json``, ``(label, text)`` pairs, escaped
+            would start: the name as written in its file, ``(label, text)`` pairs, escaped
             and as written (``ServerConfig.launch_details``: command line or URL, cwd, env,
-            headers; ``${VAR}`` unexpanded), and the line naming the environment variables it
+            headers; ``${VAR}`` unexpanded; ``("file", path)`` for a server of a project
+            ``--mcp-config`` file), and the line naming the environment variables it
             reads (``ServerConfig.reads_env``; ``""`` for none).
         grants: the ignored project grants, one ``file: key = value`` line each.
         keep_typed: receives the text typed while the prompt was up (the app's chat prompt);
@@ -234,6 +237,12 @@ class TrustScreen(ModalScreen[bool]):
             self.keep_typed(self.typed)
 
 
+def _file_of(cfg: ServerConfig) -> list[tuple[str, str]]:
+    """``[("file", path)]`` (escaped) for a server of a project ``--mcp-config`` file, else ``[]``
+    (a ``.mcp.json`` server: the prompt is about that file)."""
+    return [("file", escape_all(cfg.source, limit=300))] if cfg.scope == PROJECT_CONFIG else []
+
+
 def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settings],
                      use: Callable[[Settings], None], keep_typed: Callable[[str], None] | None = None) -> bool:
     """Push the trust prompt when ``engine``'s folder is not approved; on approval store it
@@ -250,12 +259,14 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
-    servers = [(cfg.configured_name or cfg.name, cfg.launch_details(), cfg.reads_env())
+    servers = [(cfg.configured_name or cfg.name, [*cfg.launch_details(), *_file_of(cfg)], cfg.reads_env())
                for cfg in engine.unapproved_servers()]
 
     async def approve() -> None:
         try:  # exactly what the prompt showed, or nothing
-            engine.folder_trust = approve_folder(trust.folder, mcp_hash=trust.mcp_hash, grants_hash=trust.grants_hash)
+            approved = approve_folder(trust.folder, mcp_hash=trust.mcp_hash, grants_hash=trust.grants_hash,
+                                      configs=trust.configs)
+            engine.folder_trust = replace(approved, config_args=trust.config_args)
         except TrustChangedError as exc:
             app.notify(f"{exc}: nothing was started or applied. Restart toolscout to review the new version.",
                        title="Folder not trusted", severity="error", markup=False, timeout=30)
