@@ -83,6 +83,10 @@ def test_each_empty_answer_says_why_once_and_never_contradicts_itself(ts):
         assert r.no_good_match and not r.hits, query
         assert [line for line in text.splitlines() if why in line] and "No good match" not in text, text
     assert "No good match" in render_for_model(ts.search("zebra"), ts.catalog)  # nothing else to say
+    has_it = ts.search("+theme zebra quantum")  # a name has +theme: the other words found nothing
+    assert not has_it.hits and not has_it.errors and "No good match" in render_for_model(has_it, ts.catalog)
+    connecting = ts.search("+zebra", pending_servers=["zoo"])  # its tools may have it: no verdict
+    assert "still connecting" in render_for_model(connecting, ts.catalog) and not connecting.errors
 
 
 def test_select_already_loaded_and_unknown(ts):

@@ -277,7 +277,7 @@ def test_an_unapproved_folder_shows_its_variables_as_written_and_never_their_val
     assert not check_folder(repo).approved
 
 
-def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_the_text(repo, monkeypatch):
+def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_the_text(repo, monkeypatch, capsys):
     """Showing the text as written changes nothing that runs: once the folder is approved the
     server gets the person's value in its arguments and environment, ``${VAR:-default}`` its
     default. The approval is of the file's text (as stored approvals always were: the hash is
@@ -310,6 +310,11 @@ def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_
     got = asyncio.run(probe())
     assert got["TOOLSCOUT_PROBE"]["value"] == SECRET and got["TOOLSCOUT_PROBE"]["argv"] == ["--token", SECRET]
     assert got["MODE"]["value"] == "plain"
+    from toolscout.cli import run
+
+    run(["mcp", "list", "--json"])  # approved now: the command is still shown as the file writes it
+    shown = capsys.readouterr().out
+    assert "--token '${SECRET_TEST_VAR}'" in shown and SECRET not in shown  # (found by a review)
 
     approved = mcp_fingerprint(repo)
     monkeypatch.setenv("SECRET_TEST_VAR", "rotated")  # the person's own environment changed
@@ -328,3 +333,15 @@ def test_approvals_stored_before_the_prompt_showed_the_text_still_hold(repo):
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "srv", "args": ["${A}"],
                                                                      "env": {"T": "${B:-x}"}}}}))
     assert mcp_fingerprint(repo) == "5d7d019135374002b10ce06b60113205fe429014aa17eb8466ba2ed356e931c2"
+
+
+def test_an_unapproved_entry_with_an_unset_variable_does_not_count_as_failed(repo, monkeypatch, capsys):
+    """``mcp list`` exits 1 for a failed server, but a folder's server not yet approved is not
+    one, even when its entry is invalid (found by a review: it exited 1)."""
+    from toolscout.cli import run
+
+    monkeypatch.delenv("UNSET_TEST_VAR", raising=False)
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"x": {"command": "${UNSET_TEST_VAR}"}}}))
+    assert run(["mcp", "list", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["servers"][0]
+    assert row["state"] == "failed" and "UNSET_TEST_VAR" in row["error"]

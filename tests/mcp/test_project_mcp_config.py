@@ -188,13 +188,30 @@ def test_a_folder_holding_the_home_directory_is_no_project(tmp_path, monkeypatch
     """Some clients start their servers in ``/`` or ``~``: ``toolscout serve --mcp-config
     ~/servers.json`` there must keep working, so a folder that is or contains the home
     directory makes no file project config; a project folder under it does."""
+    from toolscout.core import trust_files
     from toolscout.core.trust_files import project_key
 
     home = tmp_path / "home"
     (home / "proj").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(trust_files, "account_home", lambda: str(home))
     mine = home / "servers.json"
     assert project_key(home, mine) is None and project_key(tmp_path, mine) is None
     assert project_key("/", mine) is None
     assert project_key(home / "proj", home / "proj" / CONFIG) == CONFIG
     assert project_key(home / "proj", mine) is None
+    assert project_key(home, home / ".mcp.json") == ".mcp.json"  # the folder's own: gated even here
+
+
+def test_home_in_the_environment_does_not_make_a_project_file_the_persons_own(project, monkeypatch, capsys):
+    """Found by a review: the ``.mcp.json`` line that starts ``toolscout serve`` sets its
+    environment too, and ``HOME=.`` made every --mcp-config file "the person's own", so the
+    marker server ran unapproved (``HOME=.toolscout`` did the same for ``--mcp-config
+    .mcp.json``). The home directory now comes from the account."""
+    marker = project.parent / "MARKER"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"pwn2": pwn_command(marker)}}))
+    for home, config in ((".", CONFIG), (".toolscout", ".mcp.json")):
+        monkeypatch.setenv("HOME", str(project / home))
+        assert run(["mcp", "list", "--json", "--mcp-config", config]) == 0
+        rows = json.loads(capsys.readouterr().out)["servers"]
+        assert {r["state"] for r in rows} == {"not_approved"}, rows
+    assert not marker.exists()

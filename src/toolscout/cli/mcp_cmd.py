@@ -74,13 +74,14 @@ def _run_list(args: argparse.Namespace) -> int:
         rows = []
         broken = False
         for status in engine.mcp_statuses():
-            broken |= status.state in BROKEN_STATES
             cfg = engine.server_config(status.name)
+            # a folder's server not yet approved is not broken, even when its entry is invalid
+            broken |= status.state in BROKEN_STATES and not (cfg is not None and cfg.not_approved)
             row = status_json(status, cfg.source if cfg else None, engine.server_warnings(status.name))
-            if cfg is not None:  # the spelling in the file, and what starting the server runs (for a
-                # server not approved, as the file writes it: ${VAR} shown, the person's value not)
+            if cfg is not None:  # the spelling in the file, and what starting the server runs, as
+                # the file writes it: ${VAR} shown, the person's value never (CI logs keep output)
                 row.update(configured_name=cfg.configured_name or cfg.name,
-                           command=cfg.command_line(as_written=cfg.not_approved))
+                           command=cfg.command_line(as_written=True))
             rows.append(row)
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
         print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))

@@ -18,7 +18,10 @@ project config too: the repository chose what it points to.
 A folder that is, or contains, the person's home directory (``~``, ``/home``, the filesystem
 root) is no project of anyone else's: files under it stay the person's own. Some clients start
 their servers in ``/`` or ``~``, and ``toolscout serve --mcp-config ~/servers.json`` must keep
-working there.
+working there. The home directory is the account's (the password database), never ``$HOME``:
+the ``.mcp.json`` line that starts ``toolscout serve`` also sets its environment, and ``HOME=.``
+there would make every file the person's own. The folder's own ``.mcp.json`` is the project's
+even in such a folder.
 
 An approval records each such file under a *key*: its real path relative to the folder
 (``.toolscout/servers.json``), or its absolute real path when that lies outside the folder. The
@@ -101,11 +104,23 @@ def _places(path: str | Path) -> list[str]:
     return places
 
 
+def account_home() -> str:
+    """The real path of this account's home directory from the password database (``$HOME``
+    only where there is none, e.g. Windows): the environment is not evidence here."""
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, AttributeError):
+        home = os.path.expanduser("~")
+    return os.path.realpath(home)
+
+
 def holds_home(folder: str | Path) -> bool:
-    """True when ``folder`` (a real path) is the person's home directory or contains it (``/``,
-    ``/home``): its files are the person's own, not a project's (see the module docstring)."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    return _under(home, os.path.realpath(folder))
+    """True when ``folder`` (a real path) is the person's home directory (:func:`account_home`)
+    or contains it (``/``, ``/home``): its files are the person's own, not a project's (see the
+    module docstring)."""
+    return _under(account_home(), os.path.realpath(folder))
 
 
 def project_key(folder: str | Path, path: str | Path) -> str | None:
@@ -123,6 +138,8 @@ def project_key(folder: str | Path, path: str | Path) -> str | None:
         folder holds the home directory: :func:`holds_home`). Never raises.
     """
     real_folder = os.path.realpath(folder)
+    if os.path.realpath(path) == os.path.join(real_folder, PROJECT_FILE):
+        return PROJECT_FILE  # the folder's own .mcp.json: gated wherever the folder is
     if holds_home(real_folder):
         return None
     roots = {real_folder, os.path.normpath(os.path.abspath(folder))}

@@ -346,7 +346,7 @@ class ToolSearch:
         result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
         if not result.hits:
             result.no_good_match = True
-            result.errors.extend(_why_nothing(parsed))
+            result.errors.extend(_why_nothing(parsed, self.catalog.deferred_tools(), bool(result.pending_servers)))
 
     def _named(self, text: str) -> list[ToolSpec]:
         """Deferred tools the query names exactly, in query order: every token that is a tool
@@ -407,12 +407,16 @@ def searchable(catalog: ToolCatalog) -> list[ToolSpec]:
     return catalog.deferred_tools()
 
 
-def _why_nothing(parsed: ParsedQuery) -> list[str]:
-    """What about the query itself left it without hits, for the notes: ``+word`` terms (they
-    must be in a tool's *name*), or a query of common words only (nothing to rank by)."""
+def _why_nothing(parsed: ParsedQuery, tools: Iterable[ToolSpec], pending: bool) -> list[str]:
+    """What about the query itself left it without hits, for the notes: ``+word`` terms that no
+    name of ``tools`` has (they must be in a tool's *name*; not said while servers are still
+    connecting, whose tools may have them), or a query of common words only (nothing to rank by)."""
     from .tokenize import analyze
 
     if parsed.required:
+        wanted = {t.term for w in parsed.required for t in analyze(w)}
+        if pending or not wanted or any(wanted <= {t.term for t in analyze(tool.name)} for tool in tools):
+            return []  # some name has them: the other words found nothing (the usual answer)
         words = ", ".join(f"+{w}" for w in parsed.required)
         return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
                 "drop the + to match descriptions too"]
