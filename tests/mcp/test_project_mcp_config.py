@@ -215,3 +215,14 @@ def test_home_in_the_environment_does_not_make_a_project_file_the_persons_own(pr
         rows = json.loads(capsys.readouterr().out)["servers"]
         assert {r["state"] for r in rows} == {"not_approved"}, rows
     assert not marker.exists()
+
+
+def test_a_folder_or_missing_file_given_as_mcp_config_does_not_make_the_folder_untrusted(tmp_path, monkeypatch, capsys):
+    """Found by a review: ``--mcp-config .toolscout`` (a folder) in a folder with no config said
+    the folder was not trusted and named it as its project servers."""
+    (tmp_path / "repo" / ".toolscout").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "repo")
+    for given in (".toolscout", "missing.json"):
+        run(["mcp", "list", "--mcp-config", given])
+        err = capsys.readouterr().err
+        assert "not trusted" not in err and given in err, err  # its own error names it

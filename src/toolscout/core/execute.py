@@ -295,7 +295,8 @@ class ToolExecutor:
     # -- running ----------------------------------------------------------------------------
     async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
         builtin = self.builtins.get(tool.name)
-        assert builtin is not None  # a catalog file's built-in-like tool was refused before
+        if builtin is None:  # refused before the permission question (_from_catalog_file)
+            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} cannot be run here.")
         # Built-ins bound themselves (Bash takes its own ``timeout`` of up to 10 min), so
         # mcp.callTimeout is not imposed here; the MCP resource built-ins apply it per request.
         result = await builtin.run(args, self.context)

@@ -93,7 +93,9 @@ def cut(text: str, limit: int, *, middle: bool = False) -> str:
     with ``middle``, in the middle, keeping both ends) and marked with one ``…``."""
     if len(text) <= limit:
         return text
-    if middle:
+    if limit < 1:
+        return ""
+    if middle and limit >= 3:
         half = (limit - 1) // 2
         return text[:half] + "…" + text[len(text) - (limit - 1 - half):]
     return text[: max(limit - 1, 0)] + "…"

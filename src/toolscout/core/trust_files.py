@@ -154,11 +154,12 @@ def project_key(folder: str | Path, path: str | Path) -> str | None:
 def project_files(folder: str | Path, paths: Iterable[str | Path]) -> dict[str, str]:
     """Those of ``paths`` that are the project's, as ``{key: the path as first given}``
     (:func:`project_key`), in the order given, without the folder's own ``.mcp.json``
-    (``mcpHash`` covers it). Never raises."""
+    (``mcpHash`` covers it), and without a path that is no regular file (a folder, a missing
+    file: nothing of it can run; loading it fails with its own error). Never raises."""
     out: dict[str, str] = {}
     for path in paths:
         key = project_key(folder, path)
-        if key is not None and key != PROJECT_FILE:
+        if key is not None and key != PROJECT_FILE and os.path.isfile(path):
             out.setdefault(key, str(path))
     return out
 

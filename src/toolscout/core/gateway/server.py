@@ -109,6 +109,7 @@ class Gateway:
         #: reconnects a crashed stdio server when a call needs it (its clients cannot)
         self.reviver = Reviver(engine)
         engine.executor.reconnect_advice = "restart toolscout serve (tell the user)"
+        engine.set_search_advice(f"Use {SEARCH_TOOL} to find tools by what they do.")  # its name here
         engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
@@ -259,9 +260,6 @@ class Gateway:
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
             result = ToolResult.error(result.tool_name, ToolErrorKind.PERMISSION_DENIED,
                                       f"{result.tool_name} was not run: {asker.failure}.")
-        elif result.error_kind is ToolErrorKind.UNKNOWN_TOOL:  # the app's search tool has another name here
-            result = ToolResult.error(result.tool_name, ToolErrorKind.UNKNOWN_TOOL,
-                                      result.text().replace("Use ToolSearch", f"Use {SEARCH_TOOL}"))
         return to_call_result(self.results.cap(result))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
