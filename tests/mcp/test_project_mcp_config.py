@@ -226,3 +226,14 @@ def test_a_folder_or_missing_file_given_as_mcp_config_does_not_make_the_folder_u
         run(["mcp", "list", "--mcp-config", given])
         err = capsys.readouterr().err
         assert "not trusted" not in err and given in err, err  # its own error names it
+
+
+def test_inside_is_also_decided_by_file_identity(project, monkeypatch):
+    """On a case-insensitive disk (macOS) ``../REPO/.toolscout/servers.json`` reaches the folder
+    ``repo`` under a spelling no path comparison matches (found by a review); the folders on the
+    way are then compared by device and inode. Simulated here: every path spelling misses."""
+    from toolscout.core import trust_files
+
+    monkeypatch.setattr(trust_files, "_places", lambda path: ["/ELSEWHERE/servers.json"])
+    assert trust_files.project_key(project, project / CONFIG) == CONFIG
+    assert trust_files.project_key(project, project.parent / "outside.json") is None

@@ -116,6 +116,25 @@ def account_home() -> str:
     return os.path.realpath(home)
 
 
+def _inside_by_identity(path: str | Path, folder: str) -> bool:
+    """True when a parent folder of ``path``'s real path is ``folder`` by file identity (device
+    and inode): on a case-insensitive disk ``../REPO/x`` reaches ``repo/x`` with another spelling."""
+    try:
+        target = os.stat(folder)
+        here = os.path.dirname(os.path.realpath(path))
+        for _ in range(256):
+            info = os.stat(here)
+            if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+                return True
+            parent = os.path.dirname(here)
+            if parent == here:
+                return False
+            here = parent
+    except OSError:
+        return False
+    return False
+
+
 def holds_home(folder: str | Path) -> bool:
     """True when ``folder`` (a real path) is the person's home directory (:func:`account_home`)
     or contains it (``/``, ``/home``): its files are the person's own, not a project's (see the
@@ -143,7 +162,8 @@ def project_key(folder: str | Path, path: str | Path) -> str | None:
     if holds_home(real_folder):
         return None
     roots = {real_folder, os.path.normpath(os.path.abspath(folder))}
-    if not any(_under(place, root) for place in _places(path) for root in roots):
+    if not any(_under(place, root) for place in _places(path) for root in roots) \
+            and not _inside_by_identity(path, real_folder):
         return None
     real = os.path.realpath(path)
     if _under(real, real_folder) and real != real_folder:
