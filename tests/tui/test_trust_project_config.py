@@ -9,7 +9,6 @@ The server is the recorder fixture: it writes ``{"event": "start"}`` to its log 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -17,15 +16,14 @@ from typing import Any
 
 import tui_scenarios as sc
 from textual.widgets import Static
-from tui_harness import CatalogHarness, widget_app
+from tui_trust import prompt_items, prompt_over_catalog, until_armed
 
 from toolscout.core.factory import create_engine
 from toolscout.core.models import ServerState
 from toolscout.core.settings import SettingsPaths, load_settings
 from toolscout.core.trust import check_folder, trust_store_path
 from toolscout.tui.factory import make_app
-from toolscout.tui.screens.trust import TrustScreen, ask_folder_trust
-from toolscout.tui.widgets.catalog import CatalogPanel
+from toolscout.tui.screens.trust import TrustScreen
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "recorder.py"
 CONFIG = ".toolscout/servers.json"
@@ -59,23 +57,6 @@ def offline_app(repo: Path, monkeypatch) -> Any:
     return make_app(offline_tool_search(session, engine.settings), engine, session)
 
 
-async def until_armed(pilot: Any, timeout_s: float = 10.0) -> TrustScreen:
-    """Wait (bounded) until the prompt's choices can be used."""
-    await sc.until_screen(pilot, "TrustScreen")
-    screen = pilot.app.screen
-    async with asyncio.timeout(timeout_s):
-        while not screen.armed:
-            await pilot.pause(0.05)
-    return screen
-
-
-class TrustCatalogHarness(CatalogHarness):
-    """The catalog panel with the trust prompt pushed on mount, as the app pushes it."""
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.trusted: list[Any] = []
-        ask_folder_trust(self, self.engine, lambda: self.engine.settings, self.trusted.append)
 
 
 def events(log: Path) -> list[str]:
@@ -90,11 +71,10 @@ async def test_the_prompt_lists_the_files_servers_escaped_and_not_now_starts_not
     write_servers(repo, {"rec\x1b]52;c;cHduZWQ=\x07": recorder(log),
                          "nl": {"command": "/bin/sh", "args": ["-c", f"echo ok\n\ntouch {pwned}"]}})
     engine = engine_in(repo, monkeypatch)
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
-        shown = str(app.screen.query_one("#trust-items").render())
+        shown = prompt_items(app)
         lines = shown.splitlines()
         rec = lines.index("rec\\x1b]52;c;cHduZWQ=\\x07")
         assert lines[rec + 1] == f"  would run  {sys.executable} {RECORDER} rec {log}", shown
@@ -139,7 +119,7 @@ async def test_approving_starts_the_files_server_and_an_edit_asks_again(tmp_path
     app = offline_app(repo, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await until_armed(pilot)
-        lines = str(app.screen.query_one("#trust-items").render()).splitlines()
+        lines = prompt_items(app).splitlines()
         assert "rec  changed since you approved it: args changed" in lines, lines
         said = " ".join(str(w.render()) for w in app.screen.query(Static))
         assert f"The commands in {CONFIG} (--mcp-config) changed since you approved it" in said, said

@@ -9,7 +9,6 @@ newlines, a carriage return or a bidi override is shown escaped, as ``toolscout 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -17,15 +16,15 @@ from typing import Any
 
 import tui_scenarios as sc
 from textual import events
-from tui_harness import CatalogHarness, widget_app
+from tui_trust import prompt_items, prompt_over_catalog, until_armed
 
 from toolscout.core.factory import create_engine
 from toolscout.core.models import ServerState
 from toolscout.core.settings import SettingsPaths, load_settings
 from toolscout.core.trust import check_folder
 from toolscout.tui.factory import make_app
-from toolscout.tui.screens.trust import TrustScreen, ask_folder_trust
-from toolscout.tui.widgets.catalog import CatalogPanel, CatalogTree
+from toolscout.tui.screens.trust import TrustScreen
+from toolscout.tui.widgets.catalog import CatalogTree
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "recorder.py"
 SIZE = (120, 36)
@@ -61,26 +60,6 @@ def offline_app(tmp_path: Path, monkeypatch) -> tuple[Any, Path, Path]:
     return make_app(settings, engine, session), repo, log
 
 
-async def until_armed(pilot: Any, timeout_s: float = 10.0) -> TrustScreen:
-    """Wait (bounded) until the trust prompt's choices can be used: it has been painted and
-    then received no key for :attr:`TrustScreen.ARM_AFTER_S`."""
-    await sc.until_screen(pilot, "TrustScreen")
-    screen = pilot.app.screen
-    async with asyncio.timeout(timeout_s):
-        while not screen.armed:
-            await pilot.pause(0.05)
-    return screen
-
-
-class TrustCatalogHarness(CatalogHarness):
-    """The catalog panel (:class:`CatalogHarness`) with the trust prompt pushed on mount, as the
-    app pushes it over the main screen (:func:`ask_folder_trust`); the settings an approval
-    would give the app's controller are appended to ``trusted``."""
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.trusted: list[Any] = []
-        ask_folder_trust(self, self.engine, lambda: self.engine.settings, self.trusted.append)
 
 
 async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_everywhere(tmp_path, monkeypatch):
@@ -96,7 +75,7 @@ async def test_approving_the_folder_starts_its_servers_and_applies_its_grants_ev
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         assert isinstance(app.screen, TrustScreen)
-        shown = str(app.screen.query_one("#trust-items").render())
+        shown = prompt_items(app)
         assert "would run" in shown and "\x1b" not in shown and "recorder.py" in shown
         assert "permissions.allow" in shown
         assert not log.exists()
@@ -193,8 +172,7 @@ async def test_not_now_starts_nothing(tmp_path, monkeypatch):
     """Harness: ``n`` closes the prompt and starts nothing: the catalog says what the server
     would run, Bash still asks, nothing is stored and the app's settings are not replaced."""
     engine, repo, log = engine_for(tmp_path, monkeypatch)
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
         await until_armed(pilot)
@@ -237,11 +215,10 @@ async def test_a_command_hidden_behind_newlines_or_a_bidi_override_is_shown_esca
     expected = {"nl": f"/bin/sh -c 'echo ok\\n\\n\\n\\ntouch {pwned}'",
                 "cr": f"/bin/sh -c 'touch {pwned}\\rpython -m mcp_server_time'",
                 "bidi\\u202e": f"/bin/sh -c 'echo \\u202e{pwned}'"}
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
-        shown = str(app.screen.query_one("#trust-items").render())
+        shown = prompt_items(app)
         lines = shown.splitlines()
         for name, command in expected.items():
             assert lines[lines.index(name) + 1] == f"  would run  {command}", shown
@@ -272,11 +249,10 @@ async def test_a_changed_mcp_json_shows_each_servers_env_and_cwd_and_what_change
         "new": {"command": "/bin/sh", "args": ["-c", f"touch {pwned}"]}}}))
     settings = load_settings(SettingsPaths.discover(repo), project_trusted=False)
     engine = create_engine(settings, project_dir=repo)
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
-        lines = str(app.screen.query_one("#trust-items").render()).splitlines()
+        lines = prompt_items(app).splitlines()
         srv = lines.index("srv  changed since you approved it: cwd added, env PYTHONPATH added, "
                           "env BLOB added, env NAME\\u202e added")
         assert lines[srv + 1:srv + 6] == ["  would run  python3 -m srv",
@@ -301,8 +277,7 @@ async def test_a_mcp_json_changed_while_the_prompt_was_open_is_not_approved(tmp_
 
     engine, repo, log = engine_for(tmp_path, monkeypatch)
     pwned = tmp_path / "PWNED"
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         await until_armed(pilot)
         servers = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
@@ -335,11 +310,10 @@ async def test_the_prompt_shows_variables_as_written_and_never_the_persons_value
         "api": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${SECRET_TEST_VAR}"}},
         "plain": {"command": "true"},
     })
-    async with widget_app(lambda e: CatalogPanel(e, id="catalog"), size=SIZE, engine=engine,
-                          harness=TrustCatalogHarness, servers_first=True) as pilot:
+    async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
         assert isinstance(app.screen, TrustScreen)
-        shown = str(app.screen.query_one("#trust-items").render())
+        shown = prompt_items(app)
         lines = shown.splitlines()
         srv, api, plain = lines.index("srv"), lines.index("api"), lines.index("plain")
         assert lines[srv + 1:srv + 5] == ["  would run  python3 srv.py --token '${SECRET_TEST_VAR}'",
