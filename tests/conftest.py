@@ -143,7 +143,7 @@ def outside_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in an empty folder beside the files the test writes to ``tmp_path`` (its ``work``):
     a config file there passed with ``--mcp-config`` is then the person's own, not project
     config that waits for the folder's approval, as one inside the current folder would
-    (:mod:`toolscout.core.trust_files`)."""
+    (:mod:`toolscout.core.policy.trust_files`)."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     monkeypatch.chdir(work)

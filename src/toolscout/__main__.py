@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     not walk them all in a last collection: ~0.5 s of CPU with the SDKs loaded, paid before the
     parent (a shell, an MCP client stopping ``toolscout serve``) sees the process end.
     """
-    from .cli import run
+    from toolscout.cli import run
 
     try:
         code = run(sys.argv[1:] if argv is None else argv)

@@ -47,7 +47,7 @@ for _p in (REPO / "src", REPO / "tests"):
         sys.path.insert(0, str(_p))
 
 from fixtures.providers import FakeModelServer, Reply, ToolCall  # noqa: E402
-from toolscout.core.loaders import load_catalog  # noqa: E402
+from toolscout.core.catalog.loaders import load_catalog  # noqa: E402
 from toolscout.core.models import ToolSpec  # noqa: E402
 from toolscout.core.tokens import TokenCounter, default_counter  # noqa: E402
 
@@ -272,11 +272,11 @@ def _tok(counter: TokenCounter, value: Any) -> int:
 
 async def _drive(strategy: str, world: World, workdir: Path) -> tuple[Any, CapturingServer, list[Any], list[str]]:
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
     from toolscout.core.session.events import AnnouncementSent
     from toolscout.core.session.providers.anthropic_provider import AnthropicProvider
     from toolscout.core.session.session import Session
-    from toolscout.core.settings import Settings
+    from toolscout.core.settings.layers import Settings
 
     # bm25f: ranking does not matter here and the optional dense model need not load.
     settings = Settings().with_overrides({"toolSearch.ranker": "bm25f"})

@@ -13,8 +13,8 @@ SRC = REPO / "src"
 if str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))
 
-from toolscout.core.evaluation import EvalQuery, load_queries, load_tools  # noqa: E402
 from toolscout.core.models import ToolSpec  # noqa: E402
+from toolscout.core.search.evaluation import EvalQuery, load_queries, load_tools  # noqa: E402
 
 SHARED = (REPO / ".." / "shared").resolve()
 BENCH = SHARED / "bench-data"

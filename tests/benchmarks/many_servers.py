@@ -95,9 +95,9 @@ APP = r"""
 import asyncio, json, os, sys, time
 CONFIG, LAUNCH, TYPED_AFTER = sys.argv[1], float(sys.argv[2]), 20
 from textual.widgets import Input
-from toolscout.core.events import ServerStateChanged
+from toolscout.core.engine.events import ServerStateChanged
 from toolscout.core.factory import create_engine
-from toolscout.core.settings import load_settings
+from toolscout.core.settings.layers import load_settings
 from toolscout.core.session.providers import OfflineProvider
 from toolscout.core.session.session import Session
 from toolscout.tui.factory import make_app

@@ -9,7 +9,7 @@ Two parts:
    is reported next to it.
 2. **Profiles** — the shipped profiles (``default``, ``bm25f``, ``hybrid``) and the baselines
    (rank-bm25 BM25 and scikit-learn TF-IDF over ``name + description``, as in
-   ``bench-data/run_baselines.py``) run end to end through :func:`toolscout.core.evaluation.evaluate`.
+   ``bench-data/run_baselines.py``) run end to end through :func:`toolscout.core.search.evaluation.evaluate`.
 
 Run: ``.venv/bin/python tests/benchmarks/retrieval.py`` (prints Markdown) or via ``run_all.py``.
 """
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DATASETS, Dataset, load_dataset
 
-from toolscout.core.evaluation import EvalQuery, evaluate, query_metrics
+from toolscout.core.search.evaluation import EvalQuery, evaluate, query_metrics
 from toolscout.core.search.index import ToolIndex
 from toolscout.core.search.lexical import minmax
 from toolscout.core.search.multiquery import split_subqueries

@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import BENCH
 
-from toolscout.core.evaluation import load_queries, percentile
-from toolscout.core.loaders import load_catalog
+from toolscout.core.catalog.loaders import load_catalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.names import mcp_tool_name
+from toolscout.core.search.evaluation import load_queries, percentile
 from toolscout.core.search.index import ToolIndex
 
 SIZES = (100, 1_000, 10_000)

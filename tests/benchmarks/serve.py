@@ -33,8 +33,8 @@ from common import BENCH, REPO, SRC, machine_info
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from toolscout.core.catalog.loaders import load_catalog
 from toolscout.core.gateway.served import announcement, call_tool, search_tool
-from toolscout.core.loaders import load_catalog
 from toolscout.core.serialize import dumps
 from toolscout.core.tokens import default_counter
 
@@ -59,7 +59,7 @@ def env() -> dict[str, str]:
 
 def gateway_params(*args: str) -> StdioServerParameters:
     # a folder of its own: in the temp dir itself, the configs written under it would be that
-    # folder's project config, waiting for its approval (toolscout.core.trust_files)
+    # folder's project config, waiting for its approval (toolscout.core.policy.trust_files)
     return StdioServerParameters(command=sys.executable, args=["-m", "toolscout", "serve", *args], env=env(),
                                  cwd=tempfile.mkdtemp(prefix="toolscout-gateway-"))
 
@@ -108,7 +108,7 @@ def per_catalog_tokens() -> list[dict[str, Any]]:
                 continue
             upstream = counter.count(dumps([{"name": t.name, "description": t.description,
                                              "inputSchema": t.input_schema} for t in group.tools]))
-            from toolscout.core.catalog import ToolCatalog
+            from toolscout.core.catalog.registry import ToolCatalog
 
             catalog = ToolCatalog()
             catalog.set_server_tools(group.name, group.tools)

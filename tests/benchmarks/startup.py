@@ -60,7 +60,7 @@ heavy = ("mcp", "mcp_types", "pydantic", "numpy", "scipy", "sklearn", "onnxrunti
          "anthropic", "openai", "textual", "rich")
 loaded = sorted({m.split(".")[0] for m in sys.modules} & set(heavy))
 from toolscout.core.factory import create_engine
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 t = time.perf_counter()
 engine = create_engine(Settings(), catalog_paths=[CAT], connect_servers=False)
 out["create engine"] = time.perf_counter() - t
@@ -88,9 +88,9 @@ print(json.dumps({"phases": out, "loaded_by_parser": loaded, "tools": len(engine
 
 SERVERS = r"""
 import asyncio, json, time
-from toolscout.core.events import ServerStateChanged
+from toolscout.core.engine.events import ServerStateChanged
 from toolscout.core.factory import create_engine
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 t0 = time.perf_counter()
 engine = create_engine(Settings())
 seen = {}
@@ -231,7 +231,7 @@ FINDINGS = [
     "as before (index built at start); the CLI's `run_with_engine` passes `warm_search=False`, so `context`, "
     "`call` and `mcp list` never tokenize the catalog nor load the dense model, and `search` builds it for "
     "its query.",
-    "- **MCP SDK imported when a server launches** (`core/mcp/pool.py`, `core/execute.py`, `core/engine.py`): "
+    "- **MCP SDK imported when a server launches** (`core/mcp/pool.py`, `core/calls/executor.py`, `core/engine/facade.py`): "
     "`mcp`/`mcp_types`/pydantic models (~0.6–1.3 s) are no longer imported with the engine; catalog-only "
     "runs never import them.",
     "- **`call` starts only the tool's own server** (`cli/call_cmd.py`, a later change): the first row's "

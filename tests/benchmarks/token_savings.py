@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolscout.core.catalog import ToolCatalog
-from toolscout.core.loaders import load_catalog
+from toolscout.core.catalog.loaders import load_catalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.tokens import default_counter, usage_by_server
 
 CATALOGS = Path(__file__).resolve().parents[2].parent / "shared" / "bench-data" / "catalogs"
@@ -42,11 +42,11 @@ def first_request(catalog_dir: Path | None = None) -> dict[str, int]:
     import tempfile
 
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
     from toolscout.core.serialize import dumps
     from toolscout.core.session.providers.offline import OfflineProvider
     from toolscout.core.session.session import Session
-    from toolscout.core.settings import Settings
+    from toolscout.core.settings.layers import Settings
 
     settings = Settings().with_overrides({"toolSearch.enabled": "true"}, "benchmark")
     with tempfile.TemporaryDirectory() as tmp:

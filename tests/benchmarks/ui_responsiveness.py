@@ -123,8 +123,8 @@ async def run_pass(label: str, settings_overrides: dict[str, Any]) -> Pass:
     from textual import events
 
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
-    from toolscout.core.settings import Settings
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.settings.layers import Settings
     from toolscout.tui.factory import make_app
     from toolscout.tui.widgets import scoring
 

@@ -18,7 +18,7 @@ from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.builtins.shell import BashTool
 from toolscout.core.builtins.todo import TodoWriteTool
 from toolscout.core.builtins.web import WebFetchTool, html_to_text
-from toolscout.core.catalog import ToolCatalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolErrorKind
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from toolscout.cli.app_cmd import session_or_offline
-from toolscout.core.engine import Engine
-from toolscout.core.events import SettingsChanged
+from toolscout.core.engine.events import SettingsChanged
+from toolscout.core.engine.facade import Engine
 from toolscout.core.session.providers import ProviderError
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 
 def _engine(tmp_path: Path) -> Engine:

@@ -85,7 +85,7 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
        for a in ("folder_trust", "trust_project", "allowed_tools", "add_dir", "catalog", "mcp_config",
                  "no_default_servers")},
     ("toolscout.cli.headless", "args", "strategy"): "argparse: each subcommand defines its own options",
-    **{("toolscout.core.evaluation", "args", a): "argparse: `eval` and the benchmarks pass different namespaces"
+    **{("toolscout.core.search.evaluation", "args", a): "argparse: `eval` and the benchmarks pass different namespaces"
        for a in ("k", "ranker", "json", "explain_failures")},
     ("toolscout.cli.parser", "self", "_argv"): "argparse.ArgumentParser subclass: set only by parse_args",
     ("toolscout.cli.progress", "out", "isatty"): "any text stream (a test's StringIO, a pipe)",
@@ -152,7 +152,7 @@ def test_the_seams_are_typed() -> None:
 
 
 #: The engine's and session's parts that the UI and CLI must not reach: they ask the facade
-#: (:mod:`toolscout.core.engine_queries`: ``engine.tool_state(...)``, ``engine.server_instructions(...)``, …).
+#: (:mod:`toolscout.core.engine.queries`: ``engine.tool_state(...)``, ``engine.server_instructions(...)``, …).
 ENGINE_PARTS = {"catalog", "search", "pool", "executor"}
 SESSION_PARTS = {"router", "prefetch", "meter"}
 
@@ -185,4 +185,4 @@ def test_the_readme_architecture_names_modules_that_exist() -> None:
     missing = {n for n in named if not ((SRC.parent / n).exists() if n.startswith("tests/")
                                         else (package / n).exists() if "/" in n else n in basenames)}
     assert missing == set(), f"README's Architecture names modules that are not in src/toolscout: {missing}"
-    assert {"core/engine_queries.py", "core/dirs.py", "tui/controller.py"} <= named
+    assert {"core/engine/queries.py", "core/dirs.py", "tui/controller.py"} <= named

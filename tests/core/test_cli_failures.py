@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscout.core.evaluation import SHOWN_WARNINGS
+from toolscout.core.search.evaluation import SHOWN_WARNINGS
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

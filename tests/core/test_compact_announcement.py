@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscout.core.catalog import ToolCatalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.names import from_announcement
 from toolscout.core.serialize import announcement_groups, parse_announcement_line
@@ -75,10 +75,10 @@ def test_round_trip_for_any_names(pairs: list[tuple[str, str]]) -> None:
 def test_first_request_over_the_47_catalogs_fits_12k_tokens(shared_dir: Path, tmp_path: Path) -> None:
     """Issue 12 item 5's target, on the exact body ``toolscout request`` prints."""
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
     from toolscout.core.session.providers.offline import OfflineProvider
     from toolscout.core.session.session import Session
-    from toolscout.core.settings import Settings
+    from toolscout.core.settings.layers import Settings
     from toolscout.core.tokens import default_counter
 
     settings = Settings().with_overrides({"toolSearch.enabled": "true"}, "test")

@@ -1,4 +1,4 @@
-"""The engine's read side (``core/engine_queries.py``): what the CLI, the session and the UI ask the
+"""The engine's read side (``core/engine/queries.py``): what the CLI, the session and the UI ask the
 engine instead of reaching into its catalog, search index or server pool (issue 13 item 1)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-from toolscout.core.engine import Engine
+from toolscout.core.engine.facade import Engine
 from toolscout.core.mcp.server_config import ServerConfig
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 TOOLS = [
     {"name": "create_issue", "description": "Create a new issue in a GitHub repository.",

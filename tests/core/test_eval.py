@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from toolscout.core.evaluation import (
+from toolscout.core.models import ToolSpec
+from toolscout.core.search.evaluation import (
     EvalQuery,
     evaluate,
     load_queries,
@@ -19,7 +20,6 @@ from toolscout.core.evaluation import (
     query_metrics,
     run_eval_cli,
 )
-from toolscout.core.models import ToolSpec
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 LOG2_3 = math.log2(3)

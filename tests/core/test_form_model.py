@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscout.core.form_model import FormError, fields_of, parse_value
-from toolscout.core.validation import field_problems as validate_arguments
+from toolscout.core.calls.form_model import FormError, fields_of, parse_value
+from toolscout.core.calls.validation import field_problems as validate_arguments
 
 SCHEMA = {
     "type": "object",
@@ -106,7 +106,7 @@ def test_an_invalid_schema_is_reported_not_raised() -> None:
     ({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1}),
 ])
 def test_the_form_and_the_executor_agree(schema, arguments) -> None:
-    from toolscout.core.validation import Invalid, validate_params
+    from toolscout.core.calls.validation import Invalid, validate_params
 
     blocking = [p for p in validate_arguments(schema, arguments)
                 if p[0] or not p[1].startswith("the tool's input schema")]

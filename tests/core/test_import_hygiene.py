@@ -28,7 +28,7 @@ import importlib, pkgutil
 import toolscout.core as core
 for mod in pkgutil.walk_packages(core.__path__, "toolscout.core."):
     importlib.import_module(mod.name)
-from toolscout.core.catalog import ToolCatalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.search.tool_search import ToolSearch
 cat = ToolCatalog()

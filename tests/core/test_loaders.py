@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from toolscout.core.loaders import CatalogFileError, load_catalog
+from toolscout.core.catalog.loaders import CatalogFileError, load_catalog
 
 
 def test_jsonl_with_both_schema_spellings_and_bad_lines(tmp_path):
@@ -38,7 +38,7 @@ def test_dump_and_directory(tmp_path):
 def test_a_dump_follows_the_listing_rules_for_empty_and_repeated_names(tmp_path):
     """Found by a new-user try: a dump's empty name was skipped and a repeated one became
     ``dup_2``, where a server's tools/list keeps the first and shows the empty one as unnamed."""
-    from toolscout.core.catalog import ToolCatalog
+    from toolscout.core.catalog.registry import ToolCatalog
 
     (tmp_path / "s.json").write_text(json.dumps({"server": "s", "tools": [
         {"name": "dup", "description": "first", "inputSchema": {}}, {"name": "", "inputSchema": {}},

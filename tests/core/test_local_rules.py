@@ -1,4 +1,4 @@
-""""Always allow" rules saved to the project-local settings file (toolscout.core.local_rules)."""
+""""Always allow" rules saved to the project-local settings file (toolscout.core.policy.local_rules)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from toolscout.core.local_rules import (
+from toolscout.core.policy.local_rules import (
     LocalRuleError,
     allow_rules_file,
     persist_allow_rule,
     save_allow_rule,
 )
-from toolscout.core.settings import SettingsPaths, load_settings
-from toolscout.core.trust import check_folder
+from toolscout.core.policy.trust import check_folder
+from toolscout.core.settings.layers import SettingsPaths, load_settings
 
 
 def test_the_rule_joins_the_allow_list_and_every_other_key_stays(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_a_folder_without_project_config_stays_approved_after_the_file_appears(
 
 def test_always_allow_in_an_approved_folder_keeps_it_approved(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolscout.core.trust import approve_folder
+    from toolscout.core.policy.trust import approve_folder
 
     monkeypatch.setenv("TOOLSCOUT_CONFIG_DIR", str(tmp_path / "config"))
     project = tmp_path / "project"

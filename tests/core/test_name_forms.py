@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolscout.core.catalog import ToolCatalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.names import loose_key, mcp_tool_name, tool_part, written_name
 from toolscout.core.search import ToolSearch

@@ -8,8 +8,8 @@ from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.mcp.server_names import assign_server_names
 from toolscout.core.models import ToolSpec
 from toolscout.core.names import normalise_server_name
-from toolscout.core.permissions import Decision, PermissionPolicy
-from toolscout.core.rule_match import covers_server, matches
+from toolscout.core.policy.permissions import Decision, PermissionPolicy
+from toolscout.core.rules.match import covers_server, matches
 
 
 def mcp(server: str, tool: str, name: str | None = None) -> ToolSpec:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from toolscout.core.loaders import CatalogFileError, load_catalog
+from toolscout.core.catalog.loaders import CatalogFileError, load_catalog
 from toolscout.core.mcp.config import load_mcp_config, read_config_file
 from toolscout.core.safe_read import SafeReadError, read_json, read_text
 from toolscout.core.session.transcript import TranscriptStore, load_for_resume, load_transcript
-from toolscout.core.settings import SettingsPaths, load_settings
+from toolscout.core.settings.layers import SettingsPaths, load_settings
 
 
 def bounded(fn, timeout: float = 10.0):

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolscout.core.catalog import ToolCatalog
+from toolscout.core.calls.validation import Invalid, validate_params
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.schemas import (
     project,
@@ -17,7 +18,6 @@ from toolscout.core.schemas import (
     provider_problems,
     unwrap_arguments,
 )
-from toolscout.core.validation import Invalid, validate_params
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from hostile_schemas import HOSTILE, INVALID_CALLS, VALID_CALLS

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from toolscout.core.calls.validation import validate_params
 from toolscout.core.schemas import project, project_input_schema
 from toolscout.core.schemas.strict import restore_optional, strict_problems, strict_schema
 from toolscout.core.session.providers.openai_provider import to_openai_tools
-from toolscout.core.validation import validate_params
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from hostile_schemas import HOSTILE

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from toolscout.core.catalog import ToolCatalog
-from toolscout.core.loaders import tool_from_dict
+from toolscout.core.catalog.loaders import tool_from_dict
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.search.dense import dense_available
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_search_support import make_catalog
 
-from toolscout.core.loaders import tool_from_dict
+from toolscout.core.catalog.loaders import tool_from_dict
 from toolscout.core.search import ToolSearch, explain, parse_query, render_for_model
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 
 def lexical_settings(**overrides) -> Settings:

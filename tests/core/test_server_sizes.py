@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from toolscout.core.engine.server_sizes import FILE_NAME, ServerSizes, default_path, server_key
 from toolscout.core.mcp.config import ServerConfig
-from toolscout.core.server_sizes import FILE_NAME, ServerSizes, default_path, server_key
 
 
 def test_round_trip_and_key_follows_the_start_command(tmp_path: Path) -> None:

@@ -2,7 +2,13 @@ import json
 
 import pytest
 
-from toolscout.core.settings import KEYS, Settings, SettingsPaths, load_settings, save_user_setting
+from toolscout.core.settings.layers import (
+    KEYS,
+    Settings,
+    SettingsPaths,
+    load_settings,
+    save_user_setting,
+)
 
 
 @pytest.fixture
@@ -180,7 +186,7 @@ def test_with_overrides_is_validated():
 
 
 def test_a_malformed_user_file_is_left_as_is_and_the_change_holds_for_the_session(tmp_path) -> None:
-    from toolscout.core.settings import UnsavedSettingError, change_user_setting
+    from toolscout.core.settings.layers import UnsavedSettingError, change_user_setting
 
     user = tmp_path / "settings.json"
     for broken in ('{"model": {"name": "my-model"}, "custom": 1,', '[1, 2]'):
@@ -199,7 +205,7 @@ def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
     import ast
     from pathlib import Path
 
-    from toolscout.core.settings import KEYS, default
+    from toolscout.core.settings.layers import KEYS, default
 
     assert default("session.strategy") == "execute-proxy"
     listed = default("toolSearch.alwaysLoad")
@@ -208,7 +214,7 @@ def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
     src = Path(__file__).resolve().parents[2] / "src" / "toolscout"
     restated = []
     for path in src.rglob("*.py"):
-        if path.name == "settings.py" and path.parent.name == "core":
+        if path.name == "layers.py" and path.parent.name == "settings":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from toolscout.core.catalog import ToolCatalog
-from toolscout.core.context import build_context_report
-from toolscout.core.loaders import load_catalog
+from toolscout.core.catalog.loaders import load_catalog
+from toolscout.core.catalog.registry import ToolCatalog
+from toolscout.core.engine.context import build_context_report
 from toolscout.core.serialize import dumps, tool_definition
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 from toolscout.core.tokens import (
     HeuristicCounter,
     TiktokenCounter,

@@ -1,6 +1,6 @@
 import itertools
 
-from toolscout.core.catalog import ToolCatalog, matches_pattern
+from toolscout.core.catalog.registry import ToolCatalog, matches_pattern
 from toolscout.core.models import ToolSpec
 from toolscout.core.serialize import serialize_tools
 

@@ -1,11 +1,11 @@
 """What the trust prompt and notice say changed in ``.mcp.json`` since the approval
-(:mod:`toolscout.core.trust_changes`): per server and field, from digests, never values."""
+(:mod:`toolscout.core.policy.trust_changes`): per server and field, from digests, never values."""
 
 from __future__ import annotations
 
 import json
 
-from toolscout.core.trust_changes import ServerChange, mcp_changes, server_digests
+from toolscout.core.policy.trust_changes import ServerChange, mcp_changes, server_digests
 
 APPROVED = {"a": {"command": "python3", "args": ["-m", "a"], "env": {"TOKEN": "secret-1", "MODE": "x"}},
             "b": {"url": "https://b.example/mcp", "type": "http"},
@@ -44,7 +44,7 @@ def test_approvals_stored_before_headers_were_hashed_keep_their_hash(tmp_path):
     headers is the one earlier versions stored, so their approvals still hold."""
     import hashlib
 
-    from toolscout.core.trust import mcp_fingerprint
+    from toolscout.core.policy.trust import mcp_fingerprint
 
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": APPROVED}))
     fields = ("type", "transport", "command", "args", "env", "cwd", "url")  # what was hashed before

@@ -19,10 +19,10 @@ from typing import Any
 
 import anyio
 
-from toolscout.core.events import Event, ServerStateChanged
+from toolscout.core.engine.events import Event, ServerStateChanged
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.models import ServerState
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SERVERS = FIXTURES / "servers"
@@ -98,7 +98,7 @@ class EventLog:
 
 def make_engine(servers: Iterable[ServerConfig], *, builtins: bool = True, **overrides: Any) -> Any:
     """An engine over ``servers`` (not started), with the real built-ins unless told otherwise."""
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
     tools: list[Any] = []
     core: set[str] = set()

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp_helpers import EventLog, allow, memory, pid_alive, running, started_server, stdio
 
-from toolscout.core.events import CatalogChanged, EngineWarning
+from toolscout.core.engine.events import CatalogChanged, EngineWarning
 from toolscout.core.models import ServerState, ToolErrorKind
 
 

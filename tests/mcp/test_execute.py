@@ -7,8 +7,8 @@ import json
 
 from mcp_helpers import EventLog, allow, memory, running
 
+from toolscout.core.calls.validation import Invalid, SchemaProblem, field_problems, validate_params
 from toolscout.core.models import ToolErrorKind, ToolSpec
-from toolscout.core.validation import Invalid, SchemaProblem, field_problems, validate_params
 
 
 def args_seen(result) -> dict:
@@ -237,8 +237,8 @@ async def test_a_catalog_file_tool_is_refused_before_any_question(tmp_path):
     """Found by an attacker try of ``serve --catalog``: the person was asked to allow a tool that
     could never run, and only then told so. Now the refusal comes first; arguments are still
     checked against its schema."""
-    from toolscout.core.engine import Engine
-    from toolscout.core.settings import Settings
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.settings.layers import Settings
 
     dump = tmp_path / "weather.json"
     dump.write_text(json.dumps({"server": "weather", "tools": [

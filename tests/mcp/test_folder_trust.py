@@ -16,7 +16,7 @@ import pytest
 from fixtures.listener import Listener
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.cli import run
-from toolscout.core.trust import approve_folder, check_folder
+from toolscout.core.policy.trust import approve_folder, check_folder
 
 
 def pwn_command(marker: Path) -> dict:
@@ -141,7 +141,7 @@ def test_a_grant_added_after_approval_asks_again_and_runs_nothing(repo, capsys):
 
 
 def test_an_approval_recorded_before_grants_were_hashed(repo, tmp_path):
-    from toolscout.core.trust import mcp_fingerprint, trust_store_path
+    from toolscout.core.policy.trust import mcp_fingerprint, trust_store_path
 
     store = trust_store_path()
     store.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,7 @@ def test_an_approval_recorded_before_grants_were_hashed(repo, tmp_path):
 
 
 def test_a_trust_store_that_cannot_be_parsed_is_never_overwritten(repo):
-    from toolscout.core.trust import TrustStoreError, trust_store_path
+    from toolscout.core.policy.trust import TrustStoreError, trust_store_path
 
     store = trust_store_path()
     store.parent.mkdir(parents=True, exist_ok=True)
@@ -191,7 +191,7 @@ def test_a_changed_mcp_json_says_which_server_changed_and_shows_its_env_and_cwd(
     and ``mcp list`` shows the env and cwd (escaped), while nothing runs and the stored approval
     is untouched. An approval stored before per-server records still reads: what changed is
     then said to be unknown."""
-    from toolscout.core.trust import trust_store_path
+    from toolscout.core.policy.trust import trust_store_path
 
     approve_folder(repo)
     store = trust_store_path()
@@ -286,8 +286,8 @@ def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_
     import asyncio
 
     from toolscout.core.factory import create_engine
-    from toolscout.core.settings import SettingsPaths, load_settings
-    from toolscout.core.trust import mcp_fingerprint
+    from toolscout.core.policy.trust import mcp_fingerprint
+    from toolscout.core.settings.layers import SettingsPaths, load_settings
 
     servers = secret_reading_repo(repo, monkeypatch)
     del servers["api"]  # nothing listens there
@@ -328,7 +328,7 @@ def test_an_approved_server_receives_the_expanded_values_and_the_approval_is_of_
 def test_approvals_stored_before_the_prompt_showed_the_text_still_hold(repo):
     """The approval hash was always of the text as written (``${VAR}`` unexpanded), and stays
     so: pinned here, so that showing the text never invalidates the approvals people stored."""
-    from toolscout.core.trust import mcp_fingerprint
+    from toolscout.core.policy.trust import mcp_fingerprint
 
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {"command": "srv", "args": ["${A}"],
                                                                      "env": {"T": "${B:-x}"}}}}))

@@ -19,7 +19,12 @@ from pathlib import Path
 import pytest
 
 from toolscout.cli import run
-from toolscout.core.trust import approve_folder, check_folder, mcp_fingerprint, trust_store_path
+from toolscout.core.policy.trust import (
+    approve_folder,
+    check_folder,
+    mcp_fingerprint,
+    trust_store_path,
+)
 
 CONFIG = ".toolscout/servers.json"
 
@@ -93,7 +98,7 @@ def test_no_spelling_of_the_path_takes_the_file_out_of_the_project(project, caps
     assert json.loads(out)["servers"][0]["state"] == "not_approved"
     assert f"run `toolscout --mcp-config {given}` in this folder once" in err  # the path that approves it
     assert not (outside / "MARKER").exists()
-    from toolscout.core.trust_files import project_key
+    from toolscout.core.policy.trust_files import project_key
 
     assert project_key(project, given) is not None
     approve_with_config(project, given)  # approved as given, the same spelling then starts it
@@ -188,8 +193,8 @@ def test_a_folder_holding_the_home_directory_is_no_project(tmp_path, monkeypatch
     """Some clients start their servers in ``/`` or ``~``: ``toolscout serve --mcp-config
     ~/servers.json`` there must keep working, so a folder that is or contains the home
     directory makes no file project config; a project folder under it does."""
-    from toolscout.core import trust_files
-    from toolscout.core.trust_files import project_key
+    from toolscout.core.policy import trust_files
+    from toolscout.core.policy.trust_files import project_key
 
     home = tmp_path / "home"
     (home / "proj").mkdir(parents=True)
@@ -232,7 +237,7 @@ def test_inside_is_also_decided_by_file_identity(project, monkeypatch):
     """On a case-insensitive disk (macOS) ``../REPO/.toolscout/servers.json`` reaches the folder
     ``repo`` under a spelling no path comparison matches (found by a review); the folders on the
     way are then compared by device and inode. Simulated here: every path spelling misses."""
-    from toolscout.core import trust_files
+    from toolscout.core.policy import trust_files
 
     monkeypatch.setattr(trust_files, "_places", lambda path: ["/ELSEWHERE/servers.json"])
     assert trust_files.project_key(project, project / CONFIG) == CONFIG

@@ -12,7 +12,7 @@ import signal
 
 from mcp_helpers import EventLog, allow, running, stdio
 
-from toolscout.core.events import ServerStateChanged
+from toolscout.core.engine.events import ServerStateChanged
 from toolscout.core.gateway.revive import RETRY_AFTER_S, Reviver
 from toolscout.core.models import ServerState, ToolErrorKind
 

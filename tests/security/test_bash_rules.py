@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from toolscout.core.models import ToolErrorKind, ToolSpec
-from toolscout.core.permissions import Decision, PermissionPolicy
-from toolscout.core.rule_specs import Workspace, bash_matches, session_rule
+from toolscout.core.policy.permissions import Decision, PermissionPolicy
+from toolscout.core.rules.specs import Workspace, bash_matches, session_rule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
 from mcp_helpers import running

@@ -19,8 +19,8 @@ from toolscout.core.builtins.netguard import is_public
 from toolscout.core.builtins.registry import builtin_tools
 from toolscout.core.builtins.web import WebFetchTool
 from toolscout.core.models import ToolErrorKind, ToolSpec
-from toolscout.core.permissions import Decision, PermissionPolicy
-from toolscout.core.rule_specs import Workspace, parse_rule, session_rule
+from toolscout.core.policy.permissions import Decision, PermissionPolicy
+from toolscout.core.rules.specs import Workspace, parse_rule, session_rule
 
 SECRET = "hunter2-secret-token"
 

@@ -12,7 +12,7 @@ from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.servers.big_output import expected
 from fixtures.warm_servers import server_args
 from toolscout.cli import run
-from toolscout.core.result_cap import cap_result
+from toolscout.core.calls.result_cap import cap_result
 from toolscout.core.tokens import default_counter
 
 SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "big_output.py"

@@ -45,7 +45,7 @@ def time_entry() -> dict[str, Any]:
 def client_dir(tmp_path: Path) -> Path:
     """The folder the gateway runs in (``tmp_path/client``, as a client starts it in its
     project): the config files in ``tmp_path`` are then the person's own, outside that folder,
-    not project config waiting for the folder's approval (:mod:`toolscout.core.trust_files`)."""
+    not project config waiting for the folder's approval (:mod:`toolscout.core.policy.trust_files`)."""
     folder = tmp_path / "client"
     folder.mkdir(exist_ok=True)
     return folder

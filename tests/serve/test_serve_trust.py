@@ -14,7 +14,7 @@ from pathlib import Path
 
 from serve_helpers import fixture_entry, stdio_gateway, text_of
 
-from toolscout.core.trust import approve_folder, check_folder
+from toolscout.core.policy.trust import approve_folder, check_folder
 
 CONFIG = ".toolscout/servers.json"
 RECORD = {"name": "mcp__rec__record", "arguments": {"text": "hello"}}

@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from toolscout.core.events import Event
+from toolscout.core.engine.events import Event
 from toolscout.core.models import ToolResult, ToolSpec
 from toolscout.core.session.providers.anthropic_provider import AnthropicProvider
 from toolscout.core.session.providers.openai_provider import OpenAIProvider
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 
 def provider_for(kind: str, url: str) -> Any:
@@ -107,7 +107,7 @@ def make_settings(**overrides: Any) -> Settings:
 def make_engine(tmp_path: Path, *, extra: list[Any] | None = None, **settings: Any) -> Any:
     """A real Engine: every built-in plus ``extra`` deferred tools, cwd ``tmp_path``."""
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
     tools = [*builtin_tools(), *(extra if extra is not None else [WeatherTool(), SlowTool()])]
     return Engine(make_settings(**settings), builtins=tools, core_names=core_tool_names(), project_dir=tmp_path)

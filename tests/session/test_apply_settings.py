@@ -6,12 +6,18 @@ import argparse
 
 from session_helpers import Recorder, make_settings
 
-from toolscout.core.events import SettingsChanged
+from toolscout.core.engine.events import SettingsChanged
 from toolscout.core.search.profiles import PROFILES
 from toolscout.core.session.projection import STRATEGIES
 from toolscout.core.session.providers import OfflineProvider
 from toolscout.core.session.session import Session
-from toolscout.core.settings import KEYS, SettingsPaths, change_user_setting, choices, load_settings
+from toolscout.core.settings.layers import (
+    KEYS,
+    SettingsPaths,
+    change_user_setting,
+    choices,
+    load_settings,
+)
 
 
 def test_choices_come_from_the_one_schema() -> None:

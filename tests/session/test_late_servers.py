@@ -17,13 +17,13 @@ from session_helpers import Recorder, provider_for, user_texts
 from fixtures.providers import FakeModelServer, Reply
 from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-from toolscout.core.engine import Engine
+from toolscout.core.engine.facade import Engine
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.serialize import dumps
 from toolscout.core.session.events import ToolSearchSwitched
 from toolscout.core.session.reminders import rebuild_state
 from toolscout.core.session.session import Session
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 from toolscout.core.tokens import default_counter
 
 LATE = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "late.py"

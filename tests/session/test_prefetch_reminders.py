@@ -18,7 +18,7 @@ from toolscout.core.session.reminders import (
     rebuild_state,
 )
 from toolscout.core.session.session import Session
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 
 def _tool(name: str, server: str | None = None) -> ToolSpec:

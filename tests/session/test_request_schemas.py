@@ -11,8 +11,8 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from toolscout.cli import run
-from toolscout.core.catalog import ToolCatalog
-from toolscout.core.loaders import load_catalog
+from toolscout.core.catalog.loaders import load_catalog
+from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.schemas import project, provider_problems
 from toolscout.core.schemas.strict import strict_problems
 from toolscout.core.search import ToolSearch

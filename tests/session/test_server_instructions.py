@@ -13,8 +13,8 @@ from session_helpers import make_settings, provider_for, user_texts
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-from toolscout.core.engine import Engine
-from toolscout.core.instructions import budgeted
+from toolscout.core.catalog.instructions import budgeted
+from toolscout.core.engine.facade import Engine
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.session.server_notes import read_state
 from toolscout.core.session.session import Session

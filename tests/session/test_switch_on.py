@@ -10,7 +10,7 @@ from toolscout.core.session.modes import OFFLINE_SOURCE, offline_default
 from toolscout.core.session.projection import INLINE
 from toolscout.core.session.providers import OfflineProvider
 from toolscout.core.session.session import Session
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 
 async def test_switching_on_after_an_inline_request_defers_at_once_and_says_so(tmp_path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from toolscout.core.catalog import CatalogDelta
-from toolscout.core.events import CatalogChanged, EngineWarning, ServerStateChanged
+from toolscout.core.catalog.registry import CatalogDelta
+from toolscout.core.engine.events import CatalogChanged, EngineWarning, ServerStateChanged
 from toolscout.core.models import ServerState, ServerStatus, ToolResult
 from toolscout.core.session import events as se
 from toolscout.tui import messages as m

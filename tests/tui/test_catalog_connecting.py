@@ -25,7 +25,7 @@ SIZE = (140, 44)
 
 def _engine(tmp_path: Path, settings: Any, *, tools: int = 3, props: int = 4) -> Any:
     from toolscout.core.builtins.registry import builtin_tools, core_tool_names
-    from toolscout.core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
     catalogs = tmp_path / "catalogs"
     catalogs.mkdir()
@@ -107,7 +107,7 @@ async def test_while_connecting_the_app_says_deciding_and_switches_to_deferral_o
 async def test_context_json_has_a_row_for_every_server_with_its_state(tmp_path) -> None:
     import asyncio
 
-    from toolscout.core.events import ServerStateChanged
+    from toolscout.core.engine.events import ServerStateChanged
 
     engine = _engine(tmp_path, sc.make_settings(**{"toolSearch.enabled": "auto"}))
     failed = asyncio.Event()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui_harness import Harness
 
-from toolscout.core.events import EngineWarning
+from toolscout.core.engine.events import EngineWarning
 from toolscout.tui import messages as m
 from toolscout.tui.bridge import translate
 from toolscout.tui.widgets.chat import ChatView, NoticeEntry, UserEntry, WarningsEntry

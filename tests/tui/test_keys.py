@@ -23,7 +23,7 @@ from tui_harness import catalog_app, focus_filter, widget_app
 from tui_harness_keys import permission_app, run_tool
 
 from toolscout.core.mcp.config import ServerConfig
-from toolscout.core.settings import SettingsPaths, load_settings
+from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui import messages as m
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen

@@ -339,7 +339,7 @@ def counted_searches(app, monkeypatch) -> list[str]:
 async def ranker_ready(pilot, msgs: sc.Messages) -> None:
     """Emit the engine's ``RankerReady`` and wait (bounded) until the app handled the message it
     became, then for what that started."""
-    from toolscout.core.events import RankerReady
+    from toolscout.core.engine.events import RankerReady
     from toolscout.tui.messages import RankerChanged
 
     start = len(msgs.seen)

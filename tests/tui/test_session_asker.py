@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from toolscout.cli.app_cmd import app_session
-from toolscout.core.engine import Engine
+from toolscout.core.engine.facade import Engine
 from toolscout.core.session.providers import ProviderError
-from toolscout.core.settings import Settings
+from toolscout.core.settings.layers import Settings
 from toolscout.tui.factory import make_app
 
 

@@ -207,7 +207,7 @@ async def test_invalid_settings_file_shows_its_warnings() -> None:
 
 
 async def test_a_value_overridden_by_the_project_file_says_so_after_saving(tmp_path: Path) -> None:
-    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.core.settings.layers import SettingsPaths, load_settings
 
     project = tmp_path / ".toolscout" / "settings.json"
     project.parent.mkdir()

@@ -24,7 +24,7 @@ import pytest
 import tui_scenarios as sc
 from warm_servers import server_args
 
-from toolscout.core.events import CatalogChanged
+from toolscout.core.engine.events import CatalogChanged
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.search import dense
 from toolscout.core.search.vector_cache import ROW_BYTES

@@ -126,7 +126,7 @@ async def test_the_offline_session_starts_with_tool_search_on_and_says_why() -> 
     from toolscout.cli.app_cmd import offline_tool_search
     from toolscout.core.session.providers import OfflineProvider
     from toolscout.core.session.session import Session
-    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.core.settings.layers import SettingsPaths, load_settings
     from toolscout.tui.factory import make_app
 
     paths = SettingsPaths.discover(sc.FIXTURES)
@@ -149,7 +149,7 @@ async def test_a_resumed_offline_session_keeps_the_offline_default() -> None:
     import argparse
 
     from toolscout.cli.app_cmd import app_session
-    from toolscout.core.settings import SettingsPaths, load_settings
+    from toolscout.core.settings.layers import SettingsPaths, load_settings
     from toolscout.tui.factory import make_app
 
     paths = SettingsPaths.discover(sc.FIXTURES)

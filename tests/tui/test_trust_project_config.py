@@ -20,8 +20,8 @@ from tui_trust import prompt_items, prompt_over_catalog, until_armed
 
 from toolscout.core.factory import create_engine
 from toolscout.core.models import ServerState
-from toolscout.core.settings import SettingsPaths, load_settings
-from toolscout.core.trust import check_folder, trust_store_path
+from toolscout.core.policy.trust import check_folder, trust_store_path
+from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui.factory import make_app
 from toolscout.tui.screens.trust import TrustScreen
 

@@ -20,8 +20,8 @@ from tui_trust import prompt_items, prompt_over_catalog, until_armed
 
 from toolscout.core.factory import create_engine
 from toolscout.core.models import ServerState
-from toolscout.core.settings import SettingsPaths, load_settings
-from toolscout.core.trust import check_folder
+from toolscout.core.policy.trust import check_folder
+from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui.factory import make_app
 from toolscout.tui.screens.trust import TrustScreen
 from toolscout.tui.widgets.catalog import CatalogTree
@@ -115,7 +115,7 @@ async def test_keys_typed_before_the_prompt_was_armed_never_answer_it(tmp_path, 
     Space, n, Esc), a paste, and a key that is not an answer typed after it was armed answer nothing: no
     approval stored, no server started. What was typed is kept for the chat prompt, in order. A
     deliberate choice (Tab to "Trust this folder", Enter) approves, and the server starts."""
-    from toolscout.core.trust import trust_store_path
+    from toolscout.core.policy.trust import trust_store_path
     from toolscout.tui.widgets.prompt import PromptInput
 
     app, repo, log = offline_app(tmp_path, monkeypatch)
@@ -235,7 +235,7 @@ async def test_a_changed_mcp_json_shows_each_servers_env_and_cwd_and_what_change
     one was added, one removed. The prompt used to show the same command lines as before. Now it
     shows each server's env (names whole, long values cut, all escaped) and cwd, and marks what
     changed since the approval; the stored approval is untouched and nothing ran."""
-    from toolscout.core.trust import approve_folder, trust_store_path
+    from toolscout.core.policy.trust import approve_folder, trust_store_path
 
     pwned = tmp_path / "PWNED"
     _, repo = repo_with(tmp_path, monkeypatch, {"srv": {"command": "python3", "args": ["-m", "srv"]},
@@ -273,7 +273,7 @@ async def test_a_mcp_json_changed_while_the_prompt_was_open_is_not_approved(tmp_
     to be stored for the files as they were when the person pressed Enter, not as shown: the next
     run would start the added server unprompted. Now nothing is stored, started or applied, and
     the app says why."""
-    from toolscout.core.trust import trust_store_path
+    from toolscout.core.policy.trust import trust_store_path
 
     engine, repo, log = engine_for(tmp_path, monkeypatch)
     pwned = tmp_path / "PWNED"

@@ -9,8 +9,9 @@ import argparse
 import importlib
 import sys
 
-from .. import __version__
-from ..core.settings import choices
+from toolscout import __version__
+from toolscout.core.settings.layers import choices
+
 from .parser import Parser
 
 #: Modules that add subcommands; a module that fails to import is reported, not fatal.
@@ -76,7 +77,7 @@ def run(argv: list[str]) -> int:
 
         return run_app(args)
     except UsageError as exc:
-        from ..core.sanitize import strip_controls
+        from toolscout.core.sanitize import strip_controls
 
         return fail(strip_controls(exc), 2)
 

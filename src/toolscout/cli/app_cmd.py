@@ -10,10 +10,10 @@ from . import fail
 from .common import make_engine
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
-    from ..core.permissions import Asker
-    from ..core.session.session import Session
-    from ..core.settings import Settings
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.policy.permissions import Asker
+    from toolscout.core.session.session import Session
+    from toolscout.core.settings.layers import Settings
 
 
 def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None,
@@ -25,7 +25,7 @@ def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | 
         ProviderConfigError: an explicitly chosen provider lacks its key.
         SessionNotFound: ``--resume ID`` matched no transcript.
     """
-    from ..core.session.session import Session
+    from toolscout.core.session.session import Session
 
     resume = args.resume if args is not None else None
     strategy = args.strategy if args is not None else None
@@ -45,7 +45,7 @@ def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | 
         ProviderError: ``--provider`` named a provider that cannot be created.
         SessionNotFound: ``--resume ID`` matched no transcript.
     """
-    from ..core.session.providers import ProviderError
+    from toolscout.core.session.providers import ProviderError
 
     settings = engine.settings
     try:
@@ -68,7 +68,7 @@ def offline_tool_search(session: Session, settings: Settings) -> Settings:
     Returns:
         The settings in effect (give them to the app).
     """
-    from ..core.session.modes import offline_default
+    from toolscout.core.session.modes import offline_default
 
     if not session.offline:
         return settings
@@ -98,9 +98,9 @@ def run_app(args: argparse.Namespace) -> int:
     Returns:
         The process exit code (1 when the session cannot be created, e.g. a missing API key).
     """
-    from ..core.session.providers import ProviderError
-    from ..core.session.session import SessionNotFound
-    from ..tui.factory import make_app  # Textual is imported only when the app runs
+    from toolscout.core.session.providers import ProviderError
+    from toolscout.core.session.session import SessionNotFound
+    from toolscout.tui.factory import make_app  # Textual is imported only when the app runs
 
     engine = make_engine(args)
     try:

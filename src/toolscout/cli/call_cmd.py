@@ -13,13 +13,14 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ..core.engine import Engine
-from ..core.models import ToolResult
-from ..core.sanitize import dumps_json
+from toolscout.core.engine.facade import Engine
+from toolscout.core.models import ToolResult
+from toolscout.core.sanitize import dumps_json
+
 from .common import add_server_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 
 if TYPE_CHECKING:
-    from ..core.mcp.server_config import ServerConfig
+    from toolscout.core.mcp.server_config import ServerConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def servers_for(tool: str, servers: list[ServerConfig]) -> list[ServerConfig]:
     """Only the servers a call to ``tool`` can need: the one named in ``mcp__<server>__...``, none
     for a built-in, all of them otherwise (a bare name is looked up across servers)."""
-    from ..core.builtins.registry import builtin_tools
-    from ..core.names import normalise_server_name, split_mcp_name
+    from toolscout.core.builtins.registry import builtin_tools
+    from toolscout.core.names import normalise_server_name, split_mcp_name
 
     parts = split_mcp_name(tool)
     if parts is not None:

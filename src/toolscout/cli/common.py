@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..core.engine import Engine
-from ..core.settings import Settings, load_settings
-from ..core.trust import FolderTrust, check_folder
+from toolscout.core.engine.facade import Engine
+from toolscout.core.policy.trust import FolderTrust, check_folder
+from toolscout.core.settings.layers import Settings, load_settings
 
 if TYPE_CHECKING:
-    from ..core.session.providers.base import Provider
+    from toolscout.core.session.providers.base import Provider
 
 T = TypeVar("T")
 
@@ -84,7 +84,7 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
     Raises:
         UsageError: a ``--catalog`` or ``--mcp-config`` path does not exist.
     """
-    from ..core.factory import create_engine
+    from toolscout.core.factory import create_engine
 
     catalogs = list(getattr(args, "catalog", []) or [])
     mcp_configs = list(getattr(args, "mcp_config", []) or [])
@@ -112,7 +112,7 @@ def provider_or_exit_code(settings: Settings) -> Provider | int:
     created (a missing key, an unknown provider): the one "create a provider or fail" of the
     commands that talk to a model.
     """
-    from ..core.session.providers import ProviderError, create_provider
+    from toolscout.core.session.providers import ProviderError, create_provider
 
     try:
         return create_provider(settings)
@@ -170,8 +170,8 @@ def require_a_catalog(engine: Engine) -> None:
 def print_warnings(engine: Engine, skip: set[str] | frozenset[str] = frozenset()) -> None:
     """Print collected warnings to stderr, one per line (except those in ``skip``, and the folder
     trust notice, which :func:`folder_trust` printed first). Catalog warnings are summarised
-    (:func:`~toolscout.core.evaluation.summarise`): a wrong file skips every one of its lines."""
-    from ..core.evaluation import summarise
+    (:func:`~toolscout.core.search.evaluation.summarise`): a wrong file skips every one of its lines."""
+    from toolscout.core.search.evaluation import summarise
 
     trust = engine.folder_trust
     said = trust.notice() if trust is not None else None

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.context import ContextReport
-from ..core.engine import Engine
-from ..core.sanitize import dumps_json
-from ..core.settings import choices
-from ..core.tokens import MODE_WORDS, ModeDecision
+from toolscout.core.engine.context import ContextReport
+from toolscout.core.engine.facade import Engine
+from toolscout.core.sanitize import dumps_json
+from toolscout.core.settings.layers import choices
+from toolscout.core.tokens import MODE_WORDS, ModeDecision
+
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 

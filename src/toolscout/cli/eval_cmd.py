@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.settings import choices
+from toolscout.core.settings.layers import choices
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..core.evaluation import run_eval_cli
+    from toolscout.core.search.evaluation import run_eval_cli
 
     return run_eval_cli(args)

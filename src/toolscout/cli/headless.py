@@ -12,12 +12,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..core.engine import Engine
-from ..core.models import ToolErrorKind
-from ..core.sanitize import dumps_json
-from ..core.session.events import SearchResultsReady, ToolCallFinished
-from ..core.session.session import Session, SessionNotFound
-from ..core.session.transcript import result_text, tool_results, tool_uses
+from toolscout.core.engine.facade import Engine
+from toolscout.core.models import ToolErrorKind
+from toolscout.core.sanitize import dumps_json
+from toolscout.core.session.events import SearchResultsReady, ToolCallFinished
+from toolscout.core.session.session import Session, SessionNotFound
+from toolscout.core.session.transcript import result_text, tool_results, tool_uses
+
 from . import fail
 from .common import (
     make_engine,

@@ -14,7 +14,8 @@ import json
 import sys
 import time
 
-from ..core.engine import Engine
+from toolscout.core.engine.facade import Engine
+
 from . import fail
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress

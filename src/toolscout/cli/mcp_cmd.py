@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.engine import Engine
-from ..core.models import ServerState, ServerStatus
-from ..core.sanitize import dumps_json
+from toolscout.core.engine.facade import Engine
+from toolscout.core.models import ServerState, ServerStatus
+from toolscout.core.sanitize import dumps_json
+
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ..core.sanitize import strip_controls
+from toolscout.core.sanitize import strip_controls
 
 
 class SafeStream:

@@ -1,6 +1,6 @@
 """Encoding progress on the terminal: a ``tqdm`` bar with rate and ETA on stderr, only on a TTY.
 
-The engine reports :class:`~toolscout.core.events.VectorsProgress` while tool texts are encoded
+The engine reports :class:`~toolscout.core.engine.events.VectorsProgress` while tool texts are encoded
 for the dense ranker; :func:`encoding_progress` shows it while its block runs. When stderr is not
 a terminal (pipes, CI, log files) nothing is drawn: the commands print one plain line instead.
 """
@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..core.events import Event, VectorsProgress
+from toolscout.core.engine.events import Event, VectorsProgress
+
 from .output import own_lines
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
 
 @contextmanager

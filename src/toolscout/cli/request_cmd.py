@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.engine import Engine
-from ..core.sanitize import dumps_json
-from ..core.session.session import Session
-from ..core.settings import choices
+from toolscout.core.engine.facade import Engine
+from toolscout.core.sanitize import dumps_json
+from toolscout.core.session.session import Session
+from toolscout.core.settings.layers import choices
+
 from .common import (
     add_trust_flag,
     make_engine,

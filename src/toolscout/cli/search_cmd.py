@@ -6,9 +6,10 @@ import argparse
 import asyncio
 import sys
 
-from ..core.engine import Engine
-from ..core.sanitize import dumps_json
-from ..core.settings import choices
+from toolscout.core.engine.facade import Engine
+from toolscout.core.sanitize import dumps_json
+from toolscout.core.settings.layers import choices
+
 from . import fail
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
@@ -70,7 +71,7 @@ QUERY_SHOWN = 200
 
 def format_result(result, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
-    from ..core.search.render import explain as explain_hit
+    from toolscout.core.search.render import explain as explain_hit
 
     query = result.query if len(result.query) <= QUERY_SHOWN else f"{result.query[:QUERY_SHOWN]}… ({len(result.query):,} chars)"
     lines = [f"{result.mode} search: {query!r}"]

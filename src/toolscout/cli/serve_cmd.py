@@ -3,7 +3,7 @@
 
 The configuration is the app's: the same MCP config files (``.mcp.json``, user ``mcp.json``,
 ``--mcp-config``), settings and permission rules. The gateway asks nothing: in a folder that is
-not approved (:mod:`toolscout.core.trust`) the project's servers (``.mcp.json`` and
+not approved (:mod:`toolscout.core.policy.trust`) the project's servers (``.mcp.json`` and
 ``--mcp-config`` files inside the folder) are never started; stderr says so, with how to approve
 the folder, and so does each such server's error that a client sees (a call to one of its tools,
 the catalog resource, a search's notes). Nothing but the MCP protocol goes to stdout;
@@ -20,8 +20,9 @@ import signal
 import sys
 from typing import Any
 
-from ..core.events import EngineWarning
-from ..core.sanitize import strip_controls
+from toolscout.core.engine.events import EngineWarning
+from toolscout.core.sanitize import strip_controls
+
 from .common import UsageError, add_server_options, add_trust_flag, make_engine
 
 #: Default wait of a client's first requests (from its first) for servers still connecting (s).
@@ -30,7 +31,7 @@ DEFAULT_WAIT_S = 5.0
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``serve`` subcommand."""
-    from ..core.gateway.http import TOKEN_ENV
+    from toolscout.core.gateway.http import TOKEN_ENV
 
     p = sub.add_parser("serve", help="serve your MCP servers to any MCP client through search + call tools",
                        description="Run an MCP server in front of the configured MCP servers: a search tool and a "
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
-    from ..core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
+    from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
 
     token = args.token or os.environ.get(TOKEN_ENV) or None
     if args.stateless and not args.http:
@@ -76,7 +77,7 @@ def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..core.gateway.selfref import without_gateway
+    from toolscout.core.gateway.selfref import without_gateway
 
     bind, token = _check(args)
 
@@ -90,8 +91,8 @@ def _run(args: argparse.Namespace) -> int:
             warn(f"{event.source}: {event.message}" if event.source else event.message)
 
     async def main() -> None:
-        from ..core.gateway.http import serve_http
-        from ..core.gateway.server import Gateway, serve_stdio
+        from toolscout.core.gateway.http import serve_http
+        from toolscout.core.gateway.server import Gateway, serve_stdio
 
         said = engine.folder_trust.notice() if engine.folder_trust is not None else ""
         for warning in dict.fromkeys(engine.warnings):

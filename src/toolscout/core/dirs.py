@@ -1,6 +1,6 @@
 """Where toolscout keeps its data: one answer for the session transcripts
 (:mod:`toolscout.core.session.transcript`) and the saved full tool results
-(:mod:`toolscout.core.result_cap`), kept below both so the engine's side never imports the session's."""
+(:mod:`toolscout.core.calls.result_cap`), kept below both so the engine's side never imports the session's."""
 
 from __future__ import annotations
 

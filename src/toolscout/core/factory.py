@@ -1,12 +1,12 @@
-"""The one place an :class:`~toolscout.core.engine.Engine` is assembled for real use.
+"""The one place an :class:`~toolscout.core.engine.facade.Engine` is assembled for real use.
 
 The CLI, the TUI and headless mode all call :func:`create_engine`, so a session started from
 any of them sees the same built-ins, catalogs and servers.
 
 MCP servers come from the user ``mcp.json``, the project ``.mcp.json`` and ``--mcp-config`` files
 (:mod:`toolscout.core.mcp.config`); the project's servers (those of ``.mcp.json`` and of
-``--mcp-config`` files inside the project folder, :mod:`toolscout.core.trust_files`) start only
-in a folder the person has approved (:mod:`toolscout.core.trust`), otherwise they are listed as
+``--mcp-config`` files inside the project folder, :mod:`toolscout.core.policy.trust_files`) start only
+in a folder the person has approved (:mod:`toolscout.core.policy.trust`), otherwise they are listed as
 not approved. With no configuration file at all, the embedded default
 (the reference servers installed with toolscout: time, git, fetch) starts, so the first run
 shows a real deferred catalog.
@@ -19,13 +19,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from .builtins.base import BuiltinTool
-from .engine import Engine
+from .engine.facade import Engine
 from .mcp.config import default_servers as embedded_default_servers
 from .mcp.config import load_mcp_config
 from .mcp.server_config import PROJECT_SCOPES, ServerConfig
-from .settings import Settings
-from .trust import FolderTrust, check_folder
-from .trust_files import PROJECT_FILE, project_key
+from .policy.trust import FolderTrust, check_folder
+from .policy.trust_files import PROJECT_FILE, project_key
+from .settings.layers import Settings
 
 
 def create_engine(
@@ -51,7 +51,7 @@ def create_engine(
         project_dir: where ``.mcp.json`` is looked for (default: the current directory).
         server_filter: narrows the configured servers before any starts (``toolscout call``
             starts only the server of the tool it runs).
-        folder_trust: the project folder's approval (:func:`toolscout.core.trust.check_folder`,
+        folder_trust: the project folder's approval (:func:`toolscout.core.policy.trust.check_folder`,
             given ``mcp_config_paths``); None checks the stored approval and
             ``projectTrust.autoApprove``. Unapproved: the project's servers (``.mcp.json``, and
             ``mcp_config_paths`` inside the folder) are marked not approved and never start. A

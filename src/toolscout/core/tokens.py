@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from .models import ToolSpec
 from .serialize import announcement_groups, dumps, stub_definition, tool_definition
-from .settings import default
+from .settings.layers import default
 
 CHARS_PER_TOKEN = 2.5
 

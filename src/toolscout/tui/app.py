@@ -15,8 +15,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from ..core.models import ServerState
-from ..core.settings import Settings
+from toolscout.core.models import ServerState
+from toolscout.core.settings.layers import Settings
+
 from . import messages as m
 from .controller import SessionController, SessionFactory
 from .keyrouting import KeyRouting
@@ -26,8 +27,8 @@ from .screens.settings import SettingsScreen
 from .tool_picks import ToolPicks
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
-    from ..core.session.session import Session
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.session.session import Session
 
 
 class ToolscoutApp(ToolPicks, KeyRouting, App[int]):

@@ -15,8 +15,9 @@ from typing import Any
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ..core import events as core_events
-from ..core.events import EventSource
+from toolscout.core.engine import events as core_events
+from toolscout.core.engine.events import EventSource
+
 from . import messages as m
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class SessionTranslator:
         return f"{turn}.{self._block}"
 
     def __call__(self, event: object) -> Message | list[Message] | None:
-        from ..core.session import events as se
+        from toolscout.core.session import events as se
 
         if isinstance(event, se.UserMessageAdded):
             self._text = ""

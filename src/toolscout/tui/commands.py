@@ -16,12 +16,13 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from ..core.catalog import ALWAYS_CORE
+from toolscout.core.catalog.registry import ALWAYS_CORE
+
 from .text import first_line
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
-    from ..core.models import ToolSpec
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.models import ToolSpec
 
 #: Tools listed before anything is typed (the rest are found by typing part of a name).
 DISCOVER_LIMIT = 100

@@ -23,17 +23,18 @@ from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from ..core import events as core_events
-from ..core.context import ContextReport
-from ..core.models import ServerState, ToolSpec
-from ..core.permissions import AskAnswer, Asker
-from ..core.session.projection import INLINE
-from ..core.settings import (
+from toolscout.core.engine import events as core_events
+from toolscout.core.engine.context import ContextReport
+from toolscout.core.models import ServerState, ToolSpec
+from toolscout.core.policy.permissions import AskAnswer, Asker
+from toolscout.core.session.projection import INLINE
+from toolscout.core.settings.layers import (
     SettingNotAppliedError,
     Settings,
     UnsavedSettingError,
     change_user_setting,
 )
+
 from . import messages as m
 from .bridge import Bridge
 from .screens.permission import ask
@@ -41,9 +42,9 @@ from .text import tildify
 from .widgets.usage import CacheStats
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
-    from ..core.session.session import Session
-    from ..core.tokens import ModeDecision
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.session.session import Session
+    from toolscout.core.tokens import ModeDecision
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +223,7 @@ class SessionController:
 
     # -- settings ----------------------------------------------------------------------------
     def apply_setting(self, key: str, value: Any) -> Settings:
-        """Validate and persist one setting (:func:`~toolscout.core.settings.change_user_setting`),
+        """Validate and persist one setting (:func:`~toolscout.core.settings.layers.change_user_setting`),
         then apply it to the session and engine, whose ``SettingsChanged`` updates the widgets.
 
         Raises:
@@ -344,7 +345,7 @@ class SessionController:
         if old is None:
             self.post(m.ConversationStarted("Chat cleared (there is no session to restart)."))
             return
-        from ..core.session.session import (
+        from toolscout.core.session.session import (
             Session,  # the session module loads the providers: on demand
         )
 

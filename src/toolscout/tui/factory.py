@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..core.settings import Settings
+from toolscout.core.settings.layers import Settings
 
 if TYPE_CHECKING:
-    from ..core.engine import Engine
-    from ..core.session.session import Session
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.session.session import Session
+
     from .app import ToolscoutApp
     from .controller import SessionFactory
 
@@ -22,7 +23,7 @@ def make_app(settings: Settings, engine: Engine, session: Session | None = None,
 
     Args:
         settings: resolved settings.
-        engine: a :class:`~toolscout.core.engine.Engine`; the app starts it on mount and stops it
+        engine: a :class:`~toolscout.core.engine.facade.Engine`; the app starts it on mount and stops it
             on exit unless ``start_engine`` is False.
         session: a session built with its own asker, or None for a catalog-only app (slash
             commands work) unless ``new_session`` is given.

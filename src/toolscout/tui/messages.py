@@ -17,15 +17,15 @@ from typing import Any
 
 from textual.message import Message
 
-from ..core.context import ContextReport
-from ..core.models import ServerStatus, ToolResult, ToolSpec
-from ..core.search.results import SearchResult
-from ..core.session.events import Recommendation
+from toolscout.core.engine.context import ContextReport
+from toolscout.core.models import ServerStatus, ToolResult, ToolSpec
+from toolscout.core.search.results import SearchResult
+from toolscout.core.session.events import Recommendation
 
 
 @dataclass
 class EngineStarted(Message):
-    """The engine finished :meth:`~toolscout.core.engine.Engine.start` (servers may still connect)."""
+    """The engine finished :meth:`~toolscout.core.engine.facade.Engine.start` (servers may still connect)."""
 
 
 @dataclass

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
-from ..core.sanitize import strip_controls
-from ..core.search.tokenize import stem, word_spans  # the index's own split and stemmer
+from toolscout.core.sanitize import strip_controls
+from toolscout.core.search.tokenize import stem, word_spans  # the index's own split and stemmer
 
 _SPACES = re.compile(r"\s+")
 

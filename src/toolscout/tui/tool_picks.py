@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
-from ..core.models import ToolSpec
+from toolscout.core.models import ToolSpec
+
 from .screens.argument_form import ArgumentFormScreen
 
 if TYPE_CHECKING:

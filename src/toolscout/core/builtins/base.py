@@ -19,7 +19,7 @@ class ToolContext:
         state: per-session scratch space shared by built-ins (e.g. the TodoWrite list).
         private_host_allowed: ``(tool_name, host) -> bool``: True when the person's settings name
             ``host`` explicitly, so a network built-in may reach it on a loopback, link-local or
-            private address (see :meth:`~toolscout.core.permissions.PermissionPolicy.names_host`).
+            private address (see :meth:`~toolscout.core.policy.permissions.PermissionPolicy.names_host`).
     """
 
     cwd: Path

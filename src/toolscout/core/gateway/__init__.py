@@ -1,6 +1,6 @@
 """``toolscout serve``: an MCP server (gateway) in front of the person's configured MCP servers.
 
-The gateway reuses the :class:`~toolscout.core.engine.Engine` (same configuration, settings and
+The gateway reuses the :class:`~toolscout.core.engine.facade.Engine` (same configuration, settings and
 permission rules as the app and headless mode) and serves a small, fixed tool list: a search tool
 with ToolSearch's grammar and a call tool with ExecuteTool's semantics; optionally (``dynamic``
 exposure) tools found by search are appended to the served list. Modules:

@@ -11,7 +11,7 @@ reaches the asker built here. The person confirms in their own client:
   (``request_state`` is their digest).
 
 A client that declared no elicitation capability is never asked: :func:`can_elicit` is False and
-the call is refused with the rule to add (:func:`toolscout.core.permissions.denied_message`).
+the call is refused with the rule to add (:func:`toolscout.core.policy.permissions.denied_message`).
 Accepting with "remember" allows that tool for the rest of this client's session only.
 """
 
@@ -24,7 +24,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..models import ToolSpec
-from ..permissions import AskAnswer
+from ..policy.permissions import AskAnswer
 from ..serialize import dumps
 
 #: Key of the permission question in ``input_requests`` / ``input_responses``.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ..engine import Engine
+from ..engine.facade import Engine
 from ..serialize import dumps
 from ..tokens import default_counter, tool_tokens
 from .served import CATALOG_URI, CONTEXT_URI

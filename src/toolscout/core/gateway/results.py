@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS, head_within, over_limit
 from ..models import ContentBlock, ToolResult
-from ..result_cap import DEFAULT_MAX_RESULT_TOKENS, head_within, over_limit
 from ..serialize import dumps
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ RESULTS_URI = "toolscout://results/"
 
 
 class CappedResults:
-    """Caps long tool results (the app's rule, :mod:`toolscout.core.result_cap`) and keeps each full text as the resource ``toolscout://results/<n>``.
+    """Caps long tool results (the app's rule, :mod:`toolscout.core.calls.result_cap`) and keeps each full text as the resource ``toolscout://results/<n>``.
 
     Args:
         limit: most tokens of text a result may carry (the note adds about 60).

@@ -3,7 +3,7 @@
 A client of ``toolscout serve`` cannot reconnect an upstream server, so the gateway does: a call
 to a tool of a stdio server that was connected and then disconnected (it exited, crashed or
 closed the connection) first reconnects that server, once, bounded by ``mcp.timeout``
-(:meth:`Engine.reconnect <toolscout.core.engine.Engine.reconnect>` with ``wait``), then runs. A
+(:meth:`Engine.reconnect <toolscout.core.engine.facade.Engine.reconnect>` with ``wait``), then runs. A
 call is never sent twice: one the crash cut off is reported as it ended, and only the next call
 reconnects. That next call may come the moment the crash is reported, before the disconnect has
 reached the engine: the server's state is read as its connection knows it (a connection still
@@ -24,7 +24,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from ..engine import Engine
+from ..engine.facade import Engine
 from ..models import ServerState, ServerStatus, ToolErrorKind, ToolResult
 from ..names import split_mcp_name
 

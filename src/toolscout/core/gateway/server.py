@@ -25,10 +25,11 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ... import __version__
-from ..engine import Engine
+from toolscout import __version__
+
+from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS
+from ..engine.facade import Engine
 from ..models import ToolErrorKind, ToolResult, ToolSpec
-from ..result_cap import DEFAULT_MAX_RESULT_TOKENS
 from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources

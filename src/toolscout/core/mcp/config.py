@@ -7,7 +7,7 @@ Formats read (all share the ``{"mcpServers": {NAME: ENTRY}}`` shape):
   replaced by ``TOOLSCOUT_CONFIG_DIR`` as for settings);
 - any file given with ``--mcp-config`` (Claude Desktop's ``claude_desktop_config.json`` works);
   one that lies inside the project folder is project config, approved with the folder like
-  ``.mcp.json`` (:mod:`toolscout.core.trust_files`).
+  ``.mcp.json`` (:mod:`toolscout.core.policy.trust_files`).
 
 An ENTRY is ``{"command", "args"?, "env"?, "cwd"?}`` for stdio (``"type": "stdio"`` optional) or
 ``{"type": "http" | "sse", "url", "headers"?}``. Precedence, lowest first: user → project →
@@ -37,7 +37,7 @@ from typing import Any
 import platformdirs
 
 from ..safe_read import SafeReadError, read_json
-from ..settings import APP_NAME
+from ..settings.layers import APP_NAME
 
 # ServerConfig re-exported: the configuration's entries (callers import them from here or from .server_config)
 from .server_config import PROJECT_CONFIG, VAR_PATTERN, WrittenLaunch
@@ -210,7 +210,7 @@ def load_mcp_config(
         env: variables for ``${VAR}`` expansion (default ``os.environ``).
         discover: False to read only ``extra_paths``.
         project_files: those of ``extra_paths`` that lie inside the project folder
-            (:func:`toolscout.core.trust_files.project_key`): their servers get the scope
+            (:func:`toolscout.core.policy.trust_files.project_key`): their servers get the scope
             ``project-config`` instead of ``explicit`` (they wait for the folder's approval).
     """
     env = os.environ if env is None else env

@@ -32,7 +32,8 @@ from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from ... import __version__
+from toolscout import __version__
+
 from ..models import ServerState, ServerStatus, ToolSpec
 from .listing import ListingError, list_tools_leniently
 from .priority import LOW_NICE, lower_new_children

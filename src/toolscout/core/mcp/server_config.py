@@ -19,9 +19,9 @@ VAR_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 #: How a server that reads environment variables says so, before their names.
 READS_ENV = "reads your environment"
 #: The scope of a server from an ``--mcp-config`` file that lies inside the project folder
-#: (:mod:`toolscout.core.trust_files`): project config, like ``.mcp.json``.
+#: (:mod:`toolscout.core.policy.trust_files`): project config, like ``.mcp.json``.
 PROJECT_CONFIG = "project-config"
-#: Scopes whose servers wait for the folder's approval (:mod:`toolscout.core.trust`).
+#: Scopes whose servers wait for the folder's approval (:mod:`toolscout.core.policy.trust`).
 PROJECT_SCOPES = ("project", PROJECT_CONFIG)
 
 
@@ -71,7 +71,7 @@ class ServerConfig:
             (``--mcp-config``), ``project-config`` (an ``--mcp-config`` file inside the project
             folder: :data:`PROJECT_CONFIG`), ``default`` or empty (built in code).
         not_approved: a project server of a folder the person has not approved
-            (:mod:`toolscout.core.trust`): listed with its command, never started.
+            (:mod:`toolscout.core.policy.trust`): listed with its command, never started.
         written: the launch fields as written in the file (``${VAR}`` unexpanded), for
             :meth:`launch_details`; None for servers built in code (their fields are the text).
             Set on invalid entries too, as far as the entry could be read.

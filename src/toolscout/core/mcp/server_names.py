@@ -15,7 +15,7 @@ made strict):
   free of ``name``, ``name_2``, ``name_3`` ... that no other server is configured as.
 
 Each server keeps the spelling it was configured with (``ServerConfig.configured_name``), so a
-permission rule may name it either way (see :mod:`toolscout.core.rule_match`).
+permission rule may name it either way (see :mod:`toolscout.core.rules.match`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Projection of an MCP ``inputSchema`` into a schema every provider accepts as tool parameters.
 
-One step, run at catalog time (:meth:`toolscout.core.catalog.ToolCatalog.set_server_tools`), so
+One step, run at catalog time (:meth:`toolscout.core.catalog.registry.ToolCatalog.set_server_tools`), so
 the schema the model reads in a ToolSearch answer, the one the stub strategy's gate delivers,
 the one sent in a tools array and the one arguments are validated against are the same object.
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..settings import choices
+from ..settings.layers import choices
 from .lexical import minmax
 
 #: The ranking profiles, as the ``toolSearch.ranker`` setting declares them.

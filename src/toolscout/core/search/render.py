@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from ..catalog import ToolCatalog
-from ..instructions import budgeted
+from ..catalog.instructions import budgeted
+from ..catalog.registry import ToolCatalog
 from ..names import from_announcement, sanitize, split_mcp_name
 from ..serialize import dumps, tool_definition
 from .results import ScoredTool, SearchResult

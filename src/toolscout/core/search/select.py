@@ -1,12 +1,12 @@
 """``select:`` queries of :class:`~.tool_search.ToolSearch`: load tools by name, in any form the
-catalog resolves (:meth:`~toolscout.core.catalog.ToolCatalog.resolve`), with "did you mean"
+catalog resolves (:meth:`~toolscout.core.catalog.registry.ToolCatalog.resolve`), with "did you mean"
 suggestions for names that match nothing and a note for servers still connecting."""
 
 from __future__ import annotations
 
 import difflib
 
-from ..catalog import ToolCatalog
+from ..catalog.registry import ToolCatalog
 from ..names import sanitize, split_mcp_name
 from .grammar import MAX_SELECT, ParsedQuery
 from .results import ScoredTool, SearchResult

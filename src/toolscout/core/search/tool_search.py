@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..catalog import CatalogDelta, ToolCatalog
+from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..models import ToolSpec
 from ..names import written_name
-from ..settings import Settings
+from ..settings.layers import Settings
 from .grammar import ParsedQuery, parse_query
 from .results import ScoredTool, SearchResult
 from .select import select_tools

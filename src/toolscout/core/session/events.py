@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Event
+from ..engine.events import Event
 from ..models import ToolResult
 from ..search.results import SearchResult
 

@@ -2,7 +2,7 @@
 
 ``toolSearch.enabled = auto`` compares the deferrable schemas' tokens with ``thresholdRatio`` of
 the model's context window (:func:`toolscout.core.tokens.decide_mode`). Servers still connecting
-count with their last known size (:mod:`toolscout.core.server_sizes`). A session that started
+count with their last known size (:mod:`toolscout.core.engine.server_sizes`). A session that started
 inline re-checks before every request; when late servers push the inline schemas over the
 threshold it re-projects with deferral on, once (:func:`switched_projection`): that is the one
 announced prompt-cache break, and no request is ever sent with inline tools over the threshold.
@@ -15,20 +15,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..context import build_context_report
+from ..engine.context import build_context_report
 from ..tokens import ModeDecision
 from .projection import INLINE, Projection
 
 if TYPE_CHECKING:
-    from ..catalog import ToolCatalog
-    from ..engine import Engine
-    from ..settings import Settings
+    from ..catalog.registry import ToolCatalog
+    from ..engine.facade import Engine
+    from ..settings.layers import Settings
     from .providers.base import Provider
 
 
 def decide(engine: Engine, settings: Settings, provider: Provider, strategy: str) -> ModeDecision:
     """The mode decision for ``engine``'s catalog now (servers still connecting counted with
-    their last known size, :meth:`~toolscout.core.engine.Engine.pending_sizes`)."""
+    their last known size, :meth:`~toolscout.core.engine.facade.Engine.pending_sizes`)."""
     model = provider.model or settings.get("provider.model")
     report = build_context_report(engine.catalog, settings, model=model or None, strategy=strategy,
                                   pending=engine.pending_sizes())

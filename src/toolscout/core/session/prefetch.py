@@ -21,9 +21,9 @@ from ..models import ToolSpec
 from .events import Recommendation, RecommendationsReady
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..engine.facade import Engine
     from ..search.results import ScoredTool
-    from ..settings import Settings
+    from ..settings.layers import Settings
 
 #: The remembered-recommendations set is trimmed from this size ...
 SEEN_LIMIT = 500
@@ -57,7 +57,7 @@ class Prefetcher:
     """Owns the one background recommendation task of a session.
 
     Args:
-        engine: ranks the deferred tools (:meth:`~toolscout.core.engine.Engine.rank`).
+        engine: ranks the deferred tools (:meth:`~toolscout.core.engine.facade.Engine.rank`).
         settings: ``recommendations.*`` values.
         is_deferred: ``callable(tool) -> bool`` for the session's projection.
         emit: delivers :class:`RecommendationsReady`.
@@ -116,7 +116,7 @@ class Prefetcher:
 
     def rank(self, text: str, limit: int) -> list[ScoredTool]:
         """Scored hits for ``text`` over the deferred index (:meth:`Engine.rank
-        <toolscout.core.engine.Engine.rank>`)."""
+        <toolscout.core.engine.facade.Engine.rank>`)."""
         return self.engine.rank(text, limit)
 
     async def _run(self, text: str, turn: int, exclude: set[str]) -> None:

@@ -26,11 +26,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import ALWAYS_CORE, ToolCatalog
+from ..catalog.registry import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..schemas import project
 from ..serialize import dumps, stub_definition, tool_definition
-from ..settings import choices, default
+from ..settings.layers import choices, default
 
 #: The request projections, as the ``session.strategy`` setting declares them, and its default.
 STRATEGIES = choices("session.strategy")

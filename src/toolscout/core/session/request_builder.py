@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..models import ToolSpec
-from ..settings import Settings
+from ..settings.layers import Settings
 from ..tokens import ModeDecision
 from .events import AnnouncementSent, ToolSearchSwitched
 from .modes import decide, may_switch, switch_notice, switched_projection
@@ -29,7 +29,7 @@ from .reminders import (
 from .server_notes import server_notes
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..engine.facade import Engine
 
 
 class RequestBuilder:

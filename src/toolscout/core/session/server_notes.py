@@ -4,7 +4,7 @@ Each connected server's ``instructions`` reach the model without a search: the s
 the first request in that request's reminder (the first user message never changes, so it stays
 in the cached prefix), every later server once, in the reminder of the first user message after
 it connects (an appended delta). Each text is cut to the same per-server budget
-(``mcp.instructionsBudget``, :func:`toolscout.core.instructions.budgeted`). A server still
+(``mcp.instructionsBudget``, :func:`toolscout.core.catalog.instructions.budgeted`). A server still
 connecting is named once ("server X still connecting; its tools will be announced").
 
 Like the announcements (:mod:`.reminders`), what was sent is read back from history, only from
@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..instructions import budgeted
+from ..catalog.instructions import budgeted
 from .reminders import wrap
 
 if TYPE_CHECKING:
-    from ..engine import Engine
-    from ..settings import Settings
+    from ..engine.facade import Engine
+    from ..settings.layers import Settings
 
 INSTRUCTIONS_TAG = "server-instructions"
 CONNECTING_TAG = "servers-connecting"

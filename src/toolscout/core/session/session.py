@@ -21,10 +21,10 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..events import EventSource
-from ..permissions import Asker
-from ..result_cap import cap_result, results_root
-from ..settings import Settings
+from ..calls.result_cap import cap_result, results_root
+from ..engine.events import EventSource
+from ..policy.permissions import Asker
+from ..settings.layers import Settings
 from ..tokens import ModeDecision
 from .events import (
     AssistantMessageDone,
@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 
 CRASHED_TEXT = "Interrupted: the session ended before this tool call finished."
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..engine.facade import Engine
 
 T = TypeVar("T")
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
@@ -86,7 +86,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
     """One conversation with a model (or with the person, offline) over an engine's tools.
 
     Args:
-        engine: the :class:`~toolscout.core.engine.Engine` (catalog, search, executor).
+        engine: the :class:`~toolscout.core.engine.facade.Engine` (catalog, search, executor).
         settings: defaults to ``engine.settings``.
         provider: the model provider; default from settings and environment
             (:func:`~.providers.create_provider`, may raise ``ProviderConfigError``).

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..models import ToolErrorKind, ToolResult
-from ..permissions import Asker
+from ..policy.permissions import Asker
 from ..search.render import render_for_model
 from ..search.results import SearchResult
 from .events import SearchResultsReady, ToolCallFinished, ToolCallStarted
@@ -21,7 +21,7 @@ from .projection import EXECUTE_TOOL, TOOL_SEARCH
 from .reminders import loaded_trailer
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..engine.facade import Engine
 
 DEFAULT_SEARCH_LIMIT = 5
 
@@ -30,7 +30,7 @@ class ToolRouter:
     """Runs one ``tool_use`` block and returns its ``tool_result`` block.
 
     Args:
-        engine: the :class:`~toolscout.core.engine.Engine` (``search_tools``, ``call_tool``, ``catalog``).
+        engine: the :class:`~toolscout.core.engine.facade.Engine` (``search_tools``, ``call_tool``, ``catalog``).
         emit: delivers session events.
         asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"`` or None (headless:
             tools that need permission are refused with a message naming the rule to add).
@@ -49,7 +49,7 @@ class ToolRouter:
         #: Tool-loading texts (ToolSearch results, gate definitions) in the order they were made.
         self.load_texts: list[str] = []
         #: ``(call_id, text) -> text`` applied to every result before the model (and the
-        #: transcript) sees it: :func:`toolscout.core.result_cap.cap_result`; None keeps it whole.
+        #: transcript) sees it: :func:`toolscout.core.calls.result_cap.cap_result`; None keeps it whole.
         self.result_cap: Callable[[str, str], str] | None = None
         #: Tool name → calls started (each ``ToolCallStarted``), for the token report's suggestions.
         self.calls: dict[str, int] = {}

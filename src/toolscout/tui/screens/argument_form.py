@@ -1,6 +1,6 @@
 """The argument form: fill in a tool's arguments (offline session) and run it.
 
-Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.core.form_model`): text for
+Fields are built from the tool's ``inputSchema`` (:mod:`toolscout.core.calls.form_model`): text for
 strings and numbers (a number is kept as typed and refused on Run when it does not parse), a
 switch for booleans, a select for enums and a JSON editor for arrays, objects and anything else.
 The arguments are validated by the executor's own validator before the screen dismisses with
@@ -29,9 +29,10 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
-from ...core.form_model import FieldSpec, FormError, fields_of, parse_value
-from ...core.models import ToolSpec
-from ...core.validation import field_problems
+from toolscout.core.calls.form_model import FieldSpec, FormError, fields_of, parse_value
+from toolscout.core.calls.validation import field_problems
+from toolscout.core.models import ToolSpec
+
 from ..text import clean
 from ..widgets.multiline import MultiLineInput
 from ..widgets.typeahead import advance_on_enter, pass_on

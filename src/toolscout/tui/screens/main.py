@@ -20,7 +20,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from ...core.models import ServerStatus
+from toolscout.core.models import ServerStatus
+
 from .. import messages as m
 from ..text import clean
 from ..throttle import Throttle

@@ -17,13 +17,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
-from ...core.models import ToolSpec
+from toolscout.core.models import ToolSpec
+
 from ..text import clean, first_line, tildify
 from ..widgets.chat import pretty_json
 
 if TYPE_CHECKING:
-    from ...core.engine import Engine
-    from ...core.permissions import AskAnswer
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.policy.permissions import AskAnswer
 
 
 class PermissionDecision(StrEnum):
@@ -42,7 +43,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         arguments: the arguments it will receive.
         tool: the tool's spec when known (for the server and description lines).
         saves_to: the file "Always allow" writes its rule to (shown as given), or None when the
-            answer lasts for this session only (:mod:`toolscout.core.local_rules`).
+            answer lasts for this session only (:mod:`toolscout.core.policy.local_rules`).
         session_only_reason: why it lasts for this session only (shown in brackets), or "".
     """
 

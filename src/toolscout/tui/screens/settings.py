@@ -1,7 +1,7 @@
 """The settings screen: recommendations, tool search mode and threshold, strategy, provider, model.
 
 Every change is validated and saved to the *user* settings file at once
-(:func:`toolscout.core.settings.save_user_setting`) and applied to the running app through the
+(:func:`toolscout.core.settings.layers.save_user_setting`) and applied to the running app through the
 ``apply`` callback; a change the session cannot take now (a provider whose key is missing) is
 saved, and the note beside the field says it is not applied and why. Each field says where its
 value comes from; a value saved to the user file but overridden by a higher layer (project,
@@ -23,17 +23,18 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static, Switch
 
-from ...core.settings import (
+from toolscout.core.settings.layers import (
     KEYS_BY_NAME,
     PartialSettingChangeError,
     Settings,
     managed_keys,
     overrides_user_file,
 )
+
 from ..text import clean, tildify
 
 #: (key, label) in display order; each editor follows from the key's declaration in
-#: :data:`toolscout.core.settings.KEYS` (see :func:`editor_kind`).
+#: :data:`toolscout.core.settings.layers.KEYS` (see :func:`editor_kind`).
 FIELDS: tuple[tuple[str, str], ...] = (
     ("recommendations.enabled", "Recommendations"),
     ("recommendations.minScore", "Minimum score"),
@@ -70,7 +71,7 @@ class SettingsScreen(Screen[None]):
         settings: the current settings.
         apply: ``apply(key, value) -> Settings`` validates, persists and applies one change;
             raises ``ValueError``/``OSError`` with a message to show, or a
-            :class:`~toolscout.core.settings.PartialSettingChangeError` (not saved, or saved
+            :class:`~toolscout.core.settings.layers.PartialSettingChangeError` (not saved, or saved
             but not in effect) with the settings now in effect and a warning to show.
     """
 

@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.message import Message
 
-from ...core.models import ServerState, ServerStatus
+from toolscout.core.models import ServerState, ServerStatus
+
 from .. import messages as m
 from ..text import clean
 from ..widgets.catalog import CatalogPanel
@@ -21,7 +22,8 @@ from ..widgets.usage import UsagePanel, context_renderable
 from ..widgets.welcome import mode_line
 
 if TYPE_CHECKING:
-    from ...core.engine import Engine
+    from toolscout.core.engine.facade import Engine
+
     from ..controller import SessionController
     from ..widgets.chat import ChatView
 

@@ -14,7 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
-from ...core.models import ServerStatus, ToolSpec
+from toolscout.core.models import ServerStatus, ToolSpec
+
 from ..text import clean
 
 

@@ -2,7 +2,7 @@
 
 Shown once per folder (and again when the commands of its ``.mcp.json``, or of an
 ``--mcp-config`` file inside it, change), over the main screen, when the app starts in a folder
-that is not approved (:mod:`toolscout.core.trust`). It lists what approval would start (every
+that is not approved (:mod:`toolscout.core.policy.trust`). It lists what approval would start (every
 project server, those of the project's ``--mcp-config`` files too, each of those saying its file,
 with its command line, working dir, environment and headers as the file writes them, ``${VAR}`` unexpanded, and the names of
 the environment variables each reads; when the folder was approved before, which servers were
@@ -27,15 +27,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
-from ...core.mcp.server_config import PROJECT_CONFIG, ServerConfig
-from ...core.sanitize import escape_all
-from ...core.trust import (
+from toolscout.core.mcp.server_config import PROJECT_CONFIG, ServerConfig
+from toolscout.core.policy.trust import (
     FolderTrust,
     TrustChangedError,
     approve_folder,
     ignored_grants,
     trusted_settings,
 )
+from toolscout.core.sanitize import escape_all
+
 from ..text import clean
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 
     from textual.timer import Timer
 
-    from ...core.engine import Engine
-    from ...core.settings import Settings
+    from toolscout.core.engine.facade import Engine
+    from toolscout.core.settings.layers import Settings
 
 log = logging.getLogger(__name__)
 

@@ -30,13 +30,14 @@ from textual.message import Message
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.models import ServerState, ServerStatus, ToolSpec
+from toolscout.core.models import ServerState, ServerStatus, ToolSpec
+
 from ..text import clean
 from ..throttle import Throttle
 from .query_input import QueryInput
 
 if TYPE_CHECKING:
-    from ...core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
 BUILTIN_GROUP = "built-in"
 #: Shortest interval between two tree refreshes while any server is connecting (s): 47 servers

@@ -19,8 +19,9 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.models import ToolResult
-from ...core.search.results import ScoredTool, SearchResult
+from toolscout.core.models import ToolResult
+from toolscout.core.search.results import ScoredTool, SearchResult
+
 from ..text import clean, first_line, plain
 
 #: Longest tool result shown in full; longer ones are cut with a note (the model saw all of it).
@@ -147,7 +148,7 @@ class ToolCallEntry(Collapsible):
 def saved_result_text(content: Any) -> str:
     """The text of a saved ``tool_result`` block's content
     (:func:`~toolscout.core.session.transcript.result_text`; anything else as JSON)."""
-    from ...core.session.transcript import result_text
+    from toolscout.core.session.transcript import result_text
 
     text = result_text(content)
     return pretty_json(content) if text is None else text
@@ -362,7 +363,7 @@ class ChatView(VerticalScroll, can_focus=True):
     def show_history(self, messages: list[dict[str, Any]], session_id: str) -> None:
         """Render a resumed session's transcript: user and assistant text and tool calls (folded,
         with their saved results); system reminders the session added are left out."""
-        from ...core.session.transcript import history
+        from toolscout.core.session.transcript import history
 
         count = 0
         for item in history(messages):

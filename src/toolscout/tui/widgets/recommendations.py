@@ -21,7 +21,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...core.session.events import Recommendation
+from toolscout.core.session.events import Recommendation
+
 from ..text import clean, first_line
 
 

@@ -34,14 +34,15 @@ from textual.css.scalar import Unit
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ...core.search.fields import schema_params
-from ...core.search.results import ScoredTool, SearchResult
+from toolscout.core.search.fields import schema_params
+from toolscout.core.search.results import ScoredTool, SearchResult
+
 from ..text import clean, first_line, highlight_terms
 from .query_input import QueryInput
 from .ranking_table import Column, RankingTable
 
 if TYPE_CHECKING:
-    from ...core.engine import Engine
+    from toolscout.core.engine.facade import Engine
 
 #: Rows shown in the table.
 MAX_ROWS = 25

@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...core.models import ServerState, ServerStatus
+from toolscout.core.models import ServerState, ServerStatus
+
 from ..text import clean
 
 

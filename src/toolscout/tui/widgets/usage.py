@@ -14,8 +14,9 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...core.context import ContextReport
-from ...core.tokens import MODE_WORDS
+from toolscout.core.engine.context import ContextReport
+from toolscout.core.tokens import MODE_WORDS
+
 from ..text import clean
 
 BAR_WIDTH = 16

@@ -16,7 +16,7 @@ from ..text import clean
 from .chat import NoticeEntry
 
 if TYPE_CHECKING:
-    from ...core.tokens import ModeDecision
+    from toolscout.core.tokens import ModeDecision
 
 #: What to do first, by kind of session (``model``, ``offline``, ``none``) and whether the
 #: recommendation bar is on.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ...settings import Settings
+from ...settings.layers import Settings
 from .base import ModelRequest, ModelResponse, Provider, ProviderError, Usage
 from .offline import OfflineProvider
 

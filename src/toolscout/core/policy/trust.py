@@ -7,7 +7,7 @@ What a folder can bring (Claude Code's trust dialog, applied to toolscout):
   would run, and never started (not by ``toolscout context``, not by ``-p``, not by ``serve``);
 - project permission grants (``permissions.allow`` and ``permissions.additionalDirectories`` in
   ``.toolscout/settings.json`` and ``settings.local.json``, and ``provider.baseUrl``, which would
-  send the API key elsewhere; :data:`toolscout.core.settings.PROJECT_GATED_KEYS`):
+  send the API key elsewhere; :data:`toolscout.core.settings.layers.PROJECT_GATED_KEYS`):
   ignored with a warning until approved. ``deny`` and ``ask`` rules from every layer always
   apply (under deny > ask > allow they only ever tighten).
 
@@ -26,7 +26,7 @@ dir, URL or headers (or adding a server), or changing a grant (a ``git pull`` th
 rule removed) asks again. ``settings.local.json`` is covered too, although it is personal and
 git-ignored: a repository can still commit one, and excluding it would let such a file loosen
 an approved folder silently. The person's own "Always allow" answers
-(:mod:`toolscout.core.local_rules`) re-record the approval after writing, so they never make
+(:mod:`toolscout.core.policy.local_rules`) re-record the approval after writing, so they never make
 the folder ask again; editing the file by hand does. A record written before ``grantsHash``
 existed counts as approved grants only when the project has none.
 
@@ -50,9 +50,9 @@ from typing import Any
 
 import platformdirs
 
-from .safe_read import read_bytes, read_json
-from .sanitize import escape_all
-from .settings import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings, read_layer
+from ..safe_read import read_bytes, read_json
+from ..sanitize import escape_all
+from ..settings.layers import APP_NAME, PROJECT_GATED_KEYS, Settings, load_settings, read_layer
 from .trust_changes import ServerChange, mcp_changes, server_digests
 from .trust_files import PROJECT_FILE, fingerprint, key_path, project_files, read_servers
 

@@ -1,6 +1,6 @@
 """What callers read from the engine: servers, tools, rankings, the context report.
 
-A mixin of :class:`~toolscout.core.engine.Engine` (kept apart so the facade stays readable): the
+A mixin of :class:`~toolscout.core.engine.facade.Engine` (kept apart so the facade stays readable): the
 CLI, the session and the TUI ask these questions here instead of reaching into the engine's
 catalog, search index or server pool. It uses the engine's ``catalog``, ``search``, ``pool``,
 ``sizes``, ``settings`` and warnings.
@@ -12,18 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .catalog import ToolCatalog, ToolState
+from ..catalog.registry import ToolCatalog, ToolState
+from ..mcp.server_config import ServerConfig
+from ..models import ServerState, ServerStatus, ToolSpec
+from ..search.results import ScoredTool, SearchResult
+from ..settings.layers import Settings
+from ..tokens import tool_tokens
 from .context import ContextReport, build_context_report
-from .mcp.server_config import ServerConfig
-from .models import ServerState, ServerStatus, ToolSpec
-from .search.results import ScoredTool, SearchResult
 from .server_sizes import ServerSizes, server_key
-from .settings import Settings
-from .tokens import tool_tokens
 
 if TYPE_CHECKING:
-    from .mcp.pool import ServerPool
-    from .search.tool_search import ToolSearch
+    from ..mcp.pool import ServerPool
+    from ..search.tool_search import ToolSearch
 
 
 
@@ -83,7 +83,7 @@ class EngineQueries:
         return list(self.pool.configs)
 
     def unapproved_servers(self) -> list[ServerConfig]:
-        """Project servers that wait for the folder's approval (:mod:`toolscout.core.trust`)."""
+        """Project servers that wait for the folder's approval (:mod:`toolscout.core.policy.trust`)."""
         return [cfg for cfg in self.pool.configs.values() if cfg.not_approved]
 
     def pending_servers(self) -> list[str]:
@@ -123,7 +123,7 @@ class EngineQueries:
 
     def tool_state(self, tool: ToolSpec, loaded_names: set[str], *, defer: bool = True) -> ToolState:
         """What ``tool`` is to the model (:meth:`ToolCatalog.state
-        <toolscout.core.catalog.ToolCatalog.state>`): ``core``, ``always-load``, ``loaded``,
+        <toolscout.core.catalog.registry.ToolCatalog.state>`): ``core``, ``always-load``, ``loaded``,
         ``deferred`` or ``inline`` (``defer`` False: the session sends every tool inline)."""
         return self.catalog.state(tool, loaded_names, defer=defer)
 
@@ -140,7 +140,7 @@ class EngineQueries:
     def explain(self, hit: ScoredTool) -> str:
         """Why ``hit`` (from :meth:`search_tools`) scored what it did: its signals, weights and
         matched words, in lines of text (:func:`toolscout.core.search.render.explain`)."""
-        from .search.render import explain
+        from ..search.render import explain
 
         return explain(hit)
 

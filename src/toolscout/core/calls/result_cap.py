@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .dirs import data_dir
-from .tokens import TokenCounter, default_counter
+from ..dirs import data_dir
+from ..tokens import TokenCounter, default_counter
 
 DEFAULT_MAX_RESULT_TOKENS = 25_000
 #: A token is at least one character; above this many characters per allowed token a text is

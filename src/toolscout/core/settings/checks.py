@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .rule_specs import parse_rule
-from .safe_read import NumberText
+from ..rules.specs import parse_rule
+from ..safe_read import NumberText
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class EntryList:
 
 
 def _balanced(rule: str) -> bool:
-    """True unless ``rule`` has parentheses that :func:`~toolscout.core.rule_specs.parse_rule`
+    """True unless ``rule`` has parentheses that :func:`~toolscout.core.rules.specs.parse_rule`
     does not read as ``Tool(specifier)`` (``Bash(`` unclosed, ``Bash(x) y``)."""
     return parse_rule(rule).specifier is not None or not any(ch in rule for ch in "()")
 

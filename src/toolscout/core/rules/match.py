@@ -25,8 +25,8 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping
 
-from .models import ToolSpec
-from .names import MCP_PREFIX, mcp_tool_name, normalise_server_name, sanitize
+from ..models import ToolSpec
+from ..names import MCP_PREFIX, mcp_tool_name, normalise_server_name, sanitize
 
 _GLOB = "*?["
 

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .sanitize import cut
+from ..sanitize import cut
 
 if TYPE_CHECKING:  # jsonschema takes ~0.3 s to import: loaded at the first validation, not at start-up
     from jsonschema.protocols import Validator

@@ -1,7 +1,7 @@
 """Catalog files given to the engine (``--catalog``): each file's servers registered as if they
 had connected (searchable, not executable), and each path that gave no tool remembered with why.
 
-A mixin of :class:`~toolscout.core.engine.Engine` (kept apart so the facade stays readable); it
+A mixin of :class:`~toolscout.core.engine.facade.Engine` (kept apart so the facade stays readable); it
 uses the engine's ``catalog``, ``warn``, ``apply_delta`` and ``emit``.
 """
 
@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .catalog import CatalogDelta, ToolCatalog
+from ..catalog.loaders import CatalogFileError, load_catalog
+from ..catalog.registry import CatalogDelta, ToolCatalog
+from ..models import ServerState, ServerStatus
 from .events import ServerStateChanged
-from .loaders import CatalogFileError, load_catalog
-from .models import ServerState, ServerStatus
 
 
 class CatalogFiles:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalog import ToolCatalog
-from .settings import Settings
-from .tokens import (
+from ..catalog.registry import ToolCatalog
+from ..settings.layers import Settings
+from ..tokens import (
     ModeDecision,
     ServerUsage,
     TokenCounter,

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .safe_read import SafeReadError, parse_json, read_bytes
+from ..safe_read import SafeReadError, parse_json, read_bytes
 from .trust_changes import launch_fields
 
 #: The project file the folder's approval always covers (``mcpHash``).

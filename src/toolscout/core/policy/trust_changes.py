@@ -1,5 +1,5 @@
-"""Which ``.mcp.json`` servers changed since the folder was approved (:mod:`toolscout.core.trust`);
-the same for the project's ``--mcp-config`` files (:mod:`toolscout.core.trust_files`).
+"""Which ``.mcp.json`` servers changed since the folder was approved (:mod:`toolscout.core.policy.trust`);
+the same for the project's ``--mcp-config`` files (:mod:`toolscout.core.policy.trust_files`).
 
 An approval stores, next to the hash of every server's launch fields (``mcpHash``), a digest of
 each field of each server (``servers``): ``{name: {"command": d, "args": d, "cwd": d, ...,
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .sanitize import escape_all
+from ..sanitize import escape_all
 
 #: The fields of an ``mcpServers`` entry that decide what starting it does (``mcpHash`` covers them).
 LAUNCH_FIELDS = ("type", "transport", "command", "args", "env", "cwd", "url")
@@ -50,7 +50,7 @@ class ServerChange:
             ``command``, ``args``, ``cwd``, ``url``, ``type``, ``transport``, ``env NAME``,
             ``headers NAME`` (the name escaped as :func:`~toolscout.core.sanitize.escape_all` does).
         file: ``""`` for ``.mcp.json``; else the key of the project's ``--mcp-config`` file it is
-            in (:func:`toolscout.core.trust_files.project_key`: ``.toolscout/servers.json``).
+            in (:func:`toolscout.core.policy.trust_files.project_key`: ``.toolscout/servers.json``).
     """
 
     name: str

@@ -1,7 +1,7 @@
 """The async facade the CLI, the session and the TUI all use.
 
 An :class:`Engine` owns the catalog, the search index, the MCP server pool and the tool
-executor. It reports through plain :mod:`toolscout.core.events`; it never waits for a slow
+executor. It reports through plain :mod:`toolscout.core.engine.events`; it never waits for a slow
 server: :meth:`Engine.start` returns as soon as file catalogs and built-ins are registered, and
 servers fill in as they connect (each in its own lifetime task, see :mod:`toolscout.core.mcp`).
 
@@ -17,10 +17,22 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .builtins.base import BuiltinTool, ToolContext
-from .catalog import CatalogDelta, ToolCatalog
+from ..builtins.base import BuiltinTool, ToolContext
+from ..calls.executor import ToolExecutor
+from ..calls.result_cap import results_root
+from ..catalog.registry import CatalogDelta, ToolCatalog
+from ..mcp.pool import ServerPool
+from ..mcp.server_config import ServerConfig
+from ..mcp.server_names import assign_server_names
+from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
+from ..policy.local_rules import allow_rules_file, persist_allow_rule
+from ..policy.permissions import Asker, PermissionPolicy
+from ..policy.trust import FolderTrust
+from ..rules.specs import Workspace
+from ..schemas import schema_warning_line
+from ..settings.layers import Settings, changed_keys
+from ..tokens import tool_tokens
 from .catalog_files import CatalogFiles
-from .engine_queries import EngineQueries
 from .events import (
     CatalogChanged,
     EngineWarning,
@@ -29,22 +41,10 @@ from .events import (
     ServerStateChanged,
     SettingsChanged,
 )
-from .execute import ToolExecutor
-from .local_rules import allow_rules_file, persist_allow_rule
-from .mcp.pool import ServerPool
-from .mcp.server_config import ServerConfig
-from .mcp.server_names import assign_server_names
-from .models import ServerState, ServerStatus, ToolResult, ToolSpec
-from .permissions import Asker, PermissionPolicy
 from .progress import ProgressRelay
-from .result_cap import results_root
-from .rule_specs import Workspace
-from .schemas import schema_warning_line
+from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
-from .settings import Settings, changed_keys
-from .tokens import tool_tokens
-from .trust import FolderTrust
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
-        settings: resolved settings (see :func:`toolscout.core.settings.load_settings`).
+        settings: resolved settings (see :func:`toolscout.core.settings.layers.load_settings`).
         catalog_paths: catalog files or directories to load as if they were servers
             (their tools are searchable but not executable).
         builtins: built-in tools to register (objects implementing ``BuiltinTool``).
@@ -77,7 +77,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         mcp_servers: Iterable[ServerConfig] = (),
         mcp_warnings: Iterable[str] = (),
     ) -> None:
-        from .search.tool_search import ToolSearch
+        from ..search.tool_search import ToolSearch
 
         self._listeners = []
         self.settings = settings
@@ -143,10 +143,10 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
 
     def apply_settings(self, settings: Settings) -> dict[str, Any]:
         """Run with ``settings`` from now on (the next search, catalog view, context report) and
-        emit :class:`~toolscout.core.events.SettingsChanged` with what changed.
+        emit :class:`~toolscout.core.engine.events.SettingsChanged` with what changed.
 
-        ``settings`` are already validated (:func:`~toolscout.core.settings.change_user_setting`
-        or :func:`~toolscout.core.settings.load_settings`). A running session takes its part
+        ``settings`` are already validated (:func:`~toolscout.core.settings.layers.change_user_setting`
+        or :func:`~toolscout.core.settings.layers.load_settings`). A running session takes its part
         through :meth:`Session.apply_settings <toolscout.core.session.session.Session.apply_settings>`,
         which calls this.
 
@@ -172,7 +172,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     @property
     def allow_rules_file(self) -> Path | None:
         """Where an "always allow" answer is saved, or None when it lasts for this session only
-        (a folder that is not approved): :mod:`toolscout.core.local_rules`."""
+        (a folder that is not approved): :mod:`toolscout.core.policy.local_rules`."""
         return allow_rules_file(self.settings, self.folder_trust)
 
     def remember_allow_rule(self, rule: str) -> Path | None:
@@ -209,7 +209,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             await self.pool.start()  # servers connect on their own loop from now on
 
     async def approve_project(self, settings: Settings) -> list[str]:
-        """The person approved the project folder (:mod:`toolscout.core.trust`): apply the
+        """The person approved the project folder (:mod:`toolscout.core.policy.trust`): apply the
         project's grants (``settings`` loaded as trusted) and start its servers.
 
         Returns:
@@ -331,7 +331,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
 
     def prepare_tools(self, name: str, tools: list[ToolSpec]) -> list[ToolSpec]:
         """Called by the pool on its relay thread before a listing is delivered: the CPU-heavy
-        part of adding tools, done off this loop (see :mod:`toolscout.core.prepare`)."""
+        part of adding tools, done off this loop (see :mod:`toolscout.core.engine.prepare`)."""
         from .prepare import prepare_listing
 
         return prepare_listing(name, tools, self.catalog.server_descriptions.get(name))
@@ -341,7 +341,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         self.warn(message, name)
 
     def _add_resource_tools(self) -> None:
-        from .mcp.resources import ListMcpResources, ReadMcpResource  # imports the MCP SDK
+        from ..mcp.resources import ListMcpResources, ReadMcpResource  # imports the MCP SDK
 
         added: list[str] = []
         denied = self.policy.server_deny_rule

@@ -3,7 +3,7 @@
 The auto tool-search decision (``toolSearch.enabled = auto``) may have to be made while servers
 are still connecting. Their size is then unknown; the size each one had the last time it
 connected is the best estimate, so it is recorded here whenever a server lists its tools and
-read back by the next run (:meth:`toolscout.core.engine.Engine.pending_sizes`).
+read back by the next run (:meth:`toolscout.core.engine.facade.Engine.pending_sizes`).
 
 The file is ``<user cache dir>/toolscout/server-sizes.json`` (``TOOLSCOUT_CACHE_DIR`` overrides
 the directory; ``TOOLSCOUT_CACHE_DIR=off`` keeps sizes in memory only): ``{"version": 1,
@@ -30,10 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .safe_read import read_json
+from ..safe_read import read_json
 
 if TYPE_CHECKING:
-    from .mcp.server_config import ServerConfig
+    from ..mcp.server_config import ServerConfig
 
 #: The file is ignored when larger than this (bytes); a few KiB is normal.
 MAX_FILE_BYTES = 1 << 20

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .models import ToolSpec
-from .rule_match import matches as rule_matches
+from ..models import ToolSpec
+from .match import matches as rule_matches
 
 #: Path tools and the argument that holds their path (None: the argument is optional, default cwd).
 PATH_ARGS: dict[str, str] = {"Read": "file_path", "Write": "file_path", "Edit": "file_path",
@@ -51,7 +51,7 @@ _RULE = re.compile(r"^\s*([^()\s]+)\s*\((.*)\)\s*$", re.DOTALL)
 
 @dataclass(frozen=True)
 class Rule:
-    """One parsed rule: ``name`` (a pattern as :func:`~toolscout.core.catalog.matches_pattern`
+    """One parsed rule: ``name`` (a pattern as :func:`~toolscout.core.catalog.registry.matches_pattern`
     takes it) and the optional ``specifier`` inside the parentheses."""
 
     name: str

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalog import CatalogDelta
-from .models import ServerStatus
+from ..catalog.registry import CatalogDelta
+from ..models import ServerStatus
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,6 @@ class VectorsProgress(Event):
 class RankerReady(Event):
     """The search ranking settled: the fused (dense) ranking took over once every tool text was
     encoded, or the index fell back to the lexical one. ``ranker`` is
-    :attr:`Engine.ranker_status <toolscout.core.engine.Engine.ranker_status>` at that moment."""
+    :attr:`Engine.ranker_status <toolscout.core.engine.facade.Engine.ranker_status>` at that moment."""
 
     ranker: str

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .models import ToolSpec
-from .safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_text
+from ..models import ToolSpec
+from ..safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_text
 
 
 class CatalogFileError(ValueError):

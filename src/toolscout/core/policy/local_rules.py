@@ -1,12 +1,12 @@
 """"Always allow" answers that outlast the run: saved to the project-local settings file.
 
 Claude Code's "Yes, and don't ask again" writes the rule to ``.claude/settings.local.json``; ours
-is the project-local layer of :mod:`toolscout.core.settings`, ``.toolscout/settings.local.json``
+is the project-local layer of :mod:`toolscout.core.settings.layers`, ``.toolscout/settings.local.json``
 (a personal file, not meant for version control). The rule is the one the executor adds for the
-session (:func:`toolscout.core.rule_specs.session_rule`: ``WebFetch(domain:host)``, ``Write(/dir/**)``
+session (:func:`toolscout.core.rules.specs.session_rule`: ``WebFetch(domain:host)``, ``Write(/dir/**)``
 or a tool name).
 
-Folder trust (:mod:`toolscout.core.trust`): a project's ``permissions.allow`` applies only in an
+Folder trust (:mod:`toolscout.core.policy.trust`): a project's ``permissions.allow`` applies only in an
 approved folder. So a rule is saved only where it will apply again: in an approved folder, one run
 with ``--trust-project`` or ``projectTrust.autoApprove``, or a folder with no project config yet.
 In the last case the folder is recorded as approved when the file is created: the only thing in
@@ -29,8 +29,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .safe_read import SafeReadError, read_json
-from .settings import Settings
+from ..safe_read import SafeReadError, read_json
+from ..settings.layers import Settings
 from .trust import FolderTrust, TrustChangedError, approve_folder, check_folder, has_project_config
 
 

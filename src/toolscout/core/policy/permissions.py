@@ -3,10 +3,10 @@
 Rules follow Claude Code's ``permissions`` block of settings.json: ``permissions.allow``,
 ``permissions.ask`` and ``permissions.deny`` are lists of patterns (a server name such as
 ``github``, a full name ``mcp__github__create_issue``, a built-in ``Bash``, or a glob
-``mcp__github__*``; matched by :func:`toolscout.core.rule_match.matches`: exact on the server
+``mcp__github__*``; matched by :func:`toolscout.core.rules.match.matches`: exact on the server
 part, by the server's configured or canonical spelling, and the same for a collision alias as
 for the real tool), concatenated over all settings layers (project ``allow`` rules only once the
-folder is approved, :mod:`toolscout.core.trust`). Precedence: deny > ask > allow. With no matching rule, read-only built-ins
+folder is approved, :mod:`toolscout.core.policy.trust`). Precedence: deny > ask > allow. With no matching rule, read-only built-ins
 (``BuiltinTool.read_only``: Read, Glob, Grep, ToolSearch, TodoWrite ...) are allowed and every
 other tool asks, MCP tools included: a server's ``readOnlyHint`` is untrusted text and never
 grants anything. Denied tools are hidden from search and listings (:meth:`PermissionPolicy.is_visible`); a
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .models import ToolSpec
-from .rule_match import covers_server
-from .rule_specs import Workspace, outside_workspace, parse_rule, rule_covers
-from .settings import Settings, SettingsPaths
+from ..models import ToolSpec
+from ..rules.match import covers_server
+from ..rules.specs import Workspace, outside_workspace, parse_rule, rule_covers
+from ..settings.layers import Settings, SettingsPaths
 
 AskAnswer = Literal["allow_once", "always", "deny"]
 #: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``: asks the user.

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .models import ToolSpec
-from .names import dedupe, from_announcement, lookup_key, loose_key, mcp_tool_name, written_name
-from .rule_match import matches as rule_matches
-from .schemas import project
+from ..models import ToolSpec
+from ..names import dedupe, from_announcement, lookup_key, loose_key, mcp_tool_name, written_name
+from ..rules.match import matches as rule_matches
+from ..schemas import project
 
 #: Tools that are never deferred, whatever the settings say.
 ALWAYS_CORE = frozenset({"ToolSearch", "ExecuteTool"})
@@ -38,7 +38,7 @@ class CatalogDelta:
 
 def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
     """True when ``pattern`` names this tool: its server, its full name, or a glob whose server
-    part matches the server exactly (see :func:`toolscout.core.rule_match.matches`).
+    part matches the server exactly (see :func:`toolscout.core.rules.match.matches`).
 
     Matching is whole-string (``slack`` matches the server ``slack``, never ``slack2``);
     ``mcp__time__*`` never matches the tools of ``time_evil``. Case-sensitive, like Claude

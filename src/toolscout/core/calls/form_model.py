@@ -1,6 +1,6 @@
 """JSON Schema → argument-form fields, and typed-in text → argument values. No widgets here
 (the form itself is :mod:`toolscout.tui.screens.argument_form`); the arguments are then checked
-by :func:`toolscout.core.validation.field_problems`, the executor's own validator.
+by :func:`toolscout.core.calls.validation.field_problems`, the executor's own validator.
 
 A tool's ``inputSchema`` comes from an untrusted server: anything that is not the expected shape
 becomes a JSON field, and a schema that is itself invalid is reported instead of raising.

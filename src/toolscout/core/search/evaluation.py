@@ -6,7 +6,7 @@ nDCG@10 with binary gains and ideal DCG over ``min(|relevant|, 10)`` hits, MRR =
 ``1 / rank`` of the first relevant tool (0 when none is in the ranked list). Latency is wall
 time of one :meth:`ToolIndex.rank` call per query (ms); build time is index construction (ms).
 
-Input formats: tools as read by :func:`toolscout.core.loaders.load_catalog` (identity = ``name``
+Input formats: tools as read by :func:`toolscout.core.catalog.loaders.load_catalog` (identity = ``name``
 exactly as written; a JSONL ``server`` becomes ``ToolSpec.server`` and ``server_description``
 goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``.
 """
@@ -22,12 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .loaders import CatalogFileError, load_catalog
-from .models import ToolSpec
-from .safe_read import MAX_LARGE_BYTES, parse_json, read_text
+from ..catalog.loaders import CatalogFileError, load_catalog
+from ..models import ToolSpec
+from ..safe_read import MAX_LARGE_BYTES, parse_json, read_text
 
 if TYPE_CHECKING:
-    from .search.index import ToolIndex
+    from .index import ToolIndex
 
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 #: How deep rankings are inspected when explaining failures.
@@ -219,7 +219,7 @@ def evaluate(
     Returns:
         An :class:`EvalReport` (fractions in [0, 1]).
     """
-    from .search.index import ToolIndex
+    from .index import ToolIndex
 
     ks = tuple(sorted({int(k) for k in ks if int(k) > 0})) or DEFAULT_KS
     qs = [q if isinstance(q, EvalQuery) else EvalQuery(str(q["query"]), tuple(q["relevant"]), str(q.get("qid", ""))) for q in queries]
@@ -319,10 +319,10 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         print(f"warning: {len(unknown)} relevant names are not in the tools file, e.g. {unknown[:3]}", file=err)
     profile = getattr(args, "ranker", None)
     if not profile:
-        from .settings import load_settings
+        from ..settings.layers import load_settings
 
         profile = load_settings().get("toolSearch.ranker", "default")
-    from .search.dense import default_cache_path
+    from .dense import default_cache_path
 
     # tool vectors come from the user's vector cache, so only the first run pays for encoding
     report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions, dense_cache=default_cache_path())

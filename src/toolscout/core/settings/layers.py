@@ -24,8 +24,8 @@ from typing import Any
 
 import platformdirs
 
-from .safe_read import SafeReadError, read_json
-from .setting_checks import (
+from ..safe_read import SafeReadError, read_json
+from .checks import (
     Choice,
     EntryList,
     PartlyValid,
@@ -105,7 +105,7 @@ KEYS: tuple[Key, ...] = (
     # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
     Key("permissions.additionalDirectories", [], EntryList(),
         "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
-    # folder trust (toolscout.core.trust): never read from a project's own settings files
+    # folder trust (toolscout.core.policy.trust): never read from a project's own settings files
     Key("projectTrust.autoApprove", False, _bool,
         "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
     Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
@@ -149,7 +149,7 @@ ENV_KEYS: dict[str, str] = {
 }
 #: Keys a project's own settings files may never set (they would approve the project itself).
 USER_ONLY_KEYS = frozenset({"projectTrust.autoApprove"})
-#: Keys a project's settings files set only once the folder is approved (toolscout.core.trust).
+#: Keys a project's settings files set only once the folder is approved (toolscout.core.policy.trust).
 PROJECT_GATED_KEYS = ("permissions.allow", "permissions.additionalDirectories", "provider.baseUrl")
 
 
@@ -301,7 +301,7 @@ def load_settings(
         paths: layer files; defaults to :meth:`SettingsPaths.discover` for the current directory.
         env: environment mapping; defaults to ``os.environ``.
         project_trusted: False for a folder the person has not approved
-            (:mod:`toolscout.core.trust`): :data:`PROJECT_GATED_KEYS` from the project layers are
+            (:mod:`toolscout.core.policy.trust`): :data:`PROJECT_GATED_KEYS` from the project layers are
             ignored, each with a warning. :data:`USER_ONLY_KEYS` are never read from them.
     """
     paths = paths or SettingsPaths.discover()

@@ -27,14 +27,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .builtins.base import BuiltinTool, ToolContext
-from .catalog import ToolCatalog
-from .mcp.pool import ServerPool
-from .models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
-from .names import lookup_key, split_mcp_name
-from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
-from .rule_specs import session_rule
-from .schemas import unwrap_arguments
+from ..builtins.base import BuiltinTool, ToolContext
+from ..catalog.registry import ToolCatalog
+from ..mcp.pool import ServerPool
+from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
+from ..names import lookup_key, split_mcp_name
+from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
+from ..rules.specs import session_rule
+from ..schemas import unwrap_arguments
 from .validation import Invalid, SchemaProblem, invalid_text, schema_text, validate_params
 
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
@@ -105,7 +105,7 @@ class ToolExecutor:
         self._file_servers = file_servers
         self._schema_warned: set[str] = set()
         #: called with the rule of each "always allow" answer, to keep it past this run (the
-        #: engine saves it: :mod:`toolscout.core.local_rules`); None keeps it for the session only
+        #: engine saves it: :mod:`toolscout.core.policy.local_rules`); None keeps it for the session only
         self.remember_allow: Callable[[str], object] | None = None
         #: how a failed or disconnected server's error says it comes back: ``reconnect it`` (the
         #: app's ``/mcp reconnect``); the gateway, whose clients cannot reconnect a server, says
@@ -316,7 +316,7 @@ class ToolExecutor:
         import mcp_types as types  # cheap here: the connection has imported the SDK already
         from mcp.shared.exceptions import MCPError
 
-        from .mcp.connection import ServerUnavailable
+        from ..mcp.connection import ServerUnavailable
 
         try:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
