@@ -172,17 +172,16 @@ def test_the_ui_and_cli_ask_the_engine_not_its_parts() -> None:
     assert found == set()
 
 
-def test_the_readme_architecture_names_modules_that_exist() -> None:
-    """README's Architecture section (paragraph and tree) names only modules of ``src/toolscout``,
-    the engine's read side and the data folders among them (issue 13 "Done when")."""
+def test_the_architecture_page_names_modules_that_exist() -> None:
+    """docs/architecture.md (paragraph and tree) names only modules of ``src/toolscout``, the
+    engine's read side and the data folders among them (issue 13 "Done when")."""
     import re
 
-    readme = (SRC.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Architecture\n", 1)[1].split("\n## ", 1)[0]
+    section = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     named = set(re.findall(r"[\w/]+\.py\b", section))
     package = SRC / "toolscout"
     basenames = {p.name for p in package.rglob("*.py")} | {p.name for p in (SRC.parent / "tests").rglob("test_*.py")}
     missing = {n for n in named if not ((SRC.parent / n).exists() if n.startswith("tests/")
                                         else (package / n).exists() if "/" in n else n in basenames)}
-    assert missing == set(), f"README's Architecture names modules that are not in src/toolscout: {missing}"
+    assert missing == set(), f"docs/architecture.md names modules that are not in src/toolscout: {missing}"
     assert {"core/engine/queries.py", "core/dirs.py", "tui/controller.py"} <= named
