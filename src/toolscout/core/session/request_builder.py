@@ -127,16 +127,16 @@ class RequestBuilder:
         state = self._history_state()
         current = self.projection.deferred(self.engine.catalog)
         texts: list[str] = []
+        budget = int(self.settings["toolSearch.announceBudget"])
         if not state.full_sent:
-            texts.append(full_announcement(current, self.strategy))
+            texts.append(full_announcement(current, self.strategy, budget))
             if consume:
                 self.emit(AnnouncementSent(tuple(t.name for t in current), (), True))
         else:
-            now = {t.name for t in current}
-            added = [t for t in current if t.name not in state.announced]
-            removed = [n for n in state.announced if n not in now]
+            added = [t for t in current if not state.covers(t.name)]
+            removed = state.gone({t.name for t in current})
             if added or removed:
-                texts.append(delta_announcement(added, removed))
+                texts.append(delta_announcement(added, removed, budget))
                 if consume:
                     self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
         texts.extend(notes)

@@ -64,6 +64,9 @@ KEYS: tuple[Key, ...] = (
     Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
         "share of the context window (0 < r ≤ 1) above which auto mode defers"),
     Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
+    Key("toolSearch.announceBudget", 1500, _number(0, 1_000_000, integer=True),
+        "tokens the deferred-tool announcement may take; over it, the largest servers are one line each "
+        "(prefix, tool count, what it works on) and their tools are found by search"),
     Key("toolSearch.alwaysLoad", [], EntryList(), "servers, tool names or globs never deferred"),
     Key("toolSearch.ranker", "default", Choice("default", "bm25f", "hybrid"),
         "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
