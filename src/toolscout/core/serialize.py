@@ -103,9 +103,7 @@ def parse_announcement_line(line: str) -> list[str]:
 #: A server summary line: ``mcp__github__* (26 tools): issue, pull request, repository``.
 _SUMMARY = re.compile(r"^(?P<prefix>\S+__)\* \(\d+ tools?\)")
 #: Words of tool names that say what a tool does rather than what it works on.
-_VERBS = frozenset("""get list create update delete remove add set search find fetch read write run make new
-show describe put post patch query start stop execute exec check send upload download edit move copy
-close open the a an of for to by in on with from all and or is batch bulk""".split())
+_VERBS = frozenset(["get", "list", "create", "update", "delete", "remove", "add", "set", "search", "find", "fetch", "read", "write", "run", "make", "new", "show", "describe", "put", "post", "patch", "query", "start", "stop", "execute", "exec", "check", "send", "upload", "download", "edit", "move", "copy", "close", "open", "the", "a", "an", "of", "for", "to", "by", "in", "on", "with", "from", "all", "and", "or", "is", "batch", "bulk"])
 
 
 def server_summary(prefix: str, tools: Sequence[ToolSpec], words: int = 4) -> str:
