@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fixtures.providers import Reply, ToolCall
+from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.warm_servers import server_args
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine.events import Event
@@ -163,3 +163,25 @@ def search_then_execute(target: str) -> list[Reply]:
     return [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{target}"})]),
             Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": target, "params": {}})]),
             Reply(text="done")]
+
+
+async def run_turn(engine: Engine, provider: str, script: list[Any], text: str = "run the last record operation",
+                   **server_options: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """Start ``engine`` (its servers settled), run one turn of a session over the loopback
+    ``provider`` API (``anthropic`` | ``openai``) answering with ``script``, stop the engine.
+
+    Returns:
+        The session, its :class:`~toolscout.core.session.session.TurnOutcome` and the request
+        bodies the loopback API received.
+    """
+    from toolscout.core.session.session import Session
+
+    await engine.start()
+    try:
+        assert await engine.wait_for_servers(20)
+        with FakeModelServer(script, **server_options) as server:
+            session = Session(engine, provider=provider_for(provider, server.url), persist=False)
+            outcome = await session.send(text)
+            return session, outcome, server.bodies
+    finally:
+        await engine.stop()

@@ -16,15 +16,18 @@ from typing import Any
 import pytest
 from session_helpers import (
     LATE,
+    Recorder,
     limit_engine,
     logged,
     names_of,
     provider_for,
+    run_turn,
     search_then_execute,
     wide_config,
 )
 
-from fixtures.providers import FakeModelServer
+from fixtures.providers import FakeModelServer, Reply
+from toolscout.core.session.events import ToolSearchSwitched
 from toolscout.core.session.session import Session
 
 
@@ -111,15 +114,7 @@ def test_an_invalid_max_tools_falls_back_with_a_warning(tmp_path, capsys, outsid
 async def test_a_lower_max_tools_caps_what_the_session_sends(tmp_path) -> None:
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, "openai", "false", "stub", wide_config(log), **{"provider.maxTools": 50})
-    await engine.start()
-    try:
-        assert await engine.wait_for_servers(20)
-        with FakeModelServer(search_then_execute("mcp__wide__op_0139")) as server:
-            session = Session(engine, provider=provider_for("openai", server.url), persist=False)
-            outcome = await session.send("run the last record operation")
-            bodies = server.bodies
-    finally:
-        await engine.stop()
+    _, outcome, bodies = await run_turn(engine, "openai", search_then_execute("mcp__wide__op_0139"))
     assert outcome.error is None and outcome.text == "done", outcome
     assert [len(names_of(b)) for b in bodies] == [50, 50, 50]
     assert logged(log) == [{"tool": "op_0139", "arguments": {}}]
@@ -130,15 +125,7 @@ async def test_a_higher_max_tools_for_a_local_server_that_accepts_more(tmp_path)
     search off, every tool goes inline, as the person asked."""
     engine = limit_engine(tmp_path, "openai", "false", "execute-proxy", wide_config(tmp_path / "calls.jsonl"),
                          **{"provider.maxTools": 300})
-    await engine.start()
-    try:
-        assert await engine.wait_for_servers(20)
-        with FakeModelServer(search_then_execute("x")[2:], openai_max_tools=300) as server:
-            session = Session(engine, provider=provider_for("openai", server.url), persist=False)
-            outcome = await session.send("hello")
-            (body,) = server.bodies
-    finally:
-        await engine.stop()
+    session, outcome, (body,) = await run_turn(engine, "openai", [Reply(text="done")], "hello", openai_max_tools=300)
     assert outcome.text == "done"
     names = names_of(body)
     assert len(names) == 149 and "mcp__wide__op_0139" in names and "ToolSearch" not in names
@@ -148,3 +135,31 @@ async def test_a_higher_max_tools_for_a_local_server_that_accepts_more(tmp_path)
     decision = session.mode_decision  # the session took the setting's limit, and every tool fits it
     assert decision is not None and decision.limit == ToolLimit(300, "openai", "provider.maxTools")
     assert not decision.limited and decision.tool_count == 149
+
+
+async def test_a_lower_limit_mid_session_rebuilds_the_array_once(tmp_path) -> None:
+    """A stub session of 151 tools against a server that takes 300 (provider.maxTools 300);
+    then provider.maxTools drops to 100 (as a change in the settings screen does): the next
+    request carries 100 tools, said once, and the tool past the new limit still runs."""
+    log = tmp_path / "calls.jsonl"
+    engine = limit_engine(tmp_path, "openai", "true", "stub", wide_config(log), **{"provider.maxTools": 300})
+    await engine.start()
+    try:
+        assert await engine.wait_for_servers(20)
+        script = [Reply(text="one"), *search_then_execute("mcp__wide__op_0139")]
+        with FakeModelServer(script, openai_max_tools=300) as server:
+            session = Session(engine, provider=provider_for("openai", server.url), persist=False)
+            rec = Recorder()
+            session.subscribe(rec)
+            assert (await session.send("hello")).text == "one"
+            assert session.apply_settings(engine.settings.with_overrides({"provider.maxTools": 100})) == []
+            outcome = await session.send("run the last record operation")
+            bodies = server.bodies
+    finally:
+        await engine.stop()
+    assert outcome.error is None and outcome.text == "done", outcome
+    assert [len(names_of(b)) for b in bodies] == [151, 100, 100, 100]  # 9 loaded + 142 stubs, then cut
+    (switch,) = rec.of(ToolSearchSwitched)
+    assert switch.notice.startswith("The tools array held 151 tools, more than the 100 tools provider.maxTools "
+                                    "allows in one request, so it was rebuilt")
+    assert logged(log) == [{"tool": "op_0139", "arguments": {}}]

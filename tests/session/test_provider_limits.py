@@ -24,6 +24,7 @@ from session_helpers import (
     logged,
     names_of,
     provider_for,
+    run_turn,
     search_then_execute,
     wide_config,
 )
@@ -67,16 +68,7 @@ async def test_a_session_never_sends_more_tools_than_the_provider_accepts(tmp_pa
                                                                          strategy) -> None:
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, provider, mode, strategy, wide_config(log))
-    await engine.start()
-    try:
-        assert await engine.wait_for_servers(20)
-        assert len(engine.catalog.server_tools("wide")) == 140
-        with FakeModelServer(search_then_execute(BEYOND)) as server:
-            session = Session(engine, provider=provider_for(provider, server.url), persist=False)
-            outcome = await session.send("run the last record operation")
-            bodies = server.bodies
-    finally:
-        await engine.stop()
+    session, outcome, bodies = await run_turn(engine, provider, search_then_execute(BEYOND))
     assert outcome.error is None and outcome.text == "done", outcome
     assert len(bodies) == 3
     assert_within_limit(bodies, provider)
@@ -115,17 +107,9 @@ async def test_a_direct_call_of_a_tool_without_a_stub_reaches_the_server(tmp_pat
     the call is recorded as ExecuteTool (the array's proxy) and runs on the server."""
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, provider, "true", "stub", wide_config(log))
-    await engine.start()
-    try:
-        assert await engine.wait_for_servers(20)
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{BEYOND}"})]),
-                  Reply(tool_calls=[ToolCall(BEYOND, {})]), Reply(text="done")]
-        with FakeModelServer(script) as server:
-            session = Session(engine, provider=provider_for(provider, server.url), persist=False)
-            outcome = await session.send("run the last record operation")
-            bodies = server.bodies
-    finally:
-        await engine.stop()
+    script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{BEYOND}"})]),
+              Reply(tool_calls=[ToolCall(BEYOND, {})]), Reply(text="done")]
+    session, outcome, bodies = await run_turn(engine, provider, script)
     assert outcome.error is None and outcome.text == "done", outcome
     assert_within_limit(bodies, provider)
     assert logged(log) == [{"tool": "op_0139", "arguments": {}}]
@@ -142,15 +126,7 @@ async def test_always_load_tools_past_the_limit_are_deferred(tmp_path, provider,
     ExecuteTool and as many always-load tools as fit; the rest are reached through them."""
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, provider, "true", strategy, wide_config(log), **{"toolSearch.alwaysLoad": ["wide"]})
-    await engine.start()
-    try:
-        assert await engine.wait_for_servers(20)
-        with FakeModelServer(search_then_execute(BEYOND)) as server:
-            session = Session(engine, provider=provider_for(provider, server.url), persist=False)
-            outcome = await session.send("run the last record operation")
-            bodies = server.bodies
-    finally:
-        await engine.stop()
+    session, outcome, bodies = await run_turn(engine, provider, search_then_execute(BEYOND))
     assert outcome.error is None and outcome.text == "done", outcome
     assert_within_limit(bodies, provider)
     first = names_of(bodies[0])
