@@ -28,6 +28,7 @@ from toolscout.core.engine.context import ContextReport
 from toolscout.core.models import ServerState, ToolSpec
 from toolscout.core.policy.permissions import AskAnswer, Asker
 from toolscout.core.session.projection import INLINE
+from toolscout.core.session.providers.limits import tool_limit
 from toolscout.core.settings.layers import (
     SettingNotAppliedError,
     Settings,
@@ -44,7 +45,7 @@ from .widgets.usage import CacheStats
 if TYPE_CHECKING:
     from toolscout.core.engine.facade import Engine
     from toolscout.core.session.session import Session
-    from toolscout.core.tokens import ModeDecision
+    from toolscout.core.tokens import ModeDecision, ToolLimit
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +220,13 @@ class SessionController:
         pass copies when computing in a thread). Counts every schema: slow, run it off the loop."""
         return self.engine.context_report(loaded_names=self.loaded_tools if loaded is None else loaded,
                                           usage_counts=self.tool_calls if calls is None else calls,
-                                          model=self.model_name or None)
+                                          model=self.model_name or None, tool_limit=self.tool_limit())
+
+    def tool_limit(self) -> ToolLimit | None:
+        """The most tools one request to the session's provider may carry (None: no session)."""
+        if self.session is None:
+            return None
+        return tool_limit(self.session.provider.name, self.session.settings)
 
     # -- settings ----------------------------------------------------------------------------
     def apply_setting(self, key: str, value: Any) -> Settings:

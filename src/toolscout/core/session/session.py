@@ -271,7 +271,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             if self.projection is not None and admit_invented(self.projection, response.content, self.engine.catalog):
                 self._record({"type": "tools_appended", "tools": self.projection.tools[-1:]})
                 names.add(EXECUTE_TOOL)
-            blocks = [normalize_tool_use(b, names) for b in response.content]
+            blocks = [normalize_tool_use(b, names, unknown_as_text=True) for b in response.content]
             if not blocks:  # APIs reject empty assistant messages in history
                 blocks = [{"type": "text", "text": "(no response)"}]
             self._append({"role": "assistant", "content": blocks})
@@ -287,8 +287,8 @@ class Session(RequestBuilder, ManualDriver, EventSource):
 
     async def _call_model(self, turn: int) -> Any:
         request = self.build_request()
-        check_request(request.tools, request.messages)
         assert self.projection is not None
+        check_request(request.tools, request.messages, self.projection.max_tools)
         self.meter.measure(self.projection.prefix_hash(), self.router.load_texts[self._load_mark :])
         self._load_mark = len(self.router.load_texts)
         partial: list[str] = []

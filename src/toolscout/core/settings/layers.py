@@ -87,6 +87,8 @@ KEYS: tuple[Key, ...] = (
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
     Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
         "context window in tokens, overriding the built-in table"),
+    Key("provider.maxTools", None, lambda v: None if v is None else _number(2, 100_000, integer=True)(v),
+        "most tools one request may carry (2–100000), overriding the provider's limit (openai 128)"),
     Key("provider.openaiStrict", False, _bool,
         "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
@@ -148,6 +150,7 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
+    "TOOLSCOUT_MAX_TOOLS": "provider.maxTools",
     "TOOLSCOUT_TRUST_PROJECT": "projectTrust.autoApprove",
 }
 #: Keys a project's own settings files may never set (they would approve the project itself).

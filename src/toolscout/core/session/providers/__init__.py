@@ -10,7 +10,7 @@ from .base import ModelRequest, ModelResponse, Provider, ProviderError, Usage
 from .offline import OfflineProvider
 
 __all__ = ["ModelRequest", "ModelResponse", "OfflineProvider", "Provider", "ProviderConfigError",
-           "ProviderError", "Usage", "create_provider"]
+           "ProviderError", "Usage", "create_provider", "provider_name"]
 
 
 class ProviderConfigError(ProviderError):
@@ -23,6 +23,21 @@ def _base_url(settings: Settings, env: Mapping[str, str], var: str) -> str | Non
     if configured and settings.sources.get("provider.baseUrl") == "cli":
         return configured
     return env.get(var) or configured
+
+
+def provider_name(settings: Settings, env: Mapping[str, str] | None = None) -> str:
+    """The provider :func:`create_provider` would build, without building it: ``provider.name``,
+    or for ``auto`` the first that is set of ``ANTHROPIC_API_KEY`` (anthropic), ``OPENAI_API_KEY``
+    / ``OPENAI_BASE_URL`` / ``provider.baseUrl`` (openai), else ``offline``."""
+    env = os.environ if env is None else env
+    name: str = settings.get("provider.name") or "auto"
+    if name != "auto":
+        return name
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or settings.get("provider.baseUrl"):
+        return "openai"
+    return "offline"
 
 
 def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
@@ -39,15 +54,8 @@ def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
         ProviderConfigError: an explicitly chosen provider lacks its key.
     """
     env = os.environ if env is None else env
-    name = settings.get("provider.name") or "auto"
+    name = provider_name(settings, env)
     model = settings.get("provider.model")
-    if name == "auto":
-        if env.get("ANTHROPIC_API_KEY"):
-            name = "anthropic"
-        elif env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or settings.get("provider.baseUrl"):
-            name = "openai"
-        else:
-            name = "offline"
     if name == "anthropic":
         key = env.get("ANTHROPIC_API_KEY")
         if not key:
