@@ -162,7 +162,7 @@ class RequestBuilder:
             if added or removed:
                 texts.append(delta_announcement(added, removed, budget))
             if beyond:  # stub mode, past the tool limit: no stubs, reached through ExecuteTool
-                texts.append(unlisted_announcement(beyond, self.projection.max_tools))
+                texts.append(unlisted_announcement(beyond, self.projection.max_tools, budget))
             if consume and (added or removed or beyond):
                 self.emit(AnnouncementSent(tuple(t.name for t in [*added, *beyond]), tuple(removed), False))
         texts.extend(notes)
