@@ -23,6 +23,7 @@ from .controller import SessionController, SessionFactory
 from .keyrouting import KeyRouting
 from .resources import stylesheet_paths
 from .screens.main import MainScreen
+from .screens.permission import ask
 from .screens.settings import SettingsScreen
 from .tool_picks import ToolPicks
 
@@ -62,7 +63,7 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
                  new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
         super().__init__()
         self.controller = SessionController(self, settings, engine, session, new_session=new_session,
-                                            start_engine=start_engine)
+                                            start_engine=start_engine, prompt=ask)
         self.main_screen = MainScreen(self.controller)
 
     # -- what the controller owns (read-only views) ------------------------------------------
