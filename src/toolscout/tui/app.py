@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -46,8 +47,10 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     """
 
     TITLE = "toolscout"
-    CSS_PATH = stylesheet_paths()
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [*stylesheet_paths()]
+    # Textual declares it `ClassVar[list[...]] | None`, which is not a class variable to mypy
+    # (a ClassVar cannot be part of a union): the override is typed as the instance variable it sees.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
     BINDINGS: ClassVar[list[BindingType]] = [

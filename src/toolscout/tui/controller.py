@@ -271,8 +271,9 @@ class SessionController:
             self.engine.apply_settings(self.settings)
             return []
         problems = self.session.apply_settings(self.settings)
-        for problem in problems if problem_title is not None else ():
-            self.app.notify(problem, title=problem_title, severity="warning", markup=False)
+        if problem_title is not None:
+            for problem in problems:
+                self.app.notify(problem, title=problem_title, severity="warning", markup=False)
         return problems
 
     def switch_tool_search_on(self) -> None:
