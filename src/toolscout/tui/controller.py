@@ -35,6 +35,7 @@ from toolscout.core.settings.layers import (
     UnsavedSettingError,
     change_user_setting,
 )
+from toolscout.core.settings.provider_registry import OFFLINE
 
 from . import messages as m
 from .bridge import Bridge
@@ -195,7 +196,7 @@ class SessionController:
     @property
     def offline(self) -> bool:
         """True when no model runs: the person picks tools and fills in their arguments."""
-        return self.provider_name == "offline"
+        return self.provider_name == OFFLINE
 
     @property
     def loaded_tools(self) -> set[str]:
