@@ -28,7 +28,7 @@ def note_if_inline(decision: ModeDecision | None) -> None:
               "(or set toolSearch.enabled: true, env TOOLSCOUT_TOOL_SEARCH=true)", file=sys.stderr)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``context`` subcommand."""
     p = sub.add_parser("context", help="token cost per server and the tool-search mode decision")
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")

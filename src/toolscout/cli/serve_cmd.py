@@ -29,7 +29,7 @@ from .common import UsageError, add_server_options, add_trust_flag, make_engine
 DEFAULT_WAIT_S = 5.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     from toolscout.core.gateway.http import TOKEN_ENV
 

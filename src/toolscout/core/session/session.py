@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..calls.result_cap import cap_result, results_root
 from ..engine.events import EventSource
 from ..policy.permissions import Asker
-from ..settings.layers import Settings
+from ..settings.layers import KEYS_BY_NAME, Settings
+from ..settings.provider_registry import OFFLINE
 from ..tokens import ModeDecision
 from .events import (
     AssistantMessageDone,
@@ -63,8 +64,10 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
-#: Settings a provider is built from: a change to one of them builds a new provider.
-PROVIDER_KEYS = ("provider.name", "provider.model", "provider.baseUrl", "provider.openaiStrict")
+#: Settings a provider is built from: a change to one of them builds a new provider. Every
+#: ``provider.*`` key (``provider.openaiStrict``, and any a new provider adds) but the context
+#: window, which sizes the auto mode decision, not the provider.
+PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.") and k != "provider.contextWindow")
 
 
 class SessionNotFound(LookupError):
@@ -163,7 +166,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
     @property
     def offline(self) -> bool:
         """True when no model is configured and the person drives."""
-        return self.provider.name == "offline"
+        return self.provider.name == OFFLINE
 
     @property
     def busy(self) -> bool:

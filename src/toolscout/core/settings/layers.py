@@ -34,6 +34,7 @@ from .checks import (
     _number,
     _opt_str,
 )
+from .provider_registry import AUTO, provider_names
 
 APP_NAME = "toolscout"
 
@@ -81,7 +82,7 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
-    Key("provider.name", "auto", Choice("auto", "anthropic", "openai", "offline"),
+    Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
         "model provider; auto picks from the keys and endpoints that are set, else offline"),
     Key("provider.model", None, _opt_str, "model name"),
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
