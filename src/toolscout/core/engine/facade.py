@@ -23,7 +23,7 @@ from ..calls.result_cap import results_root
 from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..mcp.pool import ServerPool
 from ..mcp.server_config import ServerConfig
-from ..mcp.server_names import assign_server_names
+from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
 from ..policy.local_rules import allow_rules_file, persist_allow_rule
 from ..policy.permissions import Asker, PermissionPolicy
@@ -112,7 +112,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         servers, renamed = assign_server_names(mcp_servers)  # no-op for loaded configs
         # a rule may name a server by its configured spelling (my.srv) or its canonical one
         self.policy.spellings = {cfg.configured_name or cfg.name: cfg.name for cfg in servers}
-        for message in [*mcp_warnings, *renamed]:
+        for message in [*mcp_warnings, *renamed, *builtin_name_warnings(servers)]:
             self.warnings.append(f"mcp: {message}")
         for cfg in servers:
             if cfg.error:
