@@ -40,6 +40,7 @@ from pydantic import ValidationError
 from toolscout import __version__
 
 from ..models import ServerState, ServerStatus, ToolSpec
+from .elicitation import ElicitationRoutes, Elicitor
 from .listing import ListingError, list_tools_leniently
 from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
@@ -139,6 +140,8 @@ class ServerConnection:
         #: set while a new session is being started; set (and dropped) when that has ended
         self._renewing: anyio.Event | None = None
         self._connected = False  # a session was open once
+        #: where the server's questions during a call go (``toolscout serve``); None: not asked
+        self.elicitation: ElicitationRoutes | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -245,6 +248,8 @@ class ServerConnection:
         cfg = self.config
         common: dict[str, Any] = {"mode": "legacy", "message_handler": self._on_message,
                                   "client_info": CLIENT_INFO}
+        if self.elicitation is not None:  # declares the capability upstream
+            common["elicitation_callback"] = self.elicitation.answer
         if cfg.transport == "memory":
             return Client(cfg.inproc, **common)
         if cfg.transport == "stdio":
@@ -340,19 +345,22 @@ class ServerConnection:
             self._wake.set()
         return await self._require_client()
 
-    async def _request(self, send: Callable[[Client], Awaitable[_T]], timeout: float) -> _T:
-        """``send`` on the open client within ``timeout`` s; once more on a new session when the
-        server answered HTTP 404 for this one (the request was not run: the session was unknown)."""
+    async def _request(self, send: Callable[[Client], Awaitable[_T]], timeout: float,
+                       elicitor: Elicitor | None = None) -> _T:
+        """``send`` on the open client within ``timeout`` s (the server's questions meanwhile go to
+        ``elicitor``: :mod:`.elicitation`); once more on a new session when the server answered
+        HTTP 404 for this one (the request was not run: the session was unknown)."""
         client, session = await self._require_client()
+        routes = self.elicitation or ElicitationRoutes(self.name)
         try:
-            with anyio.fail_after(timeout):
+            with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
                 return await send(client)
         except MCPError:
             if session not in self._gone:
                 raise
         client, session = await self._renew(session)
         try:
-            with anyio.fail_after(timeout):
+            with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
                 return await send(client)
         except MCPError as exc:
             if session not in self._gone:
@@ -360,9 +368,11 @@ class ServerConnection:
             raise MCPError(types.INVALID_REQUEST, "the server answered HTTP 404 (session not found) again right "
                            f"after a new session was started, so the request was not run: {exc.error.message}") from exc
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float) -> types.CallToolResult:
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float,
+                        elicitor: Elicitor | None = None) -> types.CallToolResult:
         """``tools/call`` with the server's own tool name (sent once more on a new session after
-        an HTTP 404 for the session: see the module docstring).
+        an HTTP 404 for the session: see the module docstring); questions the server asks
+        meanwhile go to ``elicitor`` when the connection forwards them (:attr:`elicitation`).
 
         Raises:
             ServerUnavailable: the server is not connected (or a new session could not start).
@@ -370,7 +380,7 @@ class ServerConnection:
             MCPError: the server answered with a JSON-RPC error, or the connection closed, or it
                 answered HTTP 404 for the new session too.
         """
-        return await self._request(lambda client: client.call_tool(tool, arguments), timeout)
+        return await self._request(lambda client: client.call_tool(tool, arguments), timeout, elicitor)
 
     async def list_resources(self, timeout: float) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
         """All resources and resource templates (first page of each; raises like :meth:`call_tool`)."""
