@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -177,22 +176,3 @@ async def started_server(fragment: str, timeout: float = 20.0) -> int:
                 return found[0]
             await anyio.sleep(0.02)
 
-
-@asynccontextmanager
-async def serving(app: Any, port: int = 0) -> AsyncIterator[int]:
-    """ASGI ``app`` served by uvicorn on loopback ``port`` (0: a free one), yielded, until the block
-    ends; serving again on the same port later is a restart of that server (``SO_REUSEADDR``)."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(16)  # accepted connections queue here until uvicorn serves: no start-up race
-    web = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(web.serve, [sock])
-        try:
-            yield sock.getsockname()[1]
-        finally:
-            web.should_exit = True
-    sock.close()

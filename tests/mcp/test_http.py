@@ -4,8 +4,9 @@ real local socket (uvicorn serving an ``MCPServer``), with configured headers re
 from __future__ import annotations
 
 import pytest
+from http_upstream import serving
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_helpers import allow, fixture_module, running, serving
+from mcp_helpers import allow, fixture_module, running
 
 from toolscout.core.mcp.config import parse_entry
 from toolscout.core.models import ServerState
