@@ -60,3 +60,16 @@ async def test_a_server_that_keeps_answering_404_gets_one_retry_and_a_clear_erro
         server.forget_calls = False
         again = await engine.call_tool("mcp__web__record", {"text": "back"}, asker=allow)
         assert again.text() == "web: back"
+
+
+async def test_only_a_404_to_a_request_post_means_the_session_is_gone():
+    """A server that answers the optional GET event stream with 404 (the spec says 405) still has
+    the session: a call it answers with a JSON-RPC error ran, and is never sent again."""
+    received: list[str] = []
+    server = recording_server("web", received)
+    server.refuse_get = True
+    async with serving(server) as port, running([http_config(port)]) as engine:
+        refused = await engine.call_tool("mcp__web__refuse", {"text": "once"}, asker=allow)
+        assert refused.is_error and "refused once" in refused.text(), refused.text()
+        assert received == ["web: once"]
+        assert server.count("initialize") == 1 and server.count("tools/call") == 1

@@ -33,8 +33,8 @@ def open_streamable_http(config: ServerConfig, on_session_gone: Callable[[], Non
     Args:
         config: a valid ``http`` server configuration (``url``, ``headers``).
         on_session_gone: called (on the transport's event loop, before the SDK reports the
-            request's error) each time the server answers HTTP 404 to a request that carried an
-            ``Mcp-Session-Id``: the session is gone.
+            request's error) each time the server answers HTTP 404 to a POST (a JSON-RPC message)
+            that carried an ``Mcp-Session-Id``: the session is gone.
 
     Returns:
         An async context manager yielding ``(read_stream, write_stream)`` (see
@@ -51,7 +51,11 @@ async def _streamable_http(url: str, headers: dict[str, str],
     timeout = httpx2.Timeout(TIMEOUT_S, read=READ_TIMEOUT_S)
 
     async def watch(response: httpx2.Response) -> None:
-        if response.status_code == 404 and MCP_SESSION_ID in response.request.headers and on_session_gone:
+        # A POST only: a 404 to the optional GET event stream (which some servers give instead of
+        # the spec's 405) or to the closing DELETE says nothing about the requests of the session.
+        request = response.request
+        if response.status_code == 404 and request.method == "POST" and MCP_SESSION_ID in request.headers \
+                and on_session_gone is not None:
             on_session_gone()
 
     async with (httpx2.AsyncClient(headers=headers or None, timeout=timeout,
