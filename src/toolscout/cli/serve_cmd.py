@@ -102,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         task = asyncio.current_task()
         if bind is None and task is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        engine.forward_questions()  # upstream servers' questions reach the gateway's clients
         await engine.start()
         try:
             gateway = Gateway(engine, expose=args.expose, stateless=args.stateless,

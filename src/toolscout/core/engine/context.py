@@ -7,6 +7,7 @@ from typing import Any
 
 from ..catalog.registry import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
+from ..rules.match import server_rule
 from ..settings.layers import Settings
 from ..tokens import (
     ModeDecision,
@@ -174,7 +175,7 @@ def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalo
         if calls >= 3 and row.tokens_inline < 2_000:
             out.append(
                 f"{row.server}: used {calls} times this session and costs only {row.tokens_inline:,} tokens "
-                f'inline; consider "toolSearch.alwaysLoad": ["{row.server}"]'
+                f'inline; consider "toolSearch.alwaysLoad": ["{server_rule(row.server)}"]'
             )
     big = max((r for r in rows if r.server), key=lambda r: r.tokens_inline, default=None)
     if big and big.tokens_inline > 10_000 and not usage:
