@@ -10,7 +10,9 @@ specific, actionable message (the executor never raises for a bad call):
    loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
 3. validate the arguments against the tool's projected ``inputSchema`` (:mod:`.validation`), the
    same schema the model was shown;
-4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
+4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one; an MCP
+   tool whose description or schema changed since it was approved asks even when a rule allows
+   it, and is refused with nobody to ask (:mod:`toolscout.core.policy.approvals`);
 5. run the built-in (``await tool.run(params, ctx)``, which bounds itself) or ``tools/call`` on
    the server (arguments unwrapped for a wrapped non-object schema), bounded by
    ``mcp.callTimeout``, and map the ``CallToolResult`` into a :class:`ToolResult`. A server found
@@ -32,6 +34,7 @@ from ..catalog.registry import ToolCatalog
 from ..mcp.pool import ServerPool
 from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from ..names import lookup_key, split_mcp_name
+from ..policy.approvals import Approvals, Fingerprint, changed_message
 from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
 from ..rules.specs import session_rule
 from ..schemas import unwrap_arguments
@@ -85,6 +88,8 @@ class ToolExecutor:
         file_servers: servers that come from catalog files (searchable, not executable).
         clock: seconds on a monotonic clock (``time.perf_counter`` by default) for a call's
             ``duration_ms``; tests pass a fake one so a duration never depends on machine load.
+        approvals: what each MCP tool was approved as (the engine's, which also reads the saved
+            ones); None starts an empty one.
 
     Attributes:
         loaded: canonical names loaded by a search (or by the self-healing gate) when the caller
@@ -94,7 +99,7 @@ class ToolExecutor:
     def __init__(self, catalog: ToolCatalog, builtins: dict[str, BuiltinTool], pool: ServerPool | None,
                  policy: PermissionPolicy, context: ToolContext, *, call_timeout: float,
                  warn: Callable[[str, str], None], file_servers: Callable[[], set[str]],
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, approvals: Approvals | None = None) -> None:
         self.catalog = catalog
         self.clock = clock
         self.builtins = builtins
@@ -106,9 +111,12 @@ class ToolExecutor:
         self._warn = warn
         self._file_servers = file_servers
         self._schema_warned: set[str] = set()
-        #: called with the rule of each "always allow" answer, to keep it past this run (the
-        #: engine saves it: :mod:`toolscout.core.policy.local_rules`); None keeps it for the session only
-        self.remember_allow: Callable[[str], object] | None = None
+        #: called with the rule of each "always allow" answer and, for an MCP tool, ``(name,
+        #: fingerprint)`` of the definition approved, to keep them past this run (the engine saves
+        #: them: :mod:`toolscout.core.policy.local_rules`); None keeps them for the session only
+        self.remember_allow: Callable[[str, tuple[str, Fingerprint] | None], object] | None = None
+        #: what each MCP tool was approved as: a changed one asks again (:mod:`toolscout.core.policy.approvals`)
+        self.approvals = approvals if approvals is not None else Approvals()
         #: how a failed or disconnected server's error says it comes back: ``reconnect it`` (the
         #: app's ``/mcp reconnect``); the gateway, whose clients cannot reconnect a server, says
         #: what the person can do instead
@@ -266,9 +274,12 @@ class ToolExecutor:
     async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
         verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args)
-        if verdict.decision is Decision.ALLOW:
+        # a tool whose definition changed since it was approved asks again, whatever allows it
+        change = self.approvals.change(tool) if verdict.decision is not Decision.DENY else None
+        if verdict.decision is Decision.ALLOW and change is None:
+            self.approvals.first_seen(tool)
             return None
-        if verdict.decision is Decision.ASK and asker is not None:
+        if verdict.decision is not Decision.DENY and asker is not None:
             try:
                 answer = await asker(tool, args)
             except Exception:  # a broken prompt must not allow anything
@@ -276,12 +287,16 @@ class ToolExecutor:
             if answer == "always":
                 scoped = session_rule(tool.name, args, self.context.cwd) if tool.server is None else tool.name
                 self.policy.allow_for_session(scoped)
+                approved = self.approvals.approve(tool) if tool.server is not None else None
                 if self.remember_allow is not None:
-                    self.remember_allow(scoped)
+                    self.remember_allow(scoped, (tool.name, approved) if approved is not None else None)
                 return None
             if answer == "allow_once":
+                self.approvals.first_seen(tool)  # once: a changed tool keeps its old baseline
                 return None
             return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=True))
+        if change is not None:
+            return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, changed_message(change))
         return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=False))
 
     def _from_catalog_file(self, tool: ToolSpec) -> ToolResult | None:

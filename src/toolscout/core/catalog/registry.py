@@ -26,14 +26,17 @@ ToolState = Literal["core", "always-load", "loaded", "deferred", "inline"]
 
 @dataclass(frozen=True)
 class CatalogDelta:
-    """What one change did to the catalog: canonical names added and removed, in catalog order."""
+    """What one change did to the catalog: canonical names added and removed, in catalog order,
+    and ``changed``: names kept whose description or ``inputSchema`` the server changed (a
+    re-listing after ``list_changed``; the search index must reindex them)."""
 
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     server: str | None = None
+    changed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.added or self.removed)
+        return bool(self.added or self.removed or self.changed)
 
 
 def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
@@ -56,6 +59,13 @@ def projected(tool: ToolSpec) -> ToolSpec:
     result = project(tool.input_schema)
     return replace(tool, input_schema=result.schema, source_schema=tool.input_schema,
                    wrapped_arguments=result.wrapped, schema_warnings=result.warnings)
+
+
+def _redefined(old: ToolSpec, new: ToolSpec) -> bool:
+    """True when the server changed what ``new`` says against ``old`` (its description, its
+    schema as sent, its search hint)."""
+    return (old.description, old.source_schema, old.search_hint) != (new.description, new.source_schema,
+                                                                      new.search_hint)
 
 
 class ToolCatalog:
@@ -182,6 +192,7 @@ class ToolCatalog:
             del self._tools[name]
         self._order = [n for n in self._order if n not in set(removed)]
         added = [t.name for t in new_specs if t.name not in self._tools]
+        changed = [t.name for t in new_specs if t.name in self._tools and _redefined(self._tools[t.name], t)]
         for spec in new_specs:
             self._tools[spec.name] = spec
         self._by_server[server] = [t.name for t in new_specs]
@@ -193,6 +204,7 @@ class ToolCatalog:
             added=tuple(sorted(added, key=order_index.__getitem__)),
             removed=tuple(removed),
             server=server,
+            changed=tuple(changed),
         )
 
     def remove_server(self, server: str) -> CatalogDelta:

@@ -25,8 +25,9 @@ from ..mcp.pool import ServerPool
 from ..mcp.server_config import ServerConfig
 from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
+from ..policy.approvals import Approvals, Fingerprint, ToolChange
 from ..policy.local_rules import allow_rules_file, persist_allow_rule
-from ..policy.permissions import Asker, PermissionPolicy
+from ..policy.permissions import Asker, Decision, PermissionPolicy
 from ..policy.trust import FolderTrust
 from ..rules.specs import Workspace
 from ..schemas import schema_warning_line
@@ -130,8 +131,10 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             ToolContext(self.project_dir, private_host_allowed=self.policy.names_host),
             call_timeout=float(settings["mcp.callTimeout"]), warn=self.warn,
             file_servers=lambda: set(self._file_servers),
+            approvals=Approvals(settings["permissions.approvedTools"]),
         )
         self.executor.remember_allow = self.remember_allow_rule
+        self._change_warned: dict[str, tuple[str, ...]] = {}
 
 
     def _ranker_ready(self) -> None:
@@ -158,6 +161,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """
         changed = changed_keys(self.settings, settings)
         self.settings = settings
+        self.executor.approvals.set_saved(settings["permissions.approvedTools"])
         self.search.settings = settings
         self.catalog.set_always_load(settings["toolSearch.alwaysLoad"])
         self.pool.low_priority = settings["mcp.serverPriority"] == "low"  # servers started from now on
@@ -178,11 +182,12 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         (a folder that is not approved): :mod:`toolscout.core.policy.local_rules`."""
         return allow_rules_file(self.settings, self.folder_trust)
 
-    def remember_allow_rule(self, rule: str) -> Path | None:
-        """Save an "always allow" answer's ``rule`` to :attr:`allow_rules_file`. A file that
+    def remember_allow_rule(self, rule: str, approved: tuple[str, Fingerprint] | None = None) -> Path | None:
+        """Save an "always allow" answer's ``rule`` (and the ``(tool name, fingerprint)`` it
+        approved, :mod:`toolscout.core.policy.approvals`) to :attr:`allow_rules_file`. A file that
         cannot take it is a warning naming the file; the rule still applies for this session."""
         try:
-            return persist_allow_rule(self.settings, self.folder_trust, rule)
+            return persist_allow_rule(self.settings, self.folder_trust, rule, approved)
         except (OSError, ValueError) as exc:
             self.warn(f"could not save the allow rule {rule} ({exc}); it applies for this session only",
                       source=str(self.allow_rules_file))
@@ -352,6 +357,25 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """A server problem that did not stop it (pagination loop, failed re-list)."""
         self.warn(message, name)
 
+    def tool_change(self, tool: ToolSpec) -> ToolChange | None:
+        """How ``tool``'s description or schema differs from what was approved, or None
+        (:mod:`toolscout.core.policy.approvals`): what a permission question shows."""
+        return self.executor.approvals.change(tool)
+
+    def _check_approval(self, tool: ToolSpec) -> None:
+        """A listed MCP tool: warn (once per change) when it differs from what was approved; a
+        tool an allow rule covers is recorded as first seen."""
+        approvals = self.executor.approvals
+        change = approvals.change(tool)
+        if change is None:
+            self._change_warned.pop(tool.name, None)
+            if self.policy.decide(tool).decision is Decision.ALLOW:
+                approvals.first_seen(tool)
+            return
+        if self._change_warned.get(tool.name) != (tool.description, *change.parts):
+            self._change_warned[tool.name] = (tool.description, *change.parts)
+            self.warn(change.warning(), tool.server or "")
+
     def _add_resource_tools(self) -> None:
         from ..mcp.resources import ListMcpResources, ReadMcpResource  # imports the MCP SDK
 
@@ -366,7 +390,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             self.apply_delta(CatalogDelta(added=tuple(added)))
 
     def apply_delta(self, delta: CatalogDelta) -> None:
-        """Update the search index incrementally, warn about schema repairs of added tools, and
+        """Update the search index incrementally (tools added, removed or redefined), warn about
+        schema repairs of added tools and about tools changed since they were approved, and
         announce the change."""
         changed = [*delta.added, *(t.name for t in self.catalog.server_tools(delta.server or ""))]
         for name in dict.fromkeys(changed):
@@ -374,6 +399,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             if tool is not None and tool.schema_warnings and self._schema_warned.get(name) != tool.schema_warnings:
                 self._schema_warned[name] = tool.schema_warnings  # once per tool and set of repairs
                 self.warn(schema_warning_line(tool), tool.server or "catalog")
+            if tool is not None and tool.server is not None and delta.server is not None:
+                self._check_approval(tool)
         if delta:
             self.search.sync(delta)
             self.emit(CatalogChanged(delta))

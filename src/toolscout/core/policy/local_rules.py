@@ -4,7 +4,8 @@ Claude Code's "Yes, and don't ask again" writes the rule to ``.claude/settings.l
 is the project-local layer of :mod:`toolscout.core.settings.layers`, ``.toolscout/settings.local.json``
 (a personal file, not meant for version control). The rule is the one the executor adds for the
 session (:func:`toolscout.core.rules.specs.session_rule`: ``WebFetch(domain:host)``, ``Write(/dir/**)``
-or a tool name).
+or a tool name); beside it, for an MCP tool, ``permissions.approvedTools`` keeps the fingerprint of
+the definition approved (:mod:`.approvals`), so a tool that changes later asks again.
 
 Folder trust (:mod:`toolscout.core.policy.trust`): a project's ``permissions.allow`` applies only in an
 approved folder. So a rule is saved only where it will apply again: in an approved folder, one run
@@ -31,6 +32,7 @@ from typing import Any
 
 from ..safe_read import SafeReadError, read_json
 from ..settings.layers import Settings
+from .approvals import Fingerprint
 from .trust import FolderTrust, TrustChangedError, approve_folder, check_folder, has_project_config
 
 
@@ -49,13 +51,20 @@ def allow_rules_file(settings: Settings, trust: FolderTrust | None) -> Path | No
     return paths.project_local
 
 
-def save_allow_rule(path: Path, rule: str) -> bool:
+def save_allow_rule(path: Path, rule: str, approved: tuple[str, Fingerprint] | None = None) -> bool:
     """Add ``rule`` to ``permissions.allow`` in the settings file at ``path``, keeping every
     other key (a dotted ``"permissions.allow"`` key is extended where it is). Creates the file
     and its folder when missing.
 
+    Args:
+        path: the settings file.
+        rule: the allow rule.
+        approved: ``(tool name, fingerprint)`` of the MCP tool the answer approved: saved beside
+            the rule in ``permissions.approvedTools`` (:mod:`.approvals`; replacing an older one),
+            so a later change of the tool asks again.
+
     Returns:
-        True when the rule was added, False when the file already had it.
+        True when the file changed, False when it already had the rule (and the fingerprint).
 
     Raises:
         LocalRuleError: the file is malformed JSON, not an object, or its allow list is not a list.
@@ -72,18 +81,25 @@ def save_allow_rule(path: Path, rule: str) -> bool:
         raise LocalRuleError("expected a JSON object")
     data = raw
     if "permissions.allow" in data:
-        holder, key = data, "permissions.allow"
+        holder, key, prefix = data, "permissions.allow", "permissions."
     else:
         perms = data.setdefault("permissions", {})
         if not isinstance(perms, dict):
             raise LocalRuleError("permissions is not an object")
-        holder, key = perms, "allow"
+        holder, key, prefix = perms, "allow", ""
     rules = holder.setdefault(key, [])
     if not isinstance(rules, list):
         raise LocalRuleError(f"{'permissions.allow' if key == 'allow' else key} is not a list")
-    if rule in rules:
+    digests = holder.get(prefix + "approvedTools", {}) if approved is not None else {}
+    if not isinstance(digests, dict):
+        raise LocalRuleError("permissions.approvedTools is not an object")
+    saved = approved is None or digests.get(approved[0]) == approved[1].to_json()
+    if rule in rules and saved:
         return False
-    rules.append(rule)
+    if rule not in rules:
+        rules.append(rule)
+    if approved is not None:
+        holder[prefix + "approvedTools"] = {**digests, approved[0]: approved[1].to_json()}
     created = not path.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -145,9 +161,11 @@ def git_exclude(path: Path) -> Path | None:
     return exclude
 
 
-def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str) -> Path | None:
-    """Save an "always allow" ``rule`` where :func:`allow_rules_file` says; record the folder as
-    approved when the file made it a folder with project config (see the module docstring).
+def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str,
+                       approved: tuple[str, Fingerprint] | None = None) -> Path | None:
+    """Save an "always allow" ``rule`` (with the ``approved`` tool's fingerprint, as
+    :func:`save_allow_rule`) where :func:`allow_rules_file` says; record the folder as approved
+    when the file made it a folder with project config (see the module docstring).
 
     Returns:
         The file written, or None when the rule lasts for this session only.
@@ -164,7 +182,7 @@ def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str)
     still = (trust is not None and trust.how == "approved"
              and check_folder(trust.folder, config_files=trust.config_args).approved)
     fresh = trust is not None and trust.how == "no project config" and not has_project_config(trust.folder)
-    save_allow_rule(path, rule)
+    save_allow_rule(path, rule, approved)
     if trust is not None and (fresh or still):
         with contextlib.suppress(TrustChangedError):  # .mcp.json changed in between: it asks next run
             approve_folder(trust.folder, mcp_hash=trust.mcp_hash, configs=trust.configs)

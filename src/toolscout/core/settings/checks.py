@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,7 +126,7 @@ class PartlyValid(ValueError):
     applies and each of :attr:`problems` becomes its own warning. A plain ``ValueError`` to every
     caller that does not look for it (saving a setting refuses the whole value)."""
 
-    def __init__(self, kept: list[str], problems: list[EntryProblem]) -> None:
+    def __init__(self, kept: Any, problems: list[EntryProblem]) -> None:
         super().__init__("; ".join(f"entry {p.label or '(whole value)'} = {p.value!r}: {p.reason}"
                                    for p in problems))
         self.kept = kept
@@ -182,6 +183,36 @@ class EntryList:
         if problems:
             raise PartlyValid(kept, problems)
         return kept
+
+
+def approved_tools(v: Any) -> dict[str, dict[str, str]]:
+    """Validator of ``permissions.approvedTools``: an object of tool name → ``{"description":
+    sha256 hex, "inputSchema": sha256 hex}`` (:mod:`toolscout.core.policy.approvals`). Bad
+    entries are dropped, each with its own warning (:class:`PartlyValid`); a dropped entry only
+    means that tool is not known as approved.
+
+    Raises:
+        ValueError: the value is not an object.
+        PartlyValid: some entries are not of that shape.
+    """
+    if not isinstance(v, dict):
+        raise ValueError("expected an object of tool name → {\"description\": sha256, \"inputSchema\": sha256}")
+    kept: dict[str, dict[str, str]] = {}
+    problems: list[EntryProblem] = []
+    for name, entry in v.items():
+        parts = [entry.get(k) for k in ("description", "inputSchema")] if isinstance(entry, dict) else []
+        if parts and all(isinstance(p, str) and len(p) == 64 and _HEX.fullmatch(p) for p in parts):
+            kept[name] = {"description": parts[0].lower(), "inputSchema": parts[1].lower()}
+        else:
+            problems.append(EntryProblem(f"[{json.dumps(name)}]", entry, "expected {\"description\": sha256 hex, "
+                                         "\"inputSchema\": sha256 hex}", "this entry is ignored (that tool is "
+                                         "not known as approved)"))
+    if problems:
+        raise PartlyValid(kept, problems)
+    return kept
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{64}")
 
 
 def _balanced(rule: str) -> bool:

@@ -4,7 +4,7 @@ Layers, lowest to highest precedence (closest wins, as in Claude Code's settings
 user (platform config dir) → project (``.toolscout/settings.json``) → project-local
 (``.toolscout/settings.local.json``) → environment variables → managed (system-wide; its keys
 cannot be overridden). Permission lists (``permissions.allow|ask|deny``) are concatenated over
-all layers instead of replaced.
+all layers instead of replaced, and objects (``permissions.approvedTools``) merged by entry.
 
 Every invalid value (wrong type, out of range, unknown mode, unreadable or malformed file) is
 ignored: the default (or the next lower layer's value) is used and a :class:`SettingsWarning`
@@ -33,6 +33,7 @@ from .checks import (
     _bool,
     _number,
     _opt_str,
+    approved_tools,
 )
 from .provider_registry import AUTO, provider_names
 
@@ -108,6 +109,8 @@ KEYS: tuple[Key, ...] = (
     Key("permissions.ask", [], EntryList(rules=True, fail_closed=True), "tool patterns that ask first"),
     Key("permissions.deny", [], EntryList(rules=True, fail_closed=True),
         "tool patterns that never run and are hidden from search"),
+    Key("permissions.approvedTools", {}, approved_tools,  # written by "always allow": core.policy.approvals
+        "MCP tool → digests of the description and inputSchema approved; a tool that changed asks again"),
     # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
     Key("permissions.additionalDirectories", [], EntryList(),
         "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
@@ -246,8 +249,9 @@ class Settings:
         except (ValueError, TypeError, OverflowError) as exc:
             self.warnings.append(SettingsWarning(source, key, value, str(exc)))
             return False
-        if key in MERGED_LISTS and self.sources.get(key) != "default":
-            checked = [*self.values[key], *[x for x in checked if x not in self.values[key]]]
+        if self.sources.get(key) != "default" and (key in MERGED_LISTS or isinstance(checked, dict)):  # maps: by entry
+            checked = ({**self.values[key], **checked} if isinstance(checked, dict) else
+                       [*self.values[key], *[x for x in checked if x not in self.values[key]]])
         self.values[key] = checked
         self.sources[key] = source
         return True
@@ -259,7 +263,7 @@ class Settings:
 
 
 def _copy(value: Any) -> Any:
-    return list(value) if isinstance(value, list) else value
+    return list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
