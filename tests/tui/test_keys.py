@@ -23,6 +23,7 @@ from tui_harness import catalog_app, focus_filter, widget_app
 from tui_harness_keys import permission_app, run_tool
 
 from toolscout.core.mcp.config import ServerConfig
+from toolscout.core.policy.approvals import Fingerprint
 from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui import messages as m
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
@@ -224,8 +225,10 @@ async def test_always_allow_is_saved_to_the_project_local_file_the_dialog_names(
         assert app.prompt.saves_to == tildify(str(local))
         assert "don't ask again in this project" in app.shown_prompt and "settings.local.json" in app.shown_prompt
         data = json.loads(local.read_text(encoding="utf-8"))
+        # beside the rule, what the tool was approved as (a later change asks again: test_rug_pull_prompt.py)
+        approved = {FORECAST: Fingerprint.of(engine.tool(FORECAST)).to_json()}
         assert data == {"toolSearch": {"maxResults": 7},
-                        "permissions": {"deny": ["Bash"], "allow": [FORECAST]}}
+                        "permissions": {"deny": ["Bash"], "allow": [FORECAST], "approvedTools": approved}}
         result = await run_tool(pilot, FORECAST, {"city": "Oslo"})  # not asked again
         assert app.asked == [FORECAST]
         assert not isinstance(app.screen, PermissionScreen)

@@ -45,6 +45,18 @@ async def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+async def private_addresses(host: str, timeout: float) -> list[str]:
+    """The addresses of ``host`` that are not public (loopback, private, link-local ...), resolved
+    within ``timeout`` seconds; ``[]`` for a public host, one that does not resolve, or when the
+    resolution takes longer. What a permission prompt uses to say that a rule naming ``host``
+    lifts this guard for it."""
+    try:
+        addresses = await asyncio.wait_for(resolve(host, 443), timeout)
+    except (OSError, TimeoutError, UnicodeError):
+        return []
+    return [a for a in addresses if not is_public(a)]
+
+
 class EgressRefused(Exception):
     """A connection to a non-public address that no rule allows."""
 

@@ -31,6 +31,7 @@ from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS
 from ..engine.facade import Engine
 from ..mcp.elicitation import Elicitor
 from ..models import ToolErrorKind, ToolResult, ToolSpec
+from ..policy.approvals import Fingerprint
 from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
@@ -73,7 +74,8 @@ class ClientState:
     Attributes:
         announced: the search tool's announcement as first listed (None until then).
         exposed: canonical name → served definition of tools exposed by search (insertion order).
-        remembered: tools the person allowed for the rest of this client's session.
+        remembered: tools the person allowed for the rest of this client's session, each with the
+            fingerprint of the definition allowed (a tool changed since asks again).
         wait_until: when (``anyio.current_time()``) the wait of its first requests for
             connecting servers ends (None until its first request; see :meth:`Gateway.ready`).
     """
@@ -81,7 +83,7 @@ class ClientState:
     announced: str | None = None
     wait_until: float | None = None
     exposed: dict[str, dict[str, Any]] = field(default_factory=dict)
-    remembered: set[str] = field(default_factory=set)
+    remembered: dict[str, Fingerprint] = field(default_factory=dict)
 
 
 class Gateway:
@@ -256,7 +258,7 @@ class Gateway:
         if isinstance(found, ToolSpec) and found.server is None:
             return error_result(f"Unknown tool {name!r}. Use {SEARCH_TOOL} to find tools by what they do.")
         state = self.client(ctx)
-        asker = ElicitingAsker(ctx, state.remembered, params) if can_elicit(ctx) else None
+        asker = ElicitingAsker(ctx, state.remembered, params, self.engine.tool_change) if can_elicit(ctx) else None
         # the upstream server's own questions during the call go to this client (or are refused)
         elicitor = Elicitor(state, lambda server, question: forward_question(ctx, server, question))
         result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor)

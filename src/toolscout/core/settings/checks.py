@@ -201,8 +201,9 @@ def approved_tools(v: Any) -> dict[str, dict[str, str]]:
     problems: list[EntryProblem] = []
     for name, entry in v.items():
         parts = [entry.get(k) for k in ("description", "inputSchema")] if isinstance(entry, dict) else []
-        if parts and all(isinstance(p, str) and len(p) == 64 and _HEX.fullmatch(p) for p in parts):
-            kept[name] = {"description": parts[0].lower(), "inputSchema": parts[1].lower()}
+        digests = [p.lower() for p in parts if isinstance(p, str) and _HEX.fullmatch(p)]
+        if len(digests) == 2:
+            kept[name] = {"description": digests[0], "inputSchema": digests[1]}
         else:
             problems.append(EntryProblem(f"[{json.dumps(name)}]", entry, "expected {\"description\": sha256 hex, "
                                          "\"inputSchema\": sha256 hex}", "this entry is ignored (that tool is "

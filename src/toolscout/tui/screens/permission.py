@@ -1,7 +1,15 @@
 """The permission prompt: may this tool run with these arguments?
 
 It always names the real tool (``mcp__github__create_issue``), never the ExecuteTool proxy that
-carried the call, and shows the arguments exactly as they will be sent.
+carried the call, and shows the arguments exactly as they will be sent, whole (a box that
+scrolls, which says how long they are when they do not fit). It says what each answer grants:
+
+- a tool whose description or schema changed since it was approved says so first, with what
+  changed and its new description (:mod:`toolscout.core.policy.approvals`);
+- "Always allow" of WebFetch to a host that is a loopback, link-local or private address saves
+  a rule that, from the next run on, also lets WebFetch reach that address (network tools never
+  connect to one otherwise: :mod:`toolscout.core.builtins.netguard`); the dialog says so, and
+  "Allow once" keeps the focus.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
 from toolscout.core.models import ToolSpec
+from toolscout.core.policy.approvals import ToolChange
 
 from ..text import clean, first_line, tildify
 from ..widgets.chat import pretty_json
@@ -45,6 +54,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         saves_to: the file "Always allow" writes its rule to (shown as given), or None when the
             answer lasts for this session only (:mod:`toolscout.core.policy.local_rules`).
         session_only_reason: why it lasts for this session only (shown in brackets), or "".
+        change: how the tool changed since it was approved, or None.
+        private_grant: for WebFetch to a private host: ``(rule, host, addresses)`` that "Always
+            allow" would save, or None.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -54,13 +66,16 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
     ]
 
     def __init__(self, tool_name: str, arguments: dict[str, Any], tool: ToolSpec | None = None, *,
-                 saves_to: str | None = None, session_only_reason: str = "") -> None:
+                 saves_to: str | None = None, session_only_reason: str = "", change: ToolChange | None = None,
+                 private_grant: tuple[str, str, tuple[str, ...]] | None = None) -> None:
         super().__init__()
         self.tool_name = tool_name
         self.arguments = arguments
         self.tool = tool
         self.saves_to = saves_to
         self.session_only_reason = session_only_reason
+        self.change = change
+        self.private_grant = private_grant
 
     def compose(self) -> ComposeResult:
         yield Footer()  # this dialog's keys, not the main screen's under it
@@ -76,8 +91,16 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 if desc:
                     where.append(" · " + desc, style="dim")
                 yield Static(where, id="permission-tool")
+            if self.change is not None:
+                with VerticalScroll(id="permission-change"):
+                    yield Static(change_text(self.change))
+            shown = clean(pretty_json(self.arguments))
+            if shown.count("\n") + 1 > ARGS_LINES or len(shown) > ARGS_LINES * 60:
+                yield Static(Text(f"Arguments: {len(shown):,} characters, {shown.count(chr(10)) + 1:,} lines, shown "
+                                  "whole: scroll the box (Shift+Tab, then ↑↓ PgUp PgDn End) to read them all.",
+                                  style="dim"), id="permission-args-size")
             with VerticalScroll(id="permission-args"):
-                yield Static(Text(clean(pretty_json(self.arguments))))
+                yield Static(Text(shown))
             always = Text("Always allow: ", style="dim")
             if self.tool is not None and self.tool.server is None and self.tool_name == "Bash":
                 always.append("this exact command; ", style="dim")
@@ -88,6 +111,14 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
             else:
                 reason = f" ({self.session_only_reason})" if self.session_only_reason else ""
                 always.append(f"for this session only{reason}", style="dim")
+            if self.private_grant is not None:
+                rule, host, addresses = self.private_grant
+                always.append("\nThis also lets WebFetch reach the private address ", style="bold yellow")
+                always.append(clean(host, single_line=True), style="bold")
+                if addresses and addresses != (host,):
+                    always.append(f" ({clean(', '.join(addresses), single_line=True)})", style="bold")
+                always.append(f" from now on: it saves {clean(rule, single_line=True)}, and network tools "
+                              "otherwise never connect to a loopback, link-local or private address.", style="yellow")
             yield Static(always, id="permission-always")
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="primary", compact=True)
@@ -105,6 +136,24 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
     def action_decide(self, decision: str) -> None:
         """Close with ``decision`` (a :class:`PermissionDecision` value)."""
         self.dismiss(PermissionDecision(decision))
+
+
+#: Lines of arguments the box shows before it scrolls (``#permission-args`` in styles/modals.tcss).
+ARGS_LINES = 12
+
+
+def change_text(change: ToolChange) -> Text:
+    """What changed in a tool since it was approved, and its new description (shown literally)."""
+    text = Text("This tool changed since it was approved", style="bold red")
+    text.append(" (in an earlier run)" if change.saved else "", style="red")
+    text.append(f": {change.what}. Read it before allowing it again.", style="bold red")
+    if "description" in change.parts:
+        text.append("\nNow: ", style="bold")
+        text.append(clean(change.new_description))
+        if change.old_description is not None:
+            text.append("\nWas: ", style="bold")
+            text.append(clean(change.old_description), style="dim")
+    return text
 
 
 def rules_file_shown(engine: Engine) -> str | None:
@@ -142,9 +191,34 @@ async def ask(app: App[Any], engine: Engine, tool: ToolSpec, params: dict[str, A
 
     trust = engine.folder_trust
     why = "" if trust is None or trust.approved else "this folder is not approved, so its settings are not read"
-    app.push_screen(PermissionScreen(name, shown, spec, saves_to=rules_file_shown(engine), session_only_reason=why),
-                    done)
+    change = engine.tool_change(spec) if spec is not None else None
+    saves_to = rules_file_shown(engine)
+    grant = await private_grant(spec, shown, engine) if spec is not None and saves_to is not None else None
+    app.push_screen(PermissionScreen(name, shown, spec, saves_to=saves_to, session_only_reason=why, change=change,
+                                     private_grant=grant), done)
     answers: dict[PermissionDecision, AskAnswer] = {
         PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
         PermissionDecision.DENY: "deny"}
     return answers[await future]
+
+
+async def private_grant(tool: ToolSpec, params: dict[str, Any], engine: Engine) -> tuple[str, str, tuple[str, ...]] | None:
+    """For a network built-in whose URL's host is a loopback, link-local or private address
+    (resolved, bounded by :data:`RESOLVE_TIMEOUT_S`): ``(the rule "Always allow" saves, host,
+    its private addresses)``, which lifts the private-address guard for that host; else None."""
+    from toolscout.core.builtins.netguard import private_addresses
+    from toolscout.core.rules.specs import NETWORK_TOOLS, session_rule, url_host
+
+    if tool.server is not None or tool.name not in NETWORK_TOOLS:
+        return None
+    host = url_host(params.get("url"))
+    if host is None:
+        return None
+    addresses = await private_addresses(host, RESOLVE_TIMEOUT_S)
+    if not addresses:
+        return None
+    return session_rule(tool.name, params, engine.project_dir), host, tuple(addresses)
+
+
+#: Bound on resolving a URL's host for the private-address note (s); unresolved: no note.
+RESOLVE_TIMEOUT_S = 2.0
