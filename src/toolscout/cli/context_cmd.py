@@ -88,4 +88,7 @@ def format_report(report: ContextReport) -> str:
         verdict = "more than fit, so the limit decided" if d.limited else "they fit"
         lines.append(f"tool limit: {d.limit.words}; {d.tool_count:,} tools inline would be {verdict}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
+    lines.extend(f"private-address grant: {g['rule']} lets {g['tool']} reach {g['host']} even at a loopback, "
+                 "link-local or private address (remove the rule from permissions.allow to stop it)"
+                 for g in report.private_grants)
     return "\n".join(lines)

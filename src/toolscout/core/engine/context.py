@@ -8,6 +8,7 @@ from typing import Any
 from ..catalog.registry import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..rules.match import server_rule
+from ..rules.specs import NETWORK_TOOLS, parse_rule
 from ..settings.layers import Settings
 from ..tokens import (
     ModeDecision,
@@ -37,6 +38,9 @@ class ContextReport:
         states: server name → ``(state, reason)`` for every known server (connected, connecting,
             failed, disconnected); servers without tools (still connecting, failed) get a row of
             their own in :meth:`to_json`.
+        private_grants: allow rules that let a network built-in reach their host even where it is
+            a loopback, link-local or private address (:func:`private_grants`), each
+            ``{"rule", "tool", "host"}``.
     """
 
     rows: list[ServerUsage]
@@ -47,6 +51,7 @@ class ContextReport:
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    private_grants: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def tokens_inline(self) -> int:
@@ -104,6 +109,7 @@ class ContextReport:
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
+            "private_grants": self.private_grants,
         }
 
 
@@ -151,7 +157,23 @@ def build_context_report(
     warnings = [str(w) for w in settings.warnings]
     if decision.mode == "standard" and decision.limited:
         warnings.append(decision.reason)
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings)
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings,
+                         private_grants=private_grants(settings["permissions.allow"]))
+
+
+def private_grants(allow: list[str]) -> list[dict[str, str]]:
+    """The allow rules that lift the private-address guard of network built-ins for a host
+    (:meth:`~toolscout.core.policy.permissions.PermissionPolicy.names_host`: a rule naming the
+    host exactly, such as the one "Always allow" saves for ``WebFetch`` to ``localhost``): each
+    ``{"rule", "tool", "host"}``, in rule order."""
+    out = []
+    for rule in dict.fromkeys(allow):
+        parsed = parse_rule(rule)
+        spec = parsed.specifier or ""
+        host = spec.removeprefix("domain:").strip().rstrip(".").lower()
+        if parsed.name in NETWORK_TOOLS and spec.startswith("domain:") and host and not host.startswith("*"):
+            out.append({"rule": rule, "tool": parsed.name, "host": host})
+    return out
 
 
 def inline_fit(catalog: ToolCatalog, max_tools: int | None) -> list[ToolSpec]:

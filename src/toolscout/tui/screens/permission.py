@@ -7,9 +7,9 @@ scrolls, which says how long they are when they do not fit). It says what each a
 - a tool whose description or schema changed since it was approved says so first, with what
   changed and its new description (:mod:`toolscout.core.policy.approvals`);
 - "Always allow" of WebFetch to a host that is a loopback, link-local or private address saves
-  a rule that, from the next run on, also lets WebFetch reach that address (network tools never
-  connect to one otherwise: :mod:`toolscout.core.builtins.netguard`); the dialog says so, and
-  "Allow once" keeps the focus.
+  a rule that, from the next run on (when the settings file is read), also lets WebFetch reach
+  that address (network tools never connect to one otherwise:
+  :mod:`toolscout.core.builtins.netguard`); the dialog says so, and "Allow once" keeps the focus.
 """
 
 from __future__ import annotations
@@ -117,8 +117,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 always.append(clean(host, single_line=True), style="bold")
                 if addresses and addresses != (host,):
                     always.append(f" ({clean(', '.join(addresses), single_line=True)})", style="bold")
-                always.append(f" from now on: it saves {clean(rule, single_line=True)}, and network tools "
-                              "otherwise never connect to a loopback, link-local or private address.", style="yellow")
+                always.append(f" from the next run on: it saves {clean(rule, single_line=True)}, and network "
+                              "tools otherwise never connect to a loopback, link-local or private address.",
+                              style="yellow")
             yield Static(always, id="permission-always")
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="primary", compact=True)

@@ -146,6 +146,10 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     lines.append(Text(f"counted with {report.counter}", style="dim"))
     for suggestion in report.suggestions:
         lines.append(Text("→ " + clean(suggestion, single_line=True), style="cyan"))
+    for grant in report.private_grants:  # what "Always allow" of WebFetch to a private host saved
+        lines.append(Text(f"! private-address grant: {clean(grant['rule'], single_line=True)} lets {grant['tool']} "
+                          f"reach {clean(grant['host'], single_line=True)} even at a loopback, link-local or private "
+                          "address (remove it from permissions.allow to stop it)", style="bold yellow"))
     for warning in report.warnings:
         lines.append(Text("! " + clean(warning, single_line=True), style="yellow"))
     return Group(*lines)
