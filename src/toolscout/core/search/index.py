@@ -34,6 +34,7 @@ from .lexical import (
     SklearnTfidf,
     cjk_gate,
     matched_terms,
+    stuffing_notes,
 )
 from .matrices import Matrices
 from .multiquery import split_subqueries
@@ -409,6 +410,7 @@ class ToolIndex(BackgroundDense):
                     raw=raws,
                     matched=matched_terms(self.store, name, query, FIELDS),
                     exact_name=is_exact,
+                    notes=stuffing_notes(m, name, query, self._bm25f) if "bm25f" in prof.signals else (),
                 )
             )
         return out

@@ -15,6 +15,20 @@ Sources of the constants:
   Claude Code's ``ToolSearchTool.ts`` and claude-code-best's ``SearchExtraToolsTool.ts``.
   "Partial" here means the same stem but a different word (whole-token matching only).
 * Hybrid TF-IDF field weights name 3.0, search hint 2.5, description 1.0: the ToolSearch design.
+
+Stuffing bounds (issue 28 item 6: a server whose descriptions repeat another service's keywords,
+``"github github github create issue …"``, must not outrank that service's own tools). Tool
+texts are untrusted, so what repetition can add is bounded in BM25F and the field TF-IDF:
+
+* a term counts at most :data:`MAX_FIELD_TF` (2) times per field, however often it is repeated;
+* per query term, the *body* fields (:data:`BODY_FIELDS`: description, parameter names and
+  descriptions, the server-level description) add at most :data:`MAX_BODY_TF` (2, the name
+  field's weight: as much as one mention in the tool's name) to BM25F's weighted term frequency,
+  so spreading a word over every parameter does not outweigh a tool named for it.
+
+Measured with ``toolscout eval`` on the shared dev sets (docs/_incoming/sec-approval.md): no
+drop beyond one query's worth on livemcpbench, none on metatool. :func:`stuffing_notes` names
+the caps that applied to a hit (the score explanation).
 """
 
 from __future__ import annotations
@@ -45,6 +59,13 @@ BM25F_WEIGHTS: dict[str, float] = {
 }
 HYBRID_TFIDF_WEIGHTS: dict[str, float] = {"name": 3.0, "hint": 2.5, "description": 1.0}
 KEYWORD_POINTS = {"name_exact": 12.0, "name_partial": 6.0, "hint": 4.0, "description": 2.0}
+#: Occurrences of one term that count per field (more are repetition: stuffing).
+MAX_FIELD_TF = 2.0
+#: Fields whose text a server writes at length; per query term they add at most MAX_BODY_TF.
+BODY_FIELDS = ("description", "param_names", "param_descriptions", "server_description")
+#: What the body fields may add to one term's BM25F weighted frequency: one mention in the name.
+MAX_BODY_TF = BM25F_WEIGHTS["name"]
+_BODY = np.asarray([f in BODY_FIELDS for f in FIELD_INDEX], dtype=bool)
 
 
 @dataclass
@@ -134,13 +155,13 @@ class _PerView(Generic[V]):
         return self._value
 
 
-def _pair_sums(p: Postings, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(rows, query positions, Σ_f weight_f · tf)`` per (query term, row) pair of ``p``."""
+def _pair_sums(p: Postings, weights: np.ndarray, max_tf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, query positions, Σ_f weight_f · min(tf, max_tf))`` per (query term, row) pair of ``p``."""
     starts = p.pairs()
     if not len(starts):
         e = np.zeros(0, np.int64)
         return e, e, np.zeros(0)
-    sums = np.add.reduceat(weights * p.tf, starts)
+    sums = np.add.reduceat(weights * (p.tf if max_tf is None else np.minimum(p.tf, max_tf)), starts)
     return p.rows[starts], p.qpos[starts], sums
 
 
@@ -148,15 +169,20 @@ class BM25F:
     """BM25F with per-field length normalisation (see the module docstring for constants).
 
     ``score(d, q) = Σ_t qtf_t · idf_t · tf̃ (k1 + 1) / (tf̃ + k1)`` where
-    ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)``.
+    ``tf̃ = head + min(body, max_body)``, ``head`` and ``body`` being
+    ``Σ_f w_f · min(tf_{f,d,t}, max_tf) / (1 − b + b · len_{f,d} / avglen_f)`` over the name,
+    hint and server fields and over :data:`BODY_FIELDS` (the stuffing bounds of the module
+    docstring; ``max_tf``/``max_body`` None: unbounded, plain BM25F).
 
     Computed at query time from the postings of the query's terms and the running collection
     statistics, so adding tools never rebuilds anything.
     """
 
-    def __init__(self, weights: dict[str, float] | None = None, k1: float = 1.5, b: float = 0.3) -> None:
+    def __init__(self, weights: dict[str, float] | None = None, k1: float = 1.5, b: float = 0.3, *,
+                 max_tf: float | None = MAX_FIELD_TF, max_body: float | None = MAX_BODY_TF) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self.k1, self.b = k1, b
+        self.max_tf, self.max_body = max_tf, max_body
         self._w = field_weights(self.weights)
         self._cache: _PerView[np.ndarray] = _PerView()
 
@@ -181,7 +207,14 @@ class BM25F:
             return np.zeros(m.n_docs)
         row_w = self._cache.get(m, self._row_weights)
         starts = p.pairs()
-        tft = np.add.reduceat(row_w[p.rows, p.field] * p.tf, starts)
+        tf = p.tf if self.max_tf is None else np.minimum(p.tf, self.max_tf)
+        weighted = row_w[p.rows, p.field] * tf
+        if self.max_body is None:
+            tft = np.add.reduceat(weighted, starts)
+        else:
+            body = _BODY[p.field]
+            tft = np.add.reduceat(np.where(body, 0.0, weighted), starts) + np.minimum(
+                np.add.reduceat(np.where(body, weighted, 0.0), starts), self.max_body)
         qp = p.qpos[starts]
         contrib = tft * (self.k1 + 1.0) / (tft + self.k1) * (self.idf(m, q.ids) * q.qtf)[qp]
         return m.live(np.bincount(p.rows[starts], weights=contrib, minlength=m.n_rows))
@@ -213,15 +246,17 @@ class FieldTfidf:
     """Cosine over field-weighted, sublinear, idf-weighted term vectors (research: "TF-IDF, same
     fields, sublinear, stemmed"; 43.8 mean nDCG@10 alone, +0.8 fused with BM25F).
 
+    Counts are capped at ``max_tf`` per field first (the stuffing bound of the module docstring).
     Sublinear tf is ``1 + ln(x)`` for weighted counts ``x ≥ 1`` and ``x`` below 1 (a fractional
     field weight must not produce a negative weight); idf is scikit-learn's smooth idf
     ``ln((1 + n) / (1 + df)) + 1``. Document norms depend on every idf, so they are recomputed
     (vectorised over the cached per-segment (row, term) pairs) once per view.
     """
 
-    def __init__(self, weights: dict[str, float] | None = None) -> None:
+    def __init__(self, weights: dict[str, float] | None = None, *, max_tf: float | None = MAX_FIELD_TF) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self._w = field_weights(self.weights)
+        self.max_tf = max_tf
         self._cache: _PerView[tuple[np.ndarray, np.ndarray]] = _PerView()
         self._segments: dict[int, tuple[Segment, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
@@ -229,7 +264,7 @@ class FieldTfidf:
         """``(rows, terms, sublinear weighted counts)`` of one segment, cached while it lives."""
         hit = self._segments.get(id(seg))
         if hit is None or hit[0] is not seg:
-            rows, terms, counts = m.store.segment_pairs(seg, self._w)
+            rows, terms, counts = m.store.segment_pairs(seg, self._w, self.max_tf)
             live = {id(s) for s in m.segments}
             self._segments = {k: v for k, v in self._segments.items() if k in live}
             hit = self._segments[id(seg)] = (seg, (rows, terms, _sublinear(counts)))
@@ -259,7 +294,7 @@ class FieldTfidf:
         if qnorm == 0:
             return np.zeros(m.n_docs)
         p = _postings(m, q)
-        rows, qp, x = _pair_sums(p, self._w[p.field])
+        rows, qp, x = _pair_sums(p, self._w[p.field], self.max_tf)
         contrib = _sublinear(x) * (idf[q.ids] * qv / qnorm)[qp]
         return m.live(np.bincount(rows, weights=contrib, minlength=m.n_rows) / norms)
 
@@ -355,6 +390,41 @@ def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) 
         if common:
             out[f] = [s for i, s in wanted.items() if i in common]
     return out
+
+
+def stuffing_notes(m: Matrices, name: str, q: Query, scorer: BM25F) -> tuple[str, ...]:
+    """What the stuffing bounds took off tool ``name``'s BM25F score for query ``q``, one line per
+    capped term: ``'github': repeated terms capped (×15 in description, each counted 2×);
+    description and parameter text capped at one mention in the name (8.74 → 2)``. Empty when no
+    bound applied (or ``scorer`` has none)."""
+    entry = m.store.docs.get(name)
+    if entry is None or not len(q.ids):
+        return ()
+    avg = m.avg_lengths
+    notes: list[str] = []
+    for tid in q.ids.tolist():
+        word = q.surfaces[m.store.terms[tid]]
+        repeated, body = [], 0.0
+        for f in FIELD_INDEX:
+            ids, counts, length = entry.fields[f]
+            hit = np.flatnonzero(ids == tid)
+            if not len(hit):
+                continue
+            tf = float(counts[hit[0]])
+            if scorer.max_tf is not None and tf > scorer.max_tf:
+                repeated.append(f"×{tf:g} in {f}")
+                tf = scorer.max_tf
+            k = FIELD_INDEX[f]
+            norm = 1.0 - scorer.b + scorer.b * length / avg[k] if avg[k] > 0 else 1.0
+            if f in BODY_FIELDS:
+                body += scorer.weights.get(f, 0.0) * tf / norm
+        parts = [f"repeated terms capped ({', '.join(repeated)}, each counted {scorer.max_tf:g}×)"] if repeated else []
+        if scorer.max_body is not None and body > scorer.max_body:
+            parts.append(f"description and parameter text capped at one mention in the name ({body:.2f} → "
+                         f"{scorer.max_body:g})")
+        if parts:
+            notes.append(f"{word!r}: " + "; ".join(parts))
+    return tuple(notes)
 
 
 def minmax(x: np.ndarray) -> np.ndarray:

@@ -122,7 +122,8 @@ def explain(hit: ScoredTool) -> str:
     """Multi-line plain-text explanation of one hit's score.
 
     Shows the total, each component's raw value and weighted contribution (contributions sum
-    to the total), the query-level gate, and the query words matched per field.
+    to the total), the query-level gate, the query words matched per field, and what the
+    stuffing bounds capped (``capped: repeated terms capped: …``).
     """
     lines = [f"{hit.tool.name}  score {hit.score:.4f}" + ("  (exact name)" if hit.exact_name else "")]
     for name, value in hit.components.items():
@@ -138,4 +139,5 @@ def explain(hit: ScoredTool) -> str:
             lines.append(f"    {field_name}: {', '.join(terms)}")
     else:
         lines.append("  matched: (no query word; semantic match only)" if hit.components.get("dense") else "  matched: -")
+    lines.extend(f"  capped: {note}" for note in hit.notes)
     return "\n".join(lines)

@@ -22,6 +22,9 @@ class ScoredTool:
         raw: the same components before weighting/normalisation (for the detailed explanation).
         matched: field name → query terms that matched in that field.
         exact_name: True when the query was exactly this tool's full or bare name.
+        notes: what the stuffing bounds took off the lexical score, one line each (a term
+            repeated in a field, too much description text for one term:
+            :func:`~toolscout.core.search.lexical.stuffing_notes`); empty when none applied.
     """
 
     tool: ToolSpec
@@ -30,6 +33,7 @@ class ScoredTool:
     raw: dict[str, float] = field(default_factory=dict)
     matched: dict[str, list[str]] = field(default_factory=dict)
     exact_name: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def lexical_score(self) -> float:

@@ -225,14 +225,16 @@ class TermStore:
             df[: len(self.df)] = self.df
             self.df = df
 
-    def segment_pairs(self, seg: Segment, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rows, terms, Σ_f w_f · tf)`` of every (row, term) in ``seg`` (cached per segment)."""
-        key = (id(seg), np.asarray(weights, dtype=np.float64).tobytes())
+    def segment_pairs(self, seg: Segment, weights: np.ndarray,
+                      max_tf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, terms, Σ_f w_f · min(tf, max_tf))`` of every (row, term) in ``seg`` (cached
+        per segment; ``max_tf`` None: counts as stored)."""
+        key = (id(seg), np.asarray(weights, dtype=np.float64).tobytes() + repr(max_tf).encode())
         hit = self._pair_cache.get(key)
         if hit is not None:
             return hit
         terms = np.repeat(np.arange(len(seg.indptr) - 1, dtype=np.int64), np.diff(seg.indptr))
-        vals = weights[seg.field] * seg.tf
+        vals = weights[seg.field] * (seg.tf if max_tf is None else np.minimum(seg.tf, max_tf))
         if len(vals):
             change = np.empty(len(vals), dtype=bool)
             change[0] = True
