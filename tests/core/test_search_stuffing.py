@@ -62,3 +62,10 @@ async def test_the_explanation_says_what_was_capped() -> None:
     assert "capped: 'github': repeated terms capped" in explain(stuffed)  # the live-scoring view's text
     real = hits[0]
     assert real.tool.name == "mcp__github__create_issue" and not real.notes  # a real tool is not capped
+
+
+def test_body_text_adds_at_most_one_name_mention() -> None:
+    from toolscout.core.search.lexical import BM25F_WEIGHTS
+    from toolscout.core.search.stuffing import MAX_BODY_TF
+
+    assert MAX_BODY_TF == BM25F_WEIGHTS["name"]

@@ -34,7 +34,6 @@ from .lexical import (
     SklearnTfidf,
     cjk_gate,
     matched_terms,
-    stuffing_notes,
 )
 from .matrices import Matrices
 from .multiquery import split_subqueries
@@ -43,6 +42,7 @@ from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_
 from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
+from .stuffing import stuffing_notes
 from .tokenize import MIN_CJK_MATCHES, analyze
 
 log = logging.getLogger(__name__)
@@ -391,6 +391,8 @@ class ToolIndex(BackgroundDense):
             names = m.names
             order = sorted(range(len(cand)), key=lambda j: (rounded[j], names[cand[j]]))[:limit]
         out: list[ScoredTool] = []
+        capped = self._bm25f.capped(m, query) if "bm25f" in prof.signals else np.zeros(m.n_docs, dtype=bool)
+        terms = [(tid, query.surfaces[self.store.terms[tid]]) for tid in query.ids.tolist()]
         for j in order:
             i = int(cand[j])
             name = m.names[i]
@@ -410,7 +412,7 @@ class ToolIndex(BackgroundDense):
                     raw=raws,
                     matched=matched_terms(self.store, name, query, FIELDS),
                     exact_name=is_exact,
-                    notes=stuffing_notes(m, name, query, self._bm25f) if "bm25f" in prof.signals else (),
+                    notes=stuffing_notes(m, name, terms, self._bm25f) if capped[i] else (),
                 )
             )
         return out

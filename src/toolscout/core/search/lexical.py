@@ -16,19 +16,9 @@ Sources of the constants:
   "Partial" here means the same stem but a different word (whole-token matching only).
 * Hybrid TF-IDF field weights name 3.0, search hint 2.5, description 1.0: the ToolSearch design.
 
-Stuffing bounds (issue 28 item 6: a server whose descriptions repeat another service's keywords,
-``"github github github create issue …"``, must not outrank that service's own tools). Tool
-texts are untrusted, so what repetition can add is bounded in BM25F and the field TF-IDF:
-
-* a term counts at most :data:`MAX_FIELD_TF` (2) times per field, however often it is repeated;
-* per query term, the *body* fields (:data:`BODY_FIELDS`: description, parameter names and
-  descriptions, the server-level description) add at most :data:`MAX_BODY_TF` (2, the name
-  field's weight: as much as one mention in the tool's name) to BM25F's weighted term frequency,
-  so spreading a word over every parameter does not outweigh a tool named for it.
-
-Measured with ``toolscout eval`` on the shared dev sets (docs/_incoming/sec-approval.md): no
-drop beyond one query's worth on livemcpbench, none on metatool. :func:`stuffing_notes` names
-the caps that applied to a hit (the score explanation).
+Stuffing bounds (issue 28 item 6): BM25F counts a term at most twice per field and lets the
+description and parameter text add at most one name mention per term; the field TF-IDF caps
+counts the same way (:mod:`.stuffing`, with the measurements).
 """
 
 from __future__ import annotations
@@ -44,6 +34,7 @@ import scipy.sparse as sp
 from .matrices import Matrices
 from .segments import FIELD_INDEX, Postings, Segment, field_weights
 from .store import TermStore
+from .stuffing import BODY, MAX_BODY_TF, MAX_FIELD_TF
 from .tokenize import analyze
 
 V = TypeVar("V")
@@ -59,13 +50,6 @@ BM25F_WEIGHTS: dict[str, float] = {
 }
 HYBRID_TFIDF_WEIGHTS: dict[str, float] = {"name": 3.0, "hint": 2.5, "description": 1.0}
 KEYWORD_POINTS = {"name_exact": 12.0, "name_partial": 6.0, "hint": 4.0, "description": 2.0}
-#: Occurrences of one term that count per field (more are repetition: stuffing).
-MAX_FIELD_TF = 2.0
-#: Fields whose text a server writes at length; per query term they add at most MAX_BODY_TF.
-BODY_FIELDS = ("description", "param_names", "param_descriptions", "server_description")
-#: What the body fields may add to one term's BM25F weighted frequency: one mention in the name.
-MAX_BODY_TF = BM25F_WEIGHTS["name"]
-_BODY = np.asarray([f in BODY_FIELDS for f in FIELD_INDEX], dtype=bool)
 
 
 @dataclass
@@ -212,12 +196,32 @@ class BM25F:
         if self.max_body is None:
             tft = np.add.reduceat(weighted, starts)
         else:
-            body = _BODY[p.field]
+            body = BODY[p.field]
             tft = np.add.reduceat(np.where(body, 0.0, weighted), starts) + np.minimum(
                 np.add.reduceat(np.where(body, weighted, 0.0), starts), self.max_body)
         qp = p.qpos[starts]
         contrib = tft * (self.k1 + 1.0) / (tft + self.k1) * (self.idf(m, q.ids) * q.qtf)[qp]
         return m.live(np.bincount(p.rows[starts], weights=contrib, minlength=m.n_rows))
+
+    def capped(self, m: Matrices, q: Query) -> np.ndarray:
+        """bool[N]: the documents whose score for ``q`` a stuffing bound lowered (a term repeated
+        past ``max_tf`` in a field, or body text past ``max_body``): those whose explanation
+        :func:`stuffing_notes` has something to say about."""
+        if not len(q.ids) or not m.n_docs:
+            return np.zeros(m.n_docs, dtype=bool)
+        p = _postings(m, q)
+        out = np.zeros(m.n_rows, dtype=bool)
+        if not len(p.rows):
+            return m.live(out)
+        if self.max_tf is not None:
+            out[p.rows[p.tf > self.max_tf]] = True
+        if self.max_body is not None:
+            starts = p.pairs()
+            row_w = self._cache.get(m, self._row_weights)
+            tf = p.tf if self.max_tf is None else np.minimum(p.tf, self.max_tf)
+            body = np.add.reduceat(np.where(BODY[p.field], row_w[p.rows, p.field] * tf, 0.0), starts)
+            out[p.rows[starts][body > self.max_body]] = True
+        return m.live(out)
 
     def coverage(self, m: Matrices, q: Query, doc: int) -> float:
         """Share of the query's idf mass whose terms occur in document ``doc`` (0..1).
@@ -390,41 +394,6 @@ def matched_terms(store: TermStore, name: str, q: Query, fields: Iterable[str]) 
         if common:
             out[f] = [s for i, s in wanted.items() if i in common]
     return out
-
-
-def stuffing_notes(m: Matrices, name: str, q: Query, scorer: BM25F) -> tuple[str, ...]:
-    """What the stuffing bounds took off tool ``name``'s BM25F score for query ``q``, one line per
-    capped term: ``'github': repeated terms capped (×15 in description, each counted 2×);
-    description and parameter text capped at one mention in the name (8.74 → 2)``. Empty when no
-    bound applied (or ``scorer`` has none)."""
-    entry = m.store.docs.get(name)
-    if entry is None or not len(q.ids):
-        return ()
-    avg = m.avg_lengths
-    notes: list[str] = []
-    for tid in q.ids.tolist():
-        word = q.surfaces[m.store.terms[tid]]
-        repeated, body = [], 0.0
-        for f in FIELD_INDEX:
-            ids, counts, length = entry.fields[f]
-            hit = np.flatnonzero(ids == tid)
-            if not len(hit):
-                continue
-            tf = float(counts[hit[0]])
-            if scorer.max_tf is not None and tf > scorer.max_tf:
-                repeated.append(f"×{tf:g} in {f}")
-                tf = scorer.max_tf
-            k = FIELD_INDEX[f]
-            norm = 1.0 - scorer.b + scorer.b * length / avg[k] if avg[k] > 0 else 1.0
-            if f in BODY_FIELDS:
-                body += scorer.weights.get(f, 0.0) * tf / norm
-        parts = [f"repeated terms capped ({', '.join(repeated)}, each counted {scorer.max_tf:g}×)"] if repeated else []
-        if scorer.max_body is not None and body > scorer.max_body:
-            parts.append(f"description and parameter text capped at one mention in the name ({body:.2f} → "
-                         f"{scorer.max_body:g})")
-        if parts:
-            notes.append(f"{word!r}: " + "; ".join(parts))
-    return tuple(notes)
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
