@@ -68,4 +68,4 @@ def test_body_text_adds_at_most_one_name_mention() -> None:
     from toolscout.core.search.lexical import BM25F_WEIGHTS
     from toolscout.core.search.stuffing import MAX_BODY_TF
 
-    assert MAX_BODY_TF == BM25F_WEIGHTS["name"]
+    assert BM25F_WEIGHTS["name"] == MAX_BODY_TF
