@@ -148,3 +148,24 @@ def test_an_always_allow_answer_never_approves_a_mcp_json_that_came_during_the_r
     assert not check_folder(project).approved  # the next run asks
     assert run(["mcp", "list"]) == 0
     assert not marker.exists()
+
+
+def test_the_fingerprint_is_saved_beside_the_rule_and_replaced_on_a_new_approval(tmp_path: Path) -> None:
+    """What "always allow" on an MCP tool writes (issue 28 item 5), and what a later run reads:
+    a malformed entry of ``permissions.approvedTools`` is a warning, the others apply."""
+    from toolscout.core.models import ToolSpec
+    from toolscout.core.policy.approvals import Fingerprint
+
+    path = tmp_path / "settings.local.json"
+    tool = ToolSpec("mcp__time__now", "Current time.", {"type": "object"}, server="time")
+    old, new = Fingerprint.of(tool), Fingerprint.of(ToolSpec(tool.name, "Current time, and more.", server="time"))
+    assert save_allow_rule(path, tool.name, (tool.name, old))
+    assert not save_allow_rule(path, tool.name, (tool.name, old))  # nothing new
+    assert save_allow_rule(path, tool.name, (tool.name, new))  # approved again, as it is now
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data == {"permissions": {"allow": [tool.name], "approvedTools": {tool.name: new.to_json()}}}
+    data["permissions"]["approvedTools"]["mcp__x__bad"] = {"description": "not a digest"}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    settings = load_settings(SettingsPaths(None, None, path, None), env={})
+    assert settings["permissions.approvedTools"] == {tool.name: new.to_json()}
+    assert any("approvedTools" in str(w) and "mcp__x__bad" in str(w) for w in settings.warnings), settings.warnings

@@ -399,8 +399,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             if tool is not None and tool.schema_warnings and self._schema_warned.get(name) != tool.schema_warnings:
                 self._schema_warned[name] = tool.schema_warnings  # once per tool and set of repairs
                 self.warn(schema_warning_line(tool), tool.server or "catalog")
-            if tool is not None and tool.server is not None and delta.server is not None:
-                self._check_approval(tool)
+            if tool is not None and tool.server is not None and delta.server in self.pool.configs:
+                self._check_approval(tool)  # a live server's tool (catalog files are never run)
         if delta:
             self.search.sync(delta)
             self.emit(CatalogChanged(delta))

@@ -134,7 +134,7 @@ class Approvals:
 
     def change(self, tool: ToolSpec) -> ToolChange | None:
         """How ``tool`` differs from its baseline, or None (unchanged, no baseline, a built-in)."""
-        if tool.server is None:
+        if tool.server is None or not self.known(tool):
             return None
         now = Fingerprint.of(tool)
         if tool.name in self._session:
