@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -60,7 +61,8 @@ def _run(args: argparse.Namespace) -> int:
             rate = f", {summary['tools_per_second']:,} tools/s" if summary["tools_per_second"] else ""
             print(f"indexed {tools:,} tools from {len(summary['servers'])} servers: {encoded:,} encoded, "
                   f"{summary['cached']:,} already cached ({took:.1f} s{rate})")
-            print(f"vector cache: {summary['vector_cache'] or 'memory only (TOOLSCOUT_CACHE_DIR=off)'}")
+            off = f"memory only (TOOLSCOUT_CACHE_DIR={os.environ.get('TOOLSCOUT_CACHE_DIR')!r}: off, or not an absolute folder)"
+            print(f"vector cache: {summary['vector_cache'] or off}")
         return 0
 
     code = run_with_engine(engine, body, needs_a_catalog=True)
