@@ -8,6 +8,7 @@ import sys
 from toolscout.core.engine.context import ContextReport
 from toolscout.core.engine.facade import Engine
 from toolscout.core.sanitize import dumps_json
+from toolscout.core.session.providers import provider_of
 from toolscout.core.settings.layers import choices
 from toolscout.core.tokens import MODE_WORDS, ModeDecision
 
@@ -45,7 +46,9 @@ def _run(args: argparse.Namespace) -> int:
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
-        report = engine.context_report(model=args.model, strategy=args.strategy)
+        name, base_url = provider_of(engine.settings)
+        provider = None if name == "offline" else name
+        report = engine.context_report(model=args.model, strategy=args.strategy, provider=provider, base_url=base_url)
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         note_if_inline(report.decision)
         return 0
@@ -74,5 +77,7 @@ def format_report(report: ContextReport) -> str:
             lines.append(f"{name[:28]:<28} {state}" + (f": {reason}" if reason else ""))
     words = MODE_WORDS.get(report.decision.mode, report.decision.mode)
     lines.append(f"tool search: {words} — {report.decision.reason}")
+    if report.native is not None and report.decision.defer:
+        lines.append(f"deferral path: {report.native.reason}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
     return "\n".join(lines)

@@ -17,6 +17,7 @@ from ..tokens import (
     tool_tokens,
     usage_by_server,
 )
+from .native_choice import NativeChoice, choose
 
 
 @dataclass
@@ -44,6 +45,8 @@ class ContextReport:
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: the deferral path for the provider the report was made for (None: no provider given)
+    native: NativeChoice | None = None
 
     @property
     def tokens_inline(self) -> int:
@@ -100,6 +103,7 @@ class ContextReport:
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
+            "native": None if self.native is None else {"native": self.native.native, "reason": self.native.reason},
         }
 
 
@@ -113,6 +117,8 @@ def build_context_report(
     usage_counts: dict[str, int] | None = None,
     counter: TokenCounter | None = None,
     pending: dict[str, int | None] | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
 ) -> ContextReport:
     """Compute the report for ``catalog`` under ``settings``.
 
@@ -122,6 +128,8 @@ def build_context_report(
             turns are suggested for ``alwaysLoad``.
         pending: servers still connecting → last known schema tokens (None: unknown), counted
             by the auto decision (:func:`~toolscout.core.tokens.decide_mode`).
+        provider, base_url: the session's provider (``anthropic`` …) and endpoint: the report
+            then says whether it defers natively (:func:`.native_choice.choose`).
     """
     counter = counter or default_counter()
     model = model or settings.get("provider.model")
@@ -136,8 +144,9 @@ def build_context_report(
         loaded_names=loaded_names, counter=counter,
     )
     suggestions = _suggest(rows, usage_counts or {}, catalog)
+    native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
     return ContextReport(rows, decision, strategy, counter.name, model, suggestions,
-                         [str(w) for w in settings.warnings])
+                         [str(w) for w in settings.warnings], native=native)
 
 
 def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalog) -> list[str]:

@@ -42,13 +42,13 @@ def may_switch(projection: Projection, settings: Settings) -> bool:
 
 
 def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: ToolCatalog,
-                        strategy: str) -> Projection:
+                        strategy: str, *, native: bool = False) -> Projection:
     """The projection after switching to deferral: tools the history already called keep their
     full definitions (so every ``tool_use`` in history stays defined), the rest is deferred."""
     used = {b.get("name") for m in messages if m.get("role") == "assistant"
             for b in m.get("content") or () if isinstance(b, dict) and b.get("type") == "tool_use"}
     keep = [d for d in projection.tools if d["name"] in used]
-    return Projection.build(catalog, strategy, defer=True, keep=keep)
+    return Projection.build(catalog, strategy, defer=True, native=native, keep=keep)
 
 
 def switch_notice(decision: ModeDecision) -> str:

@@ -38,8 +38,9 @@ from .events import (
 )
 from .manual import CANCELLED_TEXT, ManualDriver
 from .modes import admit_invented
+from .native import NativeChoice
 from .prefetch import Prefetcher, query_text
-from .projection import EXECUTE_TOOL, Projection, check_request, normalize_tool_use
+from .projection import EXECUTE_TOOL, NATIVE, Projection, check_request, normalize_tool_use
 from .providers import Provider, ProviderError, create_provider
 from .providers.base import DEFAULT_MAX_TOKENS
 from .request_builder import RequestBuilder
@@ -109,6 +110,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.messages: list[dict[str, Any]] = []
         self.projection: Projection | None = None
         self.mode_decision: ModeDecision | None = None
+        self.native_choice: NativeChoice | None = None
         self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
         self._listeners = []
         self._loaded: set[str] = set()
@@ -282,6 +284,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             if not uses:
                 return text, response.stop_reason
             results = await self._run_tools(uses)
+            if self.router.sibling_notes:  # native: beside the tool_results, never inside them
+                results.append({"type": "text", "text": " ".join(self.router.sibling_notes)})
+                self.router.sibling_notes.clear()
             self._append_user(results)
         return f"Stopped after {MAX_STEPS} model requests in one turn.", "max_steps"
 
@@ -297,8 +302,17 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             partial.append(delta)
             self.emit(AssistantTextDelta(delta, turn))
 
+        self.router.native = self.projection.strategy == NATIVE
         try:
-            response = await self.provider.complete(request, on_text)
+            try:
+                response = await self.provider.complete(request, on_text)
+            except ProviderError as exc:
+                if not self.fall_back_to_portable(exc.status, str(exc)):
+                    raise
+                request = self.build_request()
+                check_request(request.tools, request.messages)
+                self.router.native = False
+                response = await self.provider.complete(request, on_text)
         except asyncio.CancelledError:
             if "".join(partial).strip():  # keep what the person already saw
                 self._append({"role": "assistant", "content": [{"type": "text", "text": "".join(partial)}]})

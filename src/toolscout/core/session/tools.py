@@ -17,6 +17,7 @@ from ..policy.permissions import Asker
 from ..search.render import render_for_model
 from ..search.results import SearchResult
 from .events import SearchResultsReady, ToolCallFinished, ToolCallStarted
+from .native import references
 from .projection import EXECUTE_TOOL, TOOL_SEARCH
 from .reminders import loaded_trailer
 
@@ -46,6 +47,8 @@ class ToolRouter:
         self.loaded = loaded
         self.search_limit = search_limit
         self.last_search: SearchResult | None = None
+        #: The names the newest ToolSearch delivered (empty for a refused query).
+        self.last_search_names: tuple[str, ...] = ()
         #: Tool-loading texts (ToolSearch results, gate definitions) in the order they were made.
         self.load_texts: list[str] = []
         #: ``(call_id, text) -> text`` applied to every result before the model (and the
@@ -53,6 +56,12 @@ class ToolRouter:
         self.result_cap: Callable[[str, str], str] | None = None
         #: Tool name → calls started (each ``ToolCallStarted``), for the token report's suggestions.
         self.calls: dict[str, int] = {}
+        #: Provider-native deferral (:mod:`.native`): ToolSearch and the self-healing gate load
+        #: tools with ``tool_reference`` blocks; set by the session with its projection.
+        self.native = False
+        #: Text for the user message that carries this step's results, beside them (native: a
+        #: ``tool_result`` with references may hold nothing else); the session takes and clears it.
+        self.sibling_notes: list[str] = []
 
     async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
         """Carry out ``block`` (a ``tool_use``).
@@ -64,6 +73,10 @@ class ToolRouter:
         result: ToolResult | None = None
         if name == TOOL_SEARCH:
             text, is_error = self.search(call_id, args)
+            loaded = list(self.last_search_names) if not is_error else []
+            if self.native and loaded:  # the API expands the references into the full definitions
+                self.sibling_notes.append("Tools loaded: " + ", ".join(loaded) + ".")
+                return {"type": "tool_result", "tool_use_id": call_id, "content": references(loaded)}, None
         elif name == EXECUTE_TOOL:
             # params may be a JSON string (some models send that); the executor parses it.
             target, params = args.get("tool_name"), args.get("params", {})
@@ -79,6 +92,11 @@ class ToolRouter:
             text, is_error = self._result_text(result), result.is_error
         else:
             result = await self.call(call_id, name, args, via="direct")
+            if self.native and result.error_kind is ToolErrorKind.NOT_LOADED:
+                self.sibling_notes.append(f"{result.tool_name} was called before it was loaded, so the call was "
+                                          "not sent. It is loaded now: call it again.")
+                return {"type": "tool_result", "tool_use_id": call_id,
+                        "content": references([result.tool_name])}, result
             text, is_error = self._result_text(result), result.is_error
         if self.result_cap is not None:
             text = self.result_cap(call_id, text)
@@ -97,7 +115,9 @@ class ToolRouter:
         self.emit(event)
 
     def search(self, call_id: str, args: dict[str, Any]) -> tuple[str, bool]:
-        """Answer a ToolSearch call; returns (tool_result text, is_error)."""
+        """Answer a ToolSearch call; returns (tool_result text, is_error). The hits' names are
+        :attr:`last_search_names`."""
+        self.last_search_names = ()
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
             return "ToolSearch needs a non-empty query: \"select:NAME\" or keywords.", True
@@ -106,6 +126,7 @@ class ToolRouter:
         result = self.engine.search_tools(query, limit)
         text = render_for_model(result, self.engine.catalog)
         names = tuple(h.tool.name for h in result.hits)
+        self.last_search_names = names
         self.loaded.update(names)
         if names:
             text = f"{text}\n{loaded_trailer(names)}"

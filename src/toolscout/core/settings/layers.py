@@ -79,6 +79,9 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
+    Key("toolSearch.native", "auto", Choice("auto", "on", "off"),
+        "provider-native deferral (Anthropic defer_loading + tool_reference): auto when the model is known "
+        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
     Key("provider.name", "auto", Choice("auto", "anthropic", "openai", "offline"),
@@ -145,6 +148,7 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_WEIGHT_TFIDF": "toolSearch.weights.tfidf",
     "TOOLSCOUT_RECOMMENDATIONS": "recommendations.enabled",
     "TOOLSCOUT_STRATEGY": "session.strategy",
+    "TOOLSCOUT_NATIVE": "toolSearch.native",
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",

@@ -232,7 +232,7 @@ class MainScreen(SidePanels):
         catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
         if self.welcome is not None and decision is not None:
-            self.welcome.show(decision=decision)
+            self.welcome.show(decision=decision, native=message.report.native)
 
     # -- session facts -----------------------------------------------------------------------
     @property

@@ -132,6 +132,8 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
                       f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if report.native is not None and d.defer:  # which deferral path this provider and model take
+        lines.append(Text(clean(report.native.reason), style="dim italic"))
     if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 

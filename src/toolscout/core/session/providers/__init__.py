@@ -10,7 +10,7 @@ from .base import ModelRequest, ModelResponse, Provider, ProviderError, Usage
 from .offline import OfflineProvider
 
 __all__ = ["ModelRequest", "ModelResponse", "OfflineProvider", "Provider", "ProviderConfigError",
-           "ProviderError", "Usage", "create_provider"]
+           "ProviderError", "Usage", "create_provider", "provider_of"]
 
 
 class ProviderConfigError(ProviderError):
@@ -23,6 +23,22 @@ def _base_url(settings: Settings, env: Mapping[str, str], var: str) -> str | Non
     if configured and settings.sources.get("provider.baseUrl") == "cli":
         return configured
     return env.get(var) or configured
+
+
+def provider_of(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+    """The provider :func:`create_provider` would make, without making it: its name
+    (``anthropic`` | ``openai`` | ``offline``; ``auto`` resolved by which key is set) and base URL."""
+    env = os.environ if env is None else env
+    name = settings.get("provider.name") or "auto"
+    if name == "auto":
+        if env.get("ANTHROPIC_API_KEY"):
+            name = "anthropic"
+        elif env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or settings.get("provider.baseUrl"):
+            name = "openai"
+        else:
+            name = "offline"
+    var = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}.get(name)
+    return name, _base_url(settings, env, var) if var else None
 
 
 def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
@@ -39,15 +55,8 @@ def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
         ProviderConfigError: an explicitly chosen provider lacks its key.
     """
     env = os.environ if env is None else env
-    name = settings.get("provider.name") or "auto"
+    name, _ = provider_of(settings, env)
     model = settings.get("provider.model")
-    if name == "auto":
-        if env.get("ANTHROPIC_API_KEY"):
-            name = "anthropic"
-        elif env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or settings.get("provider.baseUrl"):
-            name = "openai"
-        else:
-            name = "offline"
     if name == "anthropic":
         key = env.get("ANTHROPIC_API_KEY")
         if not key:
