@@ -150,8 +150,8 @@ class RequestBuilder:
         return "stub" if directly else "execute-proxy"
 
     def _history_state(self) -> HistoryState:
-        stub = self.projection is not None and self.projection.strategy == "stub"
-        return rebuild_state(self.messages, self.projection.initial_deferred if stub else None)
+        stub = self.projection if self.projection is not None and self.projection.strategy == "stub" else None
+        return rebuild_state(self.messages, stub.initial_deferred if stub else None)
 
     def _is_deferred(self, tool: ToolSpec) -> bool:
         if self.projection is not None:
