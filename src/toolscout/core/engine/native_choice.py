@@ -17,6 +17,8 @@ from ..safe_read import read_text
 
 #: Anthropic models that support tool search (the docs' model table: 4.5-class and later).
 _ANTHROPIC_NATIVE = re.compile(r"claude-(?:(?:opus|sonnet|haiku)-(?:4-[5-9]|[5-9])|fable-|mythos-|sonnet-5|opus-5|haiku-5)")
+#: OpenAI models with the Responses API's tool_search (the guide: gpt-5.4 and later).
+_OPENAI_NATIVE = re.compile(r"^gpt-(?:5\.(?:[4-9]|\d\d)|[6-9])")
 REFUSALS_FILE = "native-refusals.json"
 
 
@@ -32,10 +34,14 @@ def supports_native(provider: str, model: str | None) -> bool:
     """True when ``provider``'s API and ``model`` are known to support native deferral.
 
     The one capability table: Anthropic models of the 4.5 generation and later (the API docs'
-    model compatibility list; Opus 4.1 and earlier do not). OpenAI's native path is the Responses
-    API's ``tool_search``, which the Chat Completions provider does not speak: never native.
+    model compatibility list; Opus 4.1 and earlier do not); OpenAI models from gpt-5.4 on (the
+    Responses API's ``tool_search`` guide).
     """
-    return provider == "anthropic" and bool(model) and bool(_ANTHROPIC_NATIVE.search(str(model)))
+    if not model:
+        return False
+    if provider == "anthropic":
+        return bool(_ANTHROPIC_NATIVE.search(model))
+    return provider == "openai" and bool(_OPENAI_NATIVE.search(model))
 
 
 def choose(setting: str, provider: str, model: str | None, base_url: str | None) -> NativeChoice:
@@ -46,16 +52,19 @@ def choose(setting: str, provider: str, model: str | None, base_url: str | None)
     """
     if setting == "off":
         return NativeChoice(False, "native tool search off (toolSearch.native = off): ToolSearch + ExecuteTool")
-    if provider != "anthropic":
-        return NativeChoice(False, f"{provider}: portable path (ToolSearch + ExecuteTool); native deferral is "
-                                   "Anthropic's Messages API only here")
+    if provider not in ("anthropic", "openai"):
+        return NativeChoice(False, f"{provider}: portable path (ToolSearch + ExecuteTool)")
+    if provider == "openai" and setting == "auto" and base_url and "api.openai.com" not in base_url:
+        return NativeChoice(False, f"{base_url}: an OpenAI-compatible endpoint: Chat Completions, the portable path "
+                                   "(toolSearch.native = on tries the Responses API's tool_search)")
     refusal = refused_by(base_url)
     if refusal:
         return NativeChoice(False, f"{base_url} refused native tool search before ({refusal}): portable path")
+    how = "defer_loading + tool_reference" if provider == "anthropic" else "the Responses API's tool_search"
     if setting == "on":
-        return NativeChoice(True, "native tool search on (toolSearch.native = on): defer_loading + tool_reference")
+        return NativeChoice(True, f"native tool search on (toolSearch.native = on): {how}")
     if supports_native(provider, model):
-        return NativeChoice(True, f"native tool search: {model} supports defer_loading + tool_reference")
+        return NativeChoice(True, f"native tool search: {model} supports {how}")
     return NativeChoice(False, f"{model or 'this model'} is not known to support native tool search: portable path")
 
 
