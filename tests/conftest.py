@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``../shared`` beside the repo; TOOLSCOUT_TEST_SHARED points elsewhere (e.g. from a worktree).
@@ -17,7 +19,7 @@ _PROVIDER_VARS = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "TOOLSCOUT_TOOL_SEARCH", "TOOLSCOUT_RANKER", "TOOLSCOUT_WEIGHT_KEYWORD", "TOOLSCOUT_WEIGHT_TFIDF",
     "TOOLSCOUT_RECOMMENDATIONS", "TOOLSCOUT_STRATEGY", "TOOLSCOUT_MCP_TIMEOUT", "TOOLSCOUT_PROVIDER",
-    "TOOLSCOUT_MODEL", "TOOLSCOUT_MANAGED_SETTINGS",
+    "TOOLSCOUT_MODEL", "TOOLSCOUT_MAX_TOOLS", "TOOLSCOUT_MANAGED_SETTINGS",
 )
 
 
@@ -27,6 +29,14 @@ _PROVIDER_VARS = (
 #: process idle that is only waiting for a CPU on a loaded machine, so each wait first waits
 #: for every message already queued in the app to be handled (:func:`_handled_then_idle`).
 IDLE_SLICE_S = 1 / 200
+
+
+#: Hypothesis' profile for the whole suite: no timing gates. Its per-example deadline (200 ms)
+#: and its "too slow" health check (slow data generation) fail a correct test on a loaded
+#: machine; a test that needs a bound on time waits on an event instead. Per-test
+#: ``@settings`` inherit this profile (set ``max_examples`` there, never a deadline).
+hypothesis_settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("untimed")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -74,6 +74,9 @@ BAD_VALUES = [
     ("session.strategy", "magic"),
     ("provider.name", "gemini"),
     ("mcp.timeout", 0),
+    ("provider.maxTools", 1),  # issue 21 item 2: at least ToolSearch and ExecuteTool must fit
+    ("provider.maxTools", "many"),
+    ("provider.maxTools", 1_000_000),
     ("permissions.deny", {"a": 1}),
 ]
 

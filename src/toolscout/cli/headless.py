@@ -18,6 +18,7 @@ from toolscout.core.sanitize import dumps_json
 from toolscout.core.session.events import SearchResultsReady, ToolCallFinished
 from toolscout.core.session.session import Session, SessionNotFound
 from toolscout.core.session.transcript import result_text, tool_results, tool_uses
+from toolscout.core.settings.provider_registry import OFFLINE
 
 from . import fail
 from .common import (
@@ -35,7 +36,7 @@ def run_headless(args: argparse.Namespace) -> int:
     provider = provider_or_exit_code(settings)
     if isinstance(provider, int):
         return provider
-    if provider.name == "offline":
+    if provider.name == OFFLINE:
         return fail("toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
                     "--provider openai --base-url URL for a local OpenAI-compatible server.")
     engine = make_engine(args)

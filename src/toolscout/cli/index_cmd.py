@@ -22,7 +22,7 @@ from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``index`` subcommand."""
     p = sub.add_parser("index", help="encode tool vectors ahead of time (configured servers or --catalog)")
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
@@ -59,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps(summary, indent=2))
         else:
             rate = f", {summary['tools_per_second']:,} tools/s" if summary["tools_per_second"] else ""
-            print(f"indexed {tools:,} tools from {len(summary['servers'])} servers: {encoded:,} encoded, "
+            print(f"indexed {tools:,} tools from {len(index.servers)} servers: {encoded:,} encoded, "
                   f"{summary['cached']:,} already cached ({took:.1f} s{rate})")
             off = f"memory only (TOOLSCOUT_CACHE_DIR={os.environ.get('TOOLSCOUT_CACHE_DIR')!r}: off, or not an absolute folder)"
             print(f"vector cache: {summary['vector_cache'] or off}")

@@ -12,7 +12,7 @@ from toolscout.core.sanitize import dumps_json
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``mcp`` subcommand group (``mcp list``)."""
     p = sub.add_parser("mcp", help="MCP servers: list configured servers and their state")
     group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)

@@ -26,7 +26,7 @@ from .common import (
 from .context_cmd import add_tool_search_flag, note_if_inline
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``request`` subcommand."""
     p = sub.add_parser("request", help="print the exact first-turn request body (system, tools, announcements)")
     p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")

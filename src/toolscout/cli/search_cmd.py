@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from toolscout.core.engine.facade import Engine
 from toolscout.core.sanitize import dumps_json
@@ -14,8 +15,11 @@ from . import fail
 from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
+if TYPE_CHECKING:
+    from toolscout.core.search.results import SearchResult
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``search`` subcommand."""
     p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
     p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack message"')
@@ -69,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
 QUERY_SHOWN = 200
 
 
-def format_result(result, *, explain: bool = False) -> str:
+def format_result(result: SearchResult, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
     from toolscout.core.search.render import explain as explain_hit
 

@@ -29,7 +29,7 @@ from .common import UsageError, add_server_options, add_trust_flag, make_engine
 DEFAULT_WAIT_S = 5.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     from toolscout.core.gateway.http import TOKEN_ENV
 
@@ -102,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         task = asyncio.current_task()
         if bind is None and task is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        engine.forward_questions()  # upstream servers' questions reach the gateway's clients
         await engine.start()
         try:
             gateway = Gateway(engine, expose=args.expose, stateless=args.stateless,

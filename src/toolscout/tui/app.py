@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.screen import Screen
 
 from toolscout.core.models import ServerState
@@ -21,8 +22,10 @@ from toolscout.core.settings.layers import Settings
 from . import messages as m
 from .controller import SessionController, SessionFactory
 from .keyrouting import KeyRouting
+from .panels import side_panels
 from .resources import stylesheet_paths
 from .screens.main import MainScreen
+from .screens.permission import ask
 from .screens.settings import SettingsScreen
 from .tool_picks import ToolPicks
 
@@ -45,25 +48,34 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     """
 
     TITLE = "toolscout"
-    CSS_PATH = stylesheet_paths()
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [*stylesheet_paths()]
+    # Textual declares it `ClassVar[list[...]] | None`, which is not a class variable to mypy
+    # (a ClassVar cannot be part of a union): the override is typed as the instance variable it sees.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     COMMAND_PALETTE_BINDING = "ctrl+p"
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "show_help", "Help", id="app.help"),
-        Binding("f2", "show_panel('catalog')", "Catalog", id="app.catalog"),
-        Binding("f3", "show_panel('scoring')", "Scoring", id="app.scoring"),
-        Binding("f4", "show_panel('usage')", "Usage", id="app.usage"),
-        Binding("f5", "open_settings", "Settings", id="app.settings"),
-        Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
-    ]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
                  new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
         super().__init__()
+        # Bound here, not in BINDINGS, because the panel keys come from the registry
+        # (tui/panels.py), which may have grown since this class was made (as Textual's own
+        # App.__init__ adds the palette key).
+        for binding in self.key_bindings():
+            self._bindings._add_binding(binding)
         self.controller = SessionController(self, settings, engine, session, new_session=new_session,
-                                            start_engine=start_engine)
+                                            start_engine=start_engine, prompt=ask)
         self.main_screen = MainScreen(self.controller)
+
+    @staticmethod
+    def key_bindings() -> list[Binding]:
+        """The app's own keys, in footer order: F1 help, each side panel's key (the registered
+        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel."""
+        return [
+            Binding("f1", "show_help", "Help", id="app.help"),
+            *(Binding(p.key, f"show_panel('{p.name}')", p.title, id=f"app.{p.name}") for p in side_panels()),
+            Binding("f5", "open_settings", "Settings", id="app.settings"),
+            Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
+        ]
 
     # -- what the controller owns (read-only views) ------------------------------------------
     @property
@@ -130,7 +142,7 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
 
     # -- actions -----------------------------------------------------------------------------
     def action_show_panel(self, name: str) -> None:
-        """Show and focus a side panel (catalog, scoring, usage); again hides it."""
+        """Show and focus side panel ``name`` (a registered one: catalog, scoring, usage, …)."""
         if self.screen is self.main_screen:
             self.main_screen.show_panel(name)
 
@@ -167,11 +179,9 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Catalog", "Show the deferred-tool catalog (F2)", lambda: self.action_show_panel("catalog"))
-        yield SystemCommand("Live scoring", "Rank tools as you type a query (F3)",
-                            lambda: self.action_show_panel("scoring"))
-        yield SystemCommand("Token usage", "Tokens per server, mode decision, cache hits (F4)",
-                            lambda: self.action_show_panel("usage"))
+        for panel in side_panels():
+            yield SystemCommand(panel.command, f"{panel.summary} ({panel.key_label})",
+                                partial(self.action_show_panel, panel.name))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (ctrl+b)", self.action_toggle_sidebar)
         yield SystemCommand("Run tool…", "Pick any tool by name, fill in its arguments and run it",
                             self.action_run_tool)

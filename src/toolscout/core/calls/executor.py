@@ -40,6 +40,8 @@ from .validation import Invalid, SchemaProblem, invalid_text, schema_text, valid
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
     import mcp_types as types
 
+    from ..mcp.elicitation import Elicitor
+
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
     """Map MCP content (text, image, audio, embedded resource, resource_link), ``structuredContent``
@@ -122,7 +124,7 @@ class ToolExecutor:
         self.revive: Callable[[str], Awaitable[ToolResult | None]] | None = None
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                      loaded: set[str] | None = None) -> ToolResult:
+                      loaded: set[str] | None = None, elicitor: Elicitor | None = None) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
         Args:
@@ -134,6 +136,8 @@ class ToolExecutor:
                 through ExecuteTool; enables the self-healing gate.
             loaded: the caller's set of loaded names for the gate (mutated: the refused tool is
                 added). None uses :attr:`loaded`.
+            elicitor: answers the MCP server's questions during the call, when the pool forwards
+                them (:mod:`toolscout.core.mcp.elicitation`); None: nobody is asked.
 
         The result's ``duration_ms`` is the call's own time: the wait for a permission answer
         is left out.
@@ -153,7 +157,8 @@ class ToolExecutor:
 
         started = self.clock()
         try:
-            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded)
+            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded,
+                                         elicitor)
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
                                       f"{type(exc).__name__}: {exc}")
@@ -161,7 +166,7 @@ class ToolExecutor:
         return replace(result, duration_ms=(self.clock() - started - asked_s) * 1000.0)
 
     async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
-                       loaded: set[str]) -> ToolResult:
+                       loaded: set[str], elicitor: Elicitor | None = None) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
             return found
@@ -188,7 +193,7 @@ class ToolExecutor:
             return refusal
         if tool.server is None:
             return await self._run_builtin(tool, args)
-        return await self._run_mcp(tool, args)
+        return await self._run_mcp(tool, args, elicitor)
 
     # -- lookup -----------------------------------------------------------------------------
     def lookup(self, name: str) -> ToolSpec | ToolResult:
@@ -302,7 +307,7 @@ class ToolExecutor:
         result = await builtin.run(args, self.context)
         return replace(result, tool_name=tool.name)
 
-    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any], elicitor: Elicitor | None = None) -> ToolResult:
         assert tool.server is not None
         conn = self.pool.connection(tool.server) if self.pool else None
         if conn is None:
@@ -322,7 +327,7 @@ class ToolExecutor:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
             # The server's own name, even "" (shown under a placeholder, called by its real name).
             try:
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)
             except ServerUnavailable as exc:  # not sent: the server went away since the lookup
                 if self.revive is None:
                     return self._unavailable(tool.name, exc.status)
@@ -332,7 +337,7 @@ class ToolExecutor:
                 conn = self.pool.connection(tool.server) if self.pool else None
                 if conn is None:
                     return self._unavailable(tool.name, exc.status)
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)  # once more
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)  # once more
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

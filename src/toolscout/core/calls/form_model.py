@@ -9,6 +9,7 @@ becomes a JSON field, and a schema that is itself invalid is reported instead of
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,7 +125,9 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
         ``(present, value)``; ``present`` is False when the field was left empty.
 
     Raises:
-        FormError: the text is not a valid number or JSON.
+        FormError: the text is not a valid number or JSON, or is a number JSON cannot carry
+            (``inf``, ``nan``, ``1e400``; in a JSON field also ``NaN``, ``Infinity``): sent, it
+            would reach the server as ``null``.
     """
     if spec.kind == "boolean":
         return (raw is not None, bool(raw)) if raw is not None else (False, None)
@@ -145,8 +148,31 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
             value = float(text.strip())
         except ValueError:
             raise FormError(spec.name, "expected a number") from None
+        if not math.isfinite(value):
+            raise FormError(spec.name, NOT_FINITE.format(text.strip()))
         return True, int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
     try:
-        return True, json.loads(text)
+        return True, json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise FormError(spec.name, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a non-finite number inside the JSON
+        raise FormError(spec.name, str(exc)) from None
+
+
+#: Why a number that JSON cannot carry is refused (``{}``: the number as typed).
+NOT_FINITE = "{} is not a number JSON can carry (no inf or NaN, none past ±1.8e308): the server would get null"
+
+
+def _refuse_constant(name: str) -> float:
+    """``json.loads``' ``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` (which the
+    standard library reads, though JSON has no such values) are refused."""
+    raise ValueError(NOT_FINITE.format(name))
+
+
+def _finite_float(text: str) -> float:
+    """``json.loads``' ``parse_float``: a number past the float range (``1e400``) is refused
+    instead of read as infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(NOT_FINITE.format(text))
+    return value

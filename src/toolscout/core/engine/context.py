@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.registry import ToolCatalog
+from ..catalog.registry import ALWAYS_CORE, ToolCatalog
+from ..models import ToolSpec
+from ..rules.match import server_rule
 from ..settings.layers import Settings
 from ..tokens import (
     ModeDecision,
     ServerUsage,
     TokenCounter,
+    ToolLimit,
     context_window,
     decide_mode,
     default_counter,
@@ -97,6 +100,7 @@ class ContextReport:
                 "deciding": d.deciding,
                 "estimated_tokens": d.estimated_tokens,
                 "unknown_size": list(d.unknown),
+                "tool_limit": d.limit.to_json(d.tool_count, d.limited) if d.limit else None,
             },
             "pending": list(d.pending),
             "servers": self.server_rows(),
@@ -117,6 +121,7 @@ def build_context_report(
     usage_counts: dict[str, int] | None = None,
     counter: TokenCounter | None = None,
     pending: dict[str, int | None] | None = None,
+    tool_limit: ToolLimit | None = None,
     provider: str | None = None,
     base_url: str | None = None,
 ) -> ContextReport:
@@ -128,6 +133,9 @@ def build_context_report(
             turns are suggested for ``alwaysLoad``.
         pending: servers still connecting → last known schema tokens (None: unknown), counted
             by the auto decision (:func:`~toolscout.core.tokens.decide_mode`).
+        tool_limit: the most tools one request to the session's provider may carry
+            (:func:`toolscout.core.session.providers.limits.tool_limit`); None: no limit known.
+            Past it auto mode defers, and ``off`` keeps inline only what fits (:func:`inline_fit`).
         provider, base_url: the session's provider (``anthropic`` …) and endpoint: the report
             then says whether it defers natively (:func:`.native_choice.choose`).
     """
@@ -138,15 +146,33 @@ def build_context_report(
     deferrable = [t for t in tools if catalog.is_deferred(t)]
     deferred_tokens = sum(tool_tokens(t, counter) for t in deferrable)
     window = context_window(model, settings.get("provider.contextWindow"))
-    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending)
+    inline_count = sum(1 for t in tools if t.name not in ALWAYS_CORE)
+    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending,
+                           tool_count=inline_count, limit=tool_limit)
+    max_tools = tool_limit.max_tools if tool_limit else None
+    fit = inline_fit(catalog, max_tools) if decision.mode == "standard" and decision.limited else []
     rows = usage_by_server(
         tools, catalog.is_deferred, strategy=strategy, defer=decision.defer,
-        loaded_names=loaded_names, counter=counter,
+        loaded_names={*(loaded_names or ()), *(t.name for t in fit)}, counter=counter, max_tools=max_tools,
     )
     suggestions = _suggest(rows, usage_counts or {}, catalog)
+    warnings = [str(w) for w in settings.warnings]
+    if decision.mode == "standard" and decision.limited:
+        warnings.append(decision.reason)
     native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions,
-                         [str(w) for w in settings.warnings], native=native)
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings, native=native)
+
+
+def inline_fit(catalog: ToolCatalog, max_tools: int | None) -> list[ToolSpec]:
+    """The deferrable tools that fit inline, in catalog order, beside the tools a deferred
+    request always carries (core, always-load, ToolSearch, ExecuteTool), when
+    ``toolSearch.enabled`` is off but more tools exist than ``max_tools`` lets one request
+    carry: the first ones, as Cursor sends the first tools of a catalog too large for it (the
+    rest stay reachable through ToolSearch and ExecuteTool). Every deferrable tool if no limit."""
+    deferrable = [t for t in catalog.tools() if catalog.is_deferred(t)]
+    if max_tools is None:
+        return deferrable
+    return deferrable[: max(max_tools - len(catalog.loaded_tools()), 0)]
 
 
 def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalog) -> list[str]:
@@ -158,7 +184,7 @@ def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalo
         if calls >= 3 and row.tokens_inline < 2_000:
             out.append(
                 f"{row.server}: used {calls} times this session and costs only {row.tokens_inline:,} tokens "
-                f'inline; consider "toolSearch.alwaysLoad": ["{row.server}"]'
+                f'inline; consider "toolSearch.alwaysLoad": ["{server_rule(row.server)}"]'
             )
     big = max((r for r in rows if r.server), key=lambda r: r.tokens_inline, default=None)
     if big and big.tokens_inline > 10_000 and not usage:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..builtins.base import BuiltinTool, ToolContext
 from ..calls.executor import ToolExecutor
@@ -23,7 +23,7 @@ from ..calls.result_cap import results_root
 from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..mcp.pool import ServerPool
 from ..mcp.server_config import ServerConfig
-from ..mcp.server_names import assign_server_names
+from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
 from ..policy.local_rules import allow_rules_file, persist_allow_rule
 from ..policy.permissions import Asker, PermissionPolicy
@@ -45,6 +45,9 @@ from .progress import ProgressRelay
 from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
+
+if TYPE_CHECKING:
+    from ..mcp.elicitation import Elicitor
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +115,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         servers, renamed = assign_server_names(mcp_servers)  # no-op for loaded configs
         # a rule may name a server by its configured spelling (my.srv) or its canonical one
         self.policy.spellings = {cfg.configured_name or cfg.name: cfg.name for cfg in servers}
-        for message in [*mcp_warnings, *renamed]:
+        for message in [*mcp_warnings, *renamed, *builtin_name_warnings(servers)]:
             self.warnings.append(f"mcp: {message}")
         for cfg in servers:
             if cfg.error:
@@ -226,6 +229,12 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         by default; the CLI names ``toolscout search``, which its person can run."""
         self.executor.search_advice = text
 
+    def forward_questions(self) -> None:
+        """Let MCP servers ask questions during a call (``elicitation/create``), answered by the
+        call's ``elicitor`` (:meth:`call_tool`): servers connected from now on are told this
+        client supports elicitation, so call it before :meth:`start`. ``toolscout serve`` does."""
+        self.pool.forward_elicitation = True
+
     async def stop(self) -> None:
         """Disconnect every server and release resources. Safe to call twice.
 
@@ -272,7 +281,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         await self.pool.disconnect(name)
 
     async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                        loaded: set[str] | None = None) -> ToolResult:
+                        loaded: set[str] | None = None, elicitor: Elicitor | None = None) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
 
@@ -285,8 +294,11 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
                 loaded is refused with its full definition (NOT_LOADED) and becomes loaded.
             loaded: the caller's loaded-name set for that gate (mutated). None uses the engine's
                 own set, :attr:`loaded`.
+            elicitor: answers the MCP server's questions during the call, when the pool forwards
+                them (``toolscout serve``: :mod:`toolscout.core.mcp.elicitation`).
         """
-        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded)
+        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded,
+                                           elicitor=elicitor)
 
     @property
     def loaded(self) -> set[str]:

@@ -14,6 +14,12 @@ Two strategies (setting ``session.strategy``):
   no longer defines, which APIs and gateways may reject. Calling such a tombstone returns a
   clear "unavailable" error from the executor instead.
 
+A provider limit (``max_tools``, :mod:`.providers.limits`) caps the array: in stub mode the
+deferred tools past it get no stub (they are announced by name and reached with ToolSearch and
+ExecuteTool, :meth:`Projection.unlisted`); late stubs append only while there is room, so the
+array stays append-only. ``fill`` (tool search off with more tools than the limit) keeps as many
+tools inline as fit (:func:`toolscout.core.session.modes.fitted_projection`).
+
 Tool-use names the model invents that are not in the array are rewritten, when the assistant
 message is first recorded, into the equivalent ``ExecuteTool`` call (see
 :func:`normalize_tool_use`), so every name referenced in history resolves in every later request.
@@ -110,6 +116,8 @@ class Projection:
         system: the system prompt text.
         tools: the tools array (Anthropic tool-definition dicts), append-only.
         full_names: names sent with their full schema; every other catalog tool is deferred.
+        initial_count: tools of the first request.
+        max_tools: the most tools the array may hold (None: no limit).
     """
 
     strategy: str
@@ -117,10 +125,12 @@ class Projection:
     tools: list[dict[str, Any]] = field(default_factory=list)
     full_names: set[str] = field(default_factory=set)
     initial_count: int = 0
+    max_tools: int | None = None
 
     @classmethod
     def build(cls, catalog: ToolCatalog, strategy: str, *, defer: bool = True, native: bool = False,
-              keep: Iterable[dict[str, Any]] = ()) -> Projection:
+              keep: Iterable[dict[str, Any]] = (), fill: Iterable[ToolSpec] = (),
+              max_tools: int | None = None) -> Projection:
         """Freeze ``catalog`` order and project it. Unknown strategies fall back to execute-proxy.
 
         Args:
@@ -131,6 +141,10 @@ class Projection:
             keep: definitions the history still references (a switch from inline to deferral):
                 each stays in the array with its full schema, after the loaded tools, so every
                 ``tool_use`` in history keeps resolving.
+            fill: tools sent with their full schema after those, while the array has room.
+            max_tools: the most tools the array may hold. Past it, ToolSearch, ExecuteTool and
+                ``keep`` stay and the other loaded tools are cut from the end (they become
+                deferred, announced by name); ``fill`` and stubs take only the room left.
         """
         strategy = strategy if strategy in STRATEGIES else DEFAULT_STRATEGY
         if not defer:
@@ -146,8 +160,14 @@ class Projection:
             loaded = catalog.loaded_tools()
         tools = [tool_definition(t) for t in loaded]
         have = {t["name"] for t in tools}
+        keep = list(keep)
         tools.extend(d for d in keep if d["name"] not in have)
-        proj = cls(strategy, system_prompt(strategy), tools, {t["name"] for t in tools})
+        if max_tools is not None and len(tools) > max_tools:
+            tools = _capped(tools, max_tools, ALWAYS_CORE | {d["name"] for d in keep})
+        have = {t["name"] for t in tools}
+        extra = [tool_definition(t) for t in fill if t.name not in have]
+        tools.extend(extra[: _room(len(tools), max_tools)])
+        proj = cls(strategy, system_prompt(strategy), tools, {t["name"] for t in tools}, max_tools=max_tools)
         proj.sync(catalog)
         proj.initial_count = len(proj.tools)
         return proj
@@ -160,7 +180,7 @@ class Projection:
             True if the array changed (one prompt-cache miss).
         """
         proxy = catalog.get(EXECUTE_TOOL)
-        if self.strategy not in (INLINE, NATIVE) or proxy is None or EXECUTE_TOOL in self.full_names:
+        if self.strategy not in (INLINE, NATIVE) or proxy is None or EXECUTE_TOOL in self.full_names or self._room() == 0:
             return False
         self.tools.append(tool_definition(proxy))
         self.full_names.add(EXECUTE_TOOL)
@@ -177,15 +197,16 @@ class Projection:
         return [t["name"] for t in self.tools]
 
     def sync(self, catalog: ToolCatalog) -> list[dict[str, Any]]:
-        """Stub strategy: append stubs for deferred tools not yet in the array (catalog order);
-        native: their full definitions with ``"defer_loading": true``; inline: full definitions.
+        """Stub strategy: append stubs for deferred tools not yet in the array (catalog order),
+        while there is room (:attr:`max_tools`); native: their full definitions with
+        ``"defer_loading": true``, likewise; inline: the new tools' full definitions.
 
         Returns:
             The appended definitions (always empty for execute-proxy).
         """
         if self.strategy == INLINE:
             have = set(self.names) | ALWAYS_CORE
-            added = [tool_definition(t) for t in catalog.tools() if t.name not in have]
+            added = [tool_definition(t) for t in catalog.tools() if t.name not in have][: self._room()]
             self.tools.extend(added)
             self.full_names.update(t["name"] for t in added)
             return added
@@ -198,9 +219,20 @@ class Projection:
         if self.strategy != "stub":
             return []
         have = set(self.names)
-        added = [stub_definition(t) for t in catalog.tools() if t.name not in have]
+        added = [stub_definition(t) for t in catalog.tools() if t.name not in have][: self._room()]
         self.tools.extend(added)
         return added
+
+    def _room(self) -> int | None:
+        return _room(len(self.tools), self.max_tools)
+
+    def unlisted(self, catalog: ToolCatalog) -> list[ToolSpec]:
+        """Stub strategy: deferred tools that got no stub because the array is full
+        (:attr:`max_tools`), in catalog order; they are reached with ToolSearch and ExecuteTool."""
+        if self.strategy != "stub":
+            return []
+        have = set(self.names)
+        return [t for t in catalog.tools() if t.name not in have]
 
     def deferred(self, catalog: ToolCatalog) -> list[ToolSpec]:
         """Visible catalog tools that are not sent with a full schema, in catalog order."""
@@ -217,7 +249,8 @@ class Projection:
     def to_json(self) -> dict[str, Any]:
         """Serialisable form (persisted in the transcript so a resumed session keeps its bytes)."""
         return {"strategy": self.strategy, "system": self.system, "tools": self.tools,
-                "full_names": sorted(self.full_names), "initial_count": self.initial_count}
+                "full_names": sorted(self.full_names), "initial_count": self.initial_count,
+                "max_tools": self.max_tools}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Projection:
@@ -225,8 +258,28 @@ class Projection:
         project`, byte-identical for projected ones), so a transcript saved before a schema was
         repaired does not send the provider a schema it rejects on every later turn."""
         tools = [_reprojected(t) for t in data["tools"]]
+        limit = data.get("max_tools")
         return cls(data["strategy"], data["system"], tools, set(data["full_names"]),
-                   int(data.get("initial_count", len(data["tools"]))))
+                   int(data.get("initial_count", len(data["tools"]))),
+                   limit if isinstance(limit, int) and not isinstance(limit, bool) else None)
+
+
+def _room(count: int, max_tools: int | None) -> int | None:
+    """Tools that may still be appended to an array of ``count`` (None: no limit)."""
+    return None if max_tools is None else max(max_tools - count, 0)
+
+
+def _capped(tools: list[dict[str, Any]], max_tools: int, required: set[str] | frozenset[str]) -> list[dict[str, Any]]:
+    """``tools`` cut to ``max_tools``: every ``required`` one, then the others in order while room is left."""
+    spare = max_tools - sum(1 for d in tools if d["name"] in required)
+    out = []
+    for d in tools:
+        if d["name"] in required:
+            out.append(d)
+        elif spare > 0:
+            out.append(d)
+            spare -= 1
+    return out
 
 
 def _reprojected(definition: Any) -> Any:
@@ -236,25 +289,39 @@ def _reprojected(definition: Any) -> Any:
     return definition if schema == definition["input_schema"] else {**definition, "input_schema": schema}
 
 
-def normalize_tool_use(block: dict[str, Any], names: set[str]) -> dict[str, Any]:
+def normalize_tool_use(block: dict[str, Any], names: set[str], *, unknown_as_text: bool = False) -> dict[str, Any]:
     """A ``tool_use`` block whose name is not in the tools array, as the equivalent ExecuteTool call.
 
     Applied once, when an assistant message is first recorded (never to earlier messages).
+    With ``unknown_as_text`` and no ExecuteTool in the array (an inline array already holding
+    the provider's limit of tools), the call becomes a text block saying so: history then never
+    names a tool the array lacks.
     """
-    if block.get("type") != "tool_use" or block.get("name") in names or EXECUTE_TOOL not in names:
+    if block.get("type") != "tool_use" or block.get("name") in names:
+        return block
+    if EXECUTE_TOOL not in names:
+        if unknown_as_text:
+            return {"type": "text", "text": f"(called {block.get('name')!r}, which is not one of the tools)"}
         return block
     params = block.get("input") if isinstance(block.get("input"), dict) else {}
     return {"type": "tool_use", "id": block["id"], "name": EXECUTE_TOOL,
             "input": {"tool_name": str(block.get("name")), "params": params}}
 
 
-def check_request(tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+def check_request(tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]],
+                  max_tools: int | None = None) -> None:
     """Verify a request before it is sent.
 
     Raises:
         ProjectionError: a ``tool_use`` names a tool missing from ``tools``; a ``tool_use`` has
-            no ``tool_result`` in the next message; a ``tool_result`` answers no ``tool_use``.
+            no ``tool_result`` in the next message; a ``tool_result`` answers no ``tool_use``;
+            ``tools`` holds more than ``max_tools``.
     """
+    tools = list(tools)
+    carried = [t for t in tools if not t.get("defer_loading")]  # native: the API keeps deferred ones out
+    if max_tools is not None and len(carried) > max_tools:
+        raise ProjectionError(f"the tools array holds {len(carried)} tools, more than the {max_tools} one request "
+                              "may carry")
     defined = {t["name"] for t in tools}
     pending: set[str] = set()
     for i, message in enumerate(messages):

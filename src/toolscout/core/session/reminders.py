@@ -84,6 +84,20 @@ def delta_announcement(added: Sequence[ToolSpec], removed: Sequence[str], budget
     return wrap("\n".join(parts))
 
 
+def unlisted_announcement(tools: Sequence[ToolSpec], max_tools: int | None, budget: int | None = None) -> str:
+    """Stub strategy: deferred tools that got no stub because the tools array holds the most
+    tools one request may carry (``max_tools``); they are called through ExecuteTool. Within
+    ``budget`` tokens as :func:`full_announcement`."""
+    full = f"holds the {max_tools:,} tools one request may carry" if max_tools else "is full"
+    lines = _lines(tools, budget)
+    return wrap(
+        f"These deferred tools are not in your tool list (it {full}), not even as stubs. Load one with "
+        "ToolSearch (\"select:NAME\" or keywords), then call it with ExecuteTool {\"tool_name\": NAME, "
+        f"\"params\": {{...}}}}. {_how_to_read(lines)}\n"
+        f"<{ADDED_TAG}>\n" + "\n".join(lines) + f"\n</{ADDED_TAG}>"
+    )
+
+
 def discovery_reminder(tools: Iterable[tuple[str, str]], strategy: str) -> str:
     """Recommendations for the model: ``(name, description)`` pairs, one line each."""
     how = "ToolSearch \"select:NAME\" loads the schema"

@@ -15,7 +15,16 @@ from ..models import ToolSpec
 from ..settings.layers import Settings
 from ..tokens import ModeDecision
 from .events import AnnouncementSent, ToolSearchSwitched
-from .modes import decide, may_switch, switch_notice, switched_projection
+from .modes import (
+    decide,
+    fitted_projection,
+    limit_warning,
+    may_switch,
+    rebuilt_notice,
+    session_limit,
+    switch_notice,
+    switched_projection,
+)
 from .native import NativeChoice, choose, is_native_refusal, portable_history, remember_refusal
 from .prefetch import Prefetcher
 from .projection import INLINE, NATIVE, Projection
@@ -26,6 +35,7 @@ from .reminders import (
     discovery_reminder,
     full_announcement,
     rebuild_state,
+    unlisted_announcement,
 )
 from .server_notes import server_notes
 
@@ -74,25 +84,31 @@ class RequestBuilder:
     def _sync_projection(self) -> None:
         """Fix the projection on first use; later, append late tools and, in auto mode, switch
         from inline to deferral once if the inline schemas (with the last known sizes of servers
-        still connecting) now cross the threshold, so no request ever exceeds it."""
+        still connecting) now cross the threshold, so no request ever exceeds it. The provider's
+        tool limit works the same way (:mod:`.modes`): no request carries more tools than it,
+        even after the provider or ``provider.maxTools`` changed or a session resumed."""
         catalog = self.engine.catalog
         if self.projection is None:
             self.mode_decision = self._decide_mode()
             self.native_choice = self._choose_native()
-            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer,
-                                               native=self.native_choice.native)
+            self.projection = fitted_projection(catalog, self.strategy, self.mode_decision,
+                                                native=self.native_choice.native)
             self._record_projection()
+            self._warn_limit()
             return
-        decision = self._decide_mode() if may_switch(self.projection, self.settings) else None
-        if decision is not None and decision.defer:
+        limit = session_limit(self.provider, self.settings)
+        over = limit.max_tools is not None and len(self.projection.tools) > limit.max_tools
+        decision = self._decide_mode() if over or may_switch(self.projection, self.settings, limit) else None
+        if decision is not None and (decision.defer or over):
+            notice = rebuilt_notice(len(self.projection.tools), limit, decision) if over else switch_notice(decision)
             self.native_choice = self._choose_native()
-            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy,
+            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy, decision,
                                                   native=self.native_choice.native)
             self.mode_decision = decision
-            notice = switch_notice(decision)
             self._record({"type": "event", "name": "tool_search_switched", "turn": self.turn, "notice": notice})
             self._record_projection()
             self.emit(ToolSearchSwitched(notice, decision.reason, self.turn))
+            self._warn_limit()
             return
         catalog.freeze()
         appended = self.projection.sync(catalog)
@@ -106,6 +122,12 @@ class RequestBuilder:
                       "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
                                "reason": self.mode_decision.reason},
                       "native": {"native": native.native, "reason": native.reason} if native else None})
+
+    def _warn_limit(self) -> None:
+        assert self.projection is not None and self.mode_decision is not None
+        warning = limit_warning(self.mode_decision, self.projection, self.engine.catalog)
+        if warning is not None:
+            self.engine.warn(warning, "provider limit")
 
     def request_body(self, extra_user_text: str | None = None) -> dict[str, Any]:
         """The exact wire body the provider would send for :meth:`build_request`."""
@@ -128,13 +150,14 @@ class RequestBuilder:
         self.messages[:] = portable_history(self.messages)
         plain = Projection(self.projection.strategy, self.projection.system,
                            [{k: v for k, v in d.items() if k != "defer_loading"} for d in self.projection.tools])
-        self.projection = switched_projection(plain, self.messages, self.engine.catalog, self.strategy)
+        assert self.mode_decision is not None
+        self.projection = switched_projection(plain, self.messages, self.engine.catalog, self.strategy,
+                                              self.mode_decision)
         notice = ("The endpoint refused provider-native tool search, so this session uses ToolSearch + "
                   "ExecuteTool from now on (one prompt-cache miss; remembered for this endpoint).")
         self._record({"type": "event", "name": "native_fallback", "turn": self.turn, "notice": notice,
                       "error": message[:300]})
         self._record_projection()
-        assert self.mode_decision is not None
         self.emit(ToolSearchSwitched(notice, self.native_choice.reason, self.turn))
         return True
 
@@ -176,12 +199,16 @@ class RequestBuilder:
             if consume:
                 self.emit(AnnouncementSent(tuple(t.name for t in current), (), True))
         else:
-            added = [t for t in current if not state.covers(t.name)]
+            unlisted = {t.name for t in self.projection.unlisted(self.engine.catalog)}
+            added = [t for t in current if not state.covers(t.name) and t.name not in unlisted]
+            beyond = [t for t in current if not state.covers(t.name) and t.name in unlisted]
             removed = state.gone({t.name for t in current})
             if added or removed:
                 texts.append(delta_announcement(added, removed, budget))
-                if consume:
-                    self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
+            if beyond:  # stub mode, past the tool limit: no stubs, reached through ExecuteTool
+                texts.append(unlisted_announcement(beyond, self.projection.max_tools, budget))
+            if consume and (added or removed or beyond):
+                self.emit(AnnouncementSent(tuple(t.name for t in [*added, *beyond]), tuple(removed), False))
         texts.extend(notes)
         recs = self.prefetch.take() if consume else list(self.prefetch.pending)
         recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..calls.result_cap import cap_result, results_root
 from ..engine.events import EventSource
 from ..policy.permissions import Asker
-from ..settings.layers import Settings
+from ..settings.layers import KEYS_BY_NAME, Settings
+from ..settings.provider_registry import OFFLINE
 from ..tokens import ModeDecision
 from .events import (
     AssistantMessageDone,
@@ -64,8 +65,10 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
-#: Settings a provider is built from: a change to one of them builds a new provider.
-PROVIDER_KEYS = ("provider.name", "provider.model", "provider.baseUrl", "provider.openaiStrict")
+#: Settings a provider is built from: a change to one of them builds a new provider. Every
+#: ``provider.*`` key (``provider.openaiStrict``, and any a new provider adds) but the context
+#: window, which sizes the auto mode decision, not the provider.
+PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.") and k != "provider.contextWindow")
 
 
 class SessionNotFound(LookupError):
@@ -165,7 +168,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
     @property
     def offline(self) -> bool:
         """True when no model is configured and the person drives."""
-        return self.provider.name == "offline"
+        return self.provider.name == OFFLINE
 
     @property
     def busy(self) -> bool:
@@ -273,7 +276,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             if self.projection is not None and admit_invented(self.projection, response.content, self.engine.catalog):
                 self._record({"type": "tools_appended", "tools": self.projection.tools[-1:]})
                 names.add(EXECUTE_TOOL)
-            blocks = [normalize_tool_use(b, names) for b in response.content]
+            blocks = [normalize_tool_use(b, names, unknown_as_text=True) for b in response.content]
             if not blocks:  # APIs reject empty assistant messages in history
                 blocks = [{"type": "text", "text": "(no response)"}]
             self._append({"role": "assistant", "content": blocks})
@@ -292,8 +295,8 @@ class Session(RequestBuilder, ManualDriver, EventSource):
 
     async def _call_model(self, turn: int) -> Any:
         request = self.build_request()
-        check_request(request.tools, request.messages)
         assert self.projection is not None
+        check_request(request.tools, request.messages, self.projection.max_tools)
         self.meter.measure(self.projection.prefix_hash(), self.router.load_texts[self._load_mark :])
         self._load_mark = len(self.router.load_texts)
         partial: list[str] = []
@@ -310,7 +313,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
                 if not self.fall_back_to_portable(exc.status, str(exc)):
                     raise
                 request = self.build_request()
-                check_request(request.tools, request.messages)
+                check_request(request.tools, request.messages, self.projection.max_tools)
                 self.router.native = False
                 response = await self.provider.complete(request, on_text)
         except asyncio.CancelledError:

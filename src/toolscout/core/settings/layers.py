@@ -34,6 +34,7 @@ from .checks import (
     _number,
     _opt_str,
 )
+from .provider_registry import AUTO, provider_names
 
 APP_NAME = "toolscout"
 
@@ -84,12 +85,14 @@ KEYS: tuple[Key, ...] = (
         "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
-    Key("provider.name", "auto", Choice("auto", "anthropic", "openai", "offline"),
+    Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
         "model provider; auto picks from the keys and endpoints that are set, else offline"),
     Key("provider.model", None, _opt_str, "model name"),
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
     Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
         "context window in tokens, overriding the built-in table"),
+    Key("provider.maxTools", None, lambda v: None if v is None else _number(2, 100_000, integer=True)(v),
+        "most tools one request may carry (2–100000), overriding the provider's limit (openai 128)"),
     Key("provider.openaiStrict", False, _bool,
         "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
@@ -152,6 +155,7 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
+    "TOOLSCOUT_MAX_TOOLS": "provider.maxTools",
     "TOOLSCOUT_TRUST_PROJECT": "projectTrust.autoApprove",
 }
 #: Keys a project's own settings files may never set (they would approve the project itself).

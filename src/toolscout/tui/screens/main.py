@@ -23,6 +23,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from toolscout.core.models import ServerStatus
 
 from .. import messages as m
+from ..panels import side_panels
 from ..text import clean
 from ..throttle import Throttle
 from ..widgets.catalog import CatalogPanel
@@ -54,7 +55,8 @@ REPORT_INTERVAL_S = 1.0
 
 
 class MainScreen(SidePanels):
-    """Chat on the left, one side panel (catalog, scoring, usage) on the right.
+    """Chat on the left, one side panel (catalog, scoring, usage: the registered ones,
+    :mod:`toolscout.tui.panels`) on the right.
 
     At widths under the app's breakpoint the side panel, when shown, replaces the chat.
     """
@@ -104,13 +106,11 @@ class MainScreen(SidePanels):
                     enabled=MainScreen.recommendations_enabled, min_score=MainScreen.recommendations_min_score,
                     max_items=MainScreen.recommendations_max)
                 yield PromptInput(placeholder="Message, or /help", id="prompt")
-            with TabbedContent(id="sidebar", initial="tab-catalog"):
-                with TabPane("Catalog", id="tab-catalog"):
-                    yield CatalogPanel(self.engine, id="catalog")
-                with TabPane("Scoring", id="tab-scoring"):
-                    yield ScoringPanel(self.engine, id="scoring")
-                with TabPane("Usage", id="tab-usage"):
-                    yield UsagePanel(id="usage")
+            panels = side_panels()
+            with TabbedContent(id="sidebar", initial=panels[0].tab_id):
+                for panel in panels:  # the registry's (tui/panels.py), in tab order
+                    with TabPane(panel.title, id=panel.tab_id):
+                        yield panel.make(self.engine, panel.name)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -197,7 +197,7 @@ def search_label(result: SearchResult) -> list[str]:
     """What a search entry's title says about how ``result`` was found: the query form when it
     is not plain keywords (``select``, ``discover``), and the ranker that ranked the hits, from
     the result itself (``ranker default``; none for ``select:``, which ranks nothing)."""
-    words = [result.mode] if result.mode != "keyword" else []
+    words: list[str] = [result.mode] if result.mode != "keyword" else []
     if result.ranker:
         words.append(f"ranker {clean(result.ranker, single_line=True)}")
     return words

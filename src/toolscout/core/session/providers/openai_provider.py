@@ -14,15 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ...schemas.strict import cached_strict_schema, restore_strict_arguments
-from .openai_responses import is_native, parse_response, responses_body
 from .base import (
     ErrorWording,
     ModelRequest,
     ModelResponse,
+    ProviderConfigError,
+    ProviderSetup,
+    ProviderSpec,
     Usage,
     merge_consecutive,
     provider_error,
 )
+from .openai_responses import is_native, parse_response, responses_body
 
 WORDING = ErrorWording("The endpoint", "the OpenAI API", "API error", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
@@ -182,3 +185,22 @@ def _usage(u: Any) -> Usage:
     prompt = u.prompt_tokens or 0
     return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0,
                  cache_read_tokens=cached)
+
+
+def _detect(setup: ProviderSetup) -> bool:
+    env = setup.env
+    return bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or setup.settings.get("provider.baseUrl"))
+
+
+def _create(setup: ProviderSetup) -> OpenAIProvider:
+    base_url = setup.base_url("OPENAI_BASE_URL")
+    key = setup.env.get("OPENAI_API_KEY")
+    if not key and not base_url:
+        raise ProviderConfigError("provider openai needs OPENAI_API_KEY, or --base-url for a "
+                                  "local OpenAI-compatible server that needs no key.")
+    return OpenAIProvider(key, setup.model, base_url, max_retries=setup.max_retries,
+                          strict=bool(setup.settings.get("provider.openaiStrict")))
+
+
+#: ``auto`` picks OpenAI(-compatible) when an OpenAI key or base URL is set (or ``provider.baseUrl``).
+PROVIDER = ProviderSpec(create=_create, detect=_detect)
