@@ -167,10 +167,16 @@ async def test_an_endpoint_that_refuses_native_fields_falls_back_once_and_is_rem
 @pytest.mark.parametrize(("setting", "provider", "model", "native"), [
     ("auto", "anthropic", "claude-sonnet-4-5", True), ("auto", "anthropic", "claude-opus-4-1", False),
     ("auto", "anthropic", "claude-3-5-haiku", False), ("on", "anthropic", "claude-test", True),
-    ("off", "anthropic", "claude-sonnet-4-5", False), ("auto", "openai", "gpt-5.4", False),
-    ("on", "offline", None, False),
+    ("off", "anthropic", "claude-sonnet-4-5", False), ("auto", "openai", "gpt-5.4", True),
+    ("auto", "openai", "gpt-4.1-mini", False), ("on", "offline", None, False),
 ])
 def test_the_choice_follows_the_setting_and_the_capability_table(setting: str, provider: str, model: str | None,
                                                                   native: bool) -> None:
     choice = choose(setting, provider, model, None)
+    assert choice.native is native and choice.reason
+
+
+@pytest.mark.parametrize(("setting", "native"), [("auto", False), ("on", True)])
+def test_an_openai_compatible_endpoint_stays_on_chat_completions_unless_asked(setting: str, native: bool) -> None:
+    choice = choose(setting, "openai", "gpt-5.4", "http://localhost:8000/v1")
     assert choice.native is native and choice.reason
