@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inline_matrix import (
+from session_helpers import provider_for
+
+from fixtures.inline_matrix import (
     CELLS,
     NO_SEARCH,
     NOT_LOADED,
@@ -30,8 +32,6 @@ from inline_matrix import (
     sent_results,
     settings_overrides,
 )
-from session_helpers import provider_for
-
 from fixtures.providers import FakeModelServer
 from fixtures.servers.ledger import calls
 from toolscout.core.builtins.registry import builtin_tools, core_tool_names

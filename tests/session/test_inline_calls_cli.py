@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inline_matrix import (
+
+from fixtures.inline_matrix import (
     CELLS,
     MODES,
     NO_SEARCH,
@@ -37,7 +38,6 @@ from inline_matrix import (
     sent_results,
     settings_overrides,
 )
-
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from fixtures.servers.ledger import calls
 
