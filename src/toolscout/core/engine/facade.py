@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -281,7 +282,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         await self.pool.disconnect(name)
 
     async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                        loaded: set[str] | None = None, elicitor: Elicitor | None = None) -> ToolResult:
+                        loaded: set[str] | None = None, elicitor: Elicitor | None = None,
+                        sent_full: AbstractSet[str] | None = None) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
 
@@ -290,15 +292,19 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             params: arguments (dict, JSON text, or None).
             asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``; without one
                 (headless) tools that need asking are refused with the rule to add.
-            direct: the model called the tool directly (stub strategy): a deferred tool not yet
-                loaded is refused with its full definition (NOT_LOADED) and becomes loaded.
+            direct: the model called the tool directly: a tool that was deferred in the request
+                the model answered (see ``sent_full``) and is not yet loaded is refused with its
+                full definition (NOT_LOADED) and becomes loaded.
             loaded: the caller's loaded-name set for that gate (mutated). None uses the engine's
                 own set, :attr:`loaded`.
             elicitor: answers the MCP server's questions during the call, when the pool forwards
                 them (``toolscout serve``: :mod:`toolscout.core.mcp.elicitation`).
+            sent_full: names that request carried with their full schema (a session's
+                projection); a direct call of one of them always runs. None: the catalog's
+                deferral decides.
         """
         return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded,
-                                           elicitor=elicitor)
+                                           elicitor=elicitor, sent_full=sent_full)
 
     @property
     def loaded(self) -> set[str]:

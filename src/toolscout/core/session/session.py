@@ -297,6 +297,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         request = self.build_request()
         assert self.projection is not None
         check_request(request.tools, request.messages, self.projection.max_tools)
+        # The tool calls of this request's answer are judged by what it carried: a tool sent with
+        # its full schema runs on a direct call, the gate only holds back tools it deferred.
+        self.router.sent_full = frozenset(self.projection.full_names)
         self.meter.measure(self.projection.prefix_hash(), self.router.load_texts[self._load_mark :])
         self._load_mark = len(self.router.load_texts)
         partial: list[str] = []

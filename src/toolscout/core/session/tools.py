@@ -3,7 +3,9 @@
 ToolSearch is answered here (``Engine.search_tools`` + ``render_for_model``), with a trailer that
 names the tools whose schemas were delivered (so the discovered set can be rebuilt from
 history). ExecuteTool and direct calls go to ``Engine.call_tool``; events always carry the real
-tool name and arguments. Text from tools and servers is untrusted and is only ever passed on as
+tool name and arguments. A direct call of a tool the answered request carried with its full
+schema (:attr:`ToolRouter.sent_full`) runs; the self-healing gate is only for tools that request
+deferred (a stub in the ``stub`` strategy) and no search has loaded. Text from tools and servers is untrusted and is only ever passed on as
 a ``tool_result``.
 """
 
@@ -62,6 +64,11 @@ class ToolRouter:
         #: Text for the user message that carries this step's results, beside them (native: a
         #: ``tool_result`` with references may hold nothing else); the session takes and clears it.
         self.sibling_notes: list[str] = []
+        #: Names the request the model is answering carried with their full schema (the
+        #: session sets it from its projection before each model request): a direct call of one
+        #: of them runs, the self-healing gate holds back only tools that request deferred.
+        #: None (no request sent yet): the catalog's deferral stands in.
+        self.sent_full: frozenset[str] | None = None
 
     async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
         """Carry out ``block`` (a ``tool_use``).
@@ -86,7 +93,7 @@ class ToolRouter:
                     "ExecuteTool needs tool_name (the exact tool name) and params (an object)."))
             elif target in (TOOL_SEARCH, EXECUTE_TOOL):
                 result = self._refused(call_id, args, ToolResult.error(
-                    target, ToolErrorKind.INVALID_PARAMS, f"Call {target} directly, not through ExecuteTool."))
+                    target, ToolErrorKind.INVALID_PARAMS, self._not_through_proxy(target)))
             else:
                 result = await self.call(call_id, target, params, via=EXECUTE_TOOL)
             text, is_error = self._result_text(result), result.is_error
@@ -101,6 +108,16 @@ class ToolRouter:
         if self.result_cap is not None:
             text = self.result_cap(call_id, text)
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}, result
+
+    def _not_through_proxy(self, target: str) -> str:
+        """Why ExecuteTool refuses ``target`` (ToolSearch or itself). A request without
+        ToolSearch (tool search off, or ``auto`` below its threshold: every tool inline) gets
+        there when the model called ToolSearch anyway (the invented name became an ExecuteTool
+        call): it is told there is nothing to search, not to call a tool it does not have."""
+        if target == TOOL_SEARCH and self.sent_full is not None and TOOL_SEARCH not in self.sent_full:
+            return ("ToolSearch is not available in this session: nothing is deferred, every tool is already "
+                    "in your tool list with its full schema. Call the tool you need directly by name.")
+        return f"Call {target} directly, not through ExecuteTool."
 
     def _refused(self, call_id: str, args: Any, result: ToolResult) -> ToolResult:
         """An ExecuteTool call refused before any tool was looked up: still reported as a call
@@ -142,7 +159,7 @@ class ToolRouter:
         direct = via == "direct" and name not in self.loaded
         try:
             result = await self.engine.call_tool(name, params, asker=self.asker, direct=direct,
-                                                 loaded=self.loaded)
+                                                 loaded=self.loaded, sent_full=self.sent_full)
         except BaseException as exc:
             cancelled = ToolResult.error(name, ToolErrorKind.CANCELLED, "The call was cancelled by the user.")
             self.emit(ToolCallFinished(call_id, name, shown, cancelled, via))
