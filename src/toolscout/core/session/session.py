@@ -68,7 +68,8 @@ MAX_STEPS = 50
 #: Settings a provider is built from: a change to one of them builds a new provider. Every
 #: ``provider.*`` key (``provider.openaiStrict``, and any a new provider adds) but the context
 #: window, which sizes the auto mode decision, not the provider.
-PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.") and k != "provider.contextWindow")
+PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.")
+                      and k not in ("provider.contextWindow", "provider.maxTools"))  # read per request
 
 
 class SessionNotFound(LookupError):
