@@ -17,15 +17,14 @@ import time
 from toolscout.core.engine.facade import Engine
 
 from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``index`` subcommand."""
     p = sub.add_parser("index", help="encode tool vectors ahead of time (configured servers or --catalog)")
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trust_flag(p)
     p.set_defaults(func=_run)

@@ -11,7 +11,7 @@ from toolscout.core.sanitize import dumps_json
 from toolscout.core.settings.layers import choices
 
 from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 
@@ -19,8 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``search`` subcommand."""
     p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
     p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack message"')
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
     p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
