@@ -77,10 +77,13 @@ def format_result(result, *, explain: bool = False) -> str:
     for err in result.errors:
         lines.append(f"  ! {err}")
     for i, hit in enumerate(result.hits, 1):
+        if explain:  # the explanation's own first line names the hit: each hit is printed once
+            head, *rest = explain_hit(hit).splitlines()
+            lines.append(f"{i:>3}. {head}")
+            lines.extend("     " + line for line in rest)
+            continue
         parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
         lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts})")
-        if explain:
-            lines.extend("       " + line for line in explain_hit(hit).splitlines())
     for name in result.already_loaded:
         lines.append(f"  {name}: already loaded — call it directly")
     for name in (n for n in result.missing if n not in result.ambiguous):  # an ambiguous one has its "!" line

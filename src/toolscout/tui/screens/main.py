@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from toolscout.core.models import ServerStatus
+from toolscout.core.tokens import MODE_SETTING
 
 from .. import messages as m
 from ..text import clean
@@ -159,8 +160,7 @@ class MainScreen(SidePanels):
         self.recommendations_max = int(settings["recommendations.max"])
         self.provider = self.controller.provider_name
         self.model = self.controller.model_name
-        search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
-        self.mode = f"tool search {search} · {settings['session.strategy']}"
+        self.mode = f"tool search {MODE_SETTING[settings.mode]} · {settings['session.strategy']}"
         if self.welcome is not None:  # its first steps follow the provider too (F5 can change it)
             self.welcome.show(kind=self._session_kind(), recommendations=bool(settings["recommendations.enabled"]),
                               source=str(settings.sources.get("toolSearch.enabled", "")))
