@@ -127,7 +127,7 @@ class MainScreen(SidePanels):
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
         if session is not None and session.messages:  # a --resume'd session: show what was said before
-            self.chat.show_history(list(session.messages), session.id)
+            self.chat.show_history(list(session.messages), session.id, session.saved_searches)
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
