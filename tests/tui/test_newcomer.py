@@ -33,6 +33,93 @@ async def until(predicate, timeout_s: float = 15.0) -> None:
             await asyncio.sleep(0.02)
 
 
+# -- 6a: how to quit ---------------------------------------------------------------------------
+async def test_the_footer_and_help_say_how_to_quit() -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        assert "^q Quit" in sc.screen_text(app).splitlines()[-1]  # the footer
+        await pilot.press("f1")
+        await sc.chat_at_end(pilot)
+        help_entry = [e for e in app.screen.chat.query(NoticeEntry) if e.border_title == "help"][-1]
+        text = "\n".join(painted_lines(help_entry))
+        assert "ctrl+q" in text and "/exit" in text and "/quit" in text
+
+
+@pytest.mark.parametrize("keys", [["ctrl+q"], [*"/exit", "enter"], [*"/quit", "enter"]],
+                         ids=["ctrl+q", "/exit", "/quit"])
+async def test_quit_with_ctrl_q_or_exit_or_quit(keys: list[str]) -> None:
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press(*keys)
+        await until(lambda: app.return_code is not None)
+        assert app.return_code == 0
+
+
+# -- 6b: /permissions ------------------------------------------------------------------------
+def project_settings(project: Path):
+    """Settings of ``project`` (approved: its grants apply) with the hermetic user file."""
+    paths = SettingsPaths.discover(project)
+    return load_settings(SettingsPaths(paths.user, paths.project, paths.project_local, None), env={}
+                         ).with_overrides({"toolSearch.ranker": "hybrid", "toolSearch.enabled": "true"})
+
+
+async def test_permissions_lists_rules_with_their_files_and_removes_a_saved_answer(tmp_path: Path) -> None:
+    """"Always allow" on get_forecast saves the rule; ``/permissions`` lists it with that file
+    beside a user rule with its own file; Delete on the saved one rewrites the file without it,
+    and the next call asks again (it ran without asking before)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    user = Path(SettingsPaths.discover(project).user)
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"permissions": {"deny": ["Bash(rm *)"]}}), encoding="utf-8")
+    settings = project_settings(project)
+    engine = sc.make_engine(settings, project_dir=project)
+    from toolscout.tui.factory import make_app
+
+    app = make_app(settings, engine, new_session=sc.session_factory(engine, settings))
+    local = project / ".toolscout" / "settings.local.json"
+    forecast = {"city": "Oslo"}
+    async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
+        await sc.settle(pilot)
+        app.controller.run_tool("mcp__weather__get_forecast", forecast)
+        await msgs.wait_for(pilot, lambda _m: isinstance(app.screen, PermissionScreen))
+        await pilot.press("a")  # always allow: saved to the project-local file
+        await sc.settle(pilot)
+        assert json.loads(local.read_text(encoding="utf-8")) == {"permissions": {"allow": ["mcp__weather__get_forecast"]}}
+        app.controller.run_tool("mcp__weather__get_forecast", forecast)  # runs without asking
+        await sc.settle(pilot)
+        assert len(app.screen.chat.query(ToolCallEntry)) == 2 and not isinstance(app.screen, PermissionScreen)
+
+        await sc.type_text(pilot, "/permissions")
+        await pilot.press("enter")
+        await sc.until_screen(pilot, "PermissionsScreen")
+        from toolscout.tui.screens.permissions import PermissionsScreen
+
+        screen = app.screen
+        assert isinstance(screen, PermissionsScreen)
+        assert [(r.kind, r.rule, r.source, r.saved_answer) for r in screen.rows] == [
+            ("deny", "Bash(rm *)", str(user), False), ("allow", "mcp__weather__get_forecast", str(local), True)]
+        text = sc.screen_text(app)
+        assert "deny  Bash(rm *)" in text and "allow mcp__weather__get_forecast" in text and "saved answer" in text
+        await pilot.press("delete")  # on the deny rule: not a saved answer, so it stays and says where it is
+        await pilot.pause()
+        assert "Bash(rm *) is not a saved answer: it comes from" in sc.screen_text(app)
+        await pilot.press("down", "delete")
+        await pilot.pause()
+        assert json.loads(local.read_text(encoding="utf-8")) == {"permissions": {"allow": []}}
+        assert "removed mcp__weather__get_forecast" in sc.screen_text(app)
+        assert [r.rule for r in screen.rows] == ["Bash(rm *)"]
+        await pilot.press("escape")
+        await sc.settle(pilot)
+
+        app.controller.run_tool("mcp__weather__get_forecast", forecast)  # asks again at once
+        await msgs.wait_for(pilot, lambda _m: isinstance(app.screen, PermissionScreen))
+        await pilot.press("n")
+        await sc.settle(pilot)
+
+
 # -- 6d: the project folder in a folder field ---------------------------------------------------
 async def test_git_repo_path_starts_as_the_project_folder_and_the_real_server_gets_it(tmp_path: Path) -> None:
     """Ctrl+P → Run tool… → git_status: ``repo_path`` shows ``.`` (the project folder), and Run
@@ -124,3 +211,23 @@ async def test_a_resumed_tool_search_shows_as_it_did_live() -> None:
         assert "1. 0.943 mcp__weather__get_forecast" in sc.screen_text(app)
 
 
+# -- 6h: Screenshot without ~/Downloads -----------------------------------------------------------
+async def test_screenshot_is_saved_in_the_data_dir_without_downloads(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))  # no ~/Downloads, no XDG user-dirs file
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    folder = Path(os.environ["TOOLSCOUT_DATA_DIR"]) / "screenshots"
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("ctrl+p")
+        await sc.type_text(pilot, "screenshot")
+        await sc.settle(pilot, servers=False)
+        await pilot.press("enter")
+        await until(lambda: folder.is_dir() and list(folder.glob("*.svg")))
+        (saved,) = folder.glob("*.svg")
+        assert "<svg" in saved.read_text(encoding="utf-8")[:2000]
+        await until(lambda: any(str(saved) in str(n.message) for n in app._notifications))
+        assert not (home / "Downloads").exists()
