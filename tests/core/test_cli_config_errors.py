@@ -108,6 +108,8 @@ def test_a_broken_user_mcp_json_is_named_and_not_replaced_by_the_default(toolsco
                for w in json.loads(listed.stdout)["warnings"])
     context = toolscout("context", "--json")
     assert any(str(toolscout.user_mcp_json) in w for w in json.loads(context.stdout)["warnings"])
+    indexed = toolscout("index", "--json")  # stdout is the summary alone; the warning on stderr
+    assert f"warning: mcp: MCP config {toolscout.user_mcp_json}: malformed JSON" in indexed.stderr
 
 
 def test_a_good_mcp_config_before_the_command_is_used(toolscout) -> None:

@@ -63,7 +63,6 @@ def _run(args: argparse.Namespace) -> int:
         return 0
 
     code = run_with_engine(engine, body, needs_a_catalog=True)
-    if not args.json:
-        print_warnings(engine)
+    print_warnings(engine)  # on stderr: --json's stdout stays the summary alone
     sys.stdout.flush()
     return code

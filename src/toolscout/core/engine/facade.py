@@ -190,8 +190,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """Every permission rule in force with the file (or flag, or session) it comes from
         (:func:`~toolscout.core.policy.rule_sources.rules_in_force`)."""
         trust = self.folder_trust
-        return rules_in_force(self.settings, project_trusted=trust is None or trust.approved,
-                              session_allow=self.policy.session_allow, answers_file=self.allow_rules_file)
+        return rules_in_force(self.policy, self.settings, project_trusted=trust is None or trust.approved,
+                              answers_file=self.allow_rules_file)
 
     def forget_allow_rule(self, rule: str) -> Path:
         """Remove the saved "always allow" answer ``rule`` from its file and stop allowing it
@@ -210,7 +210,6 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         self.policy.session_allow[:] = [r for r in self.policy.session_allow if r != rule]
         if not others:
             self.policy.allow[:] = [r for r in self.policy.allow if r != rule]
-            self.settings.values["permissions.allow"] = [r for r in self.settings["permissions.allow"] if r != rule]
         return path
 
     # -- lifecycle ------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Which permission rules are in force, and where each comes from (the app's ``/permissions``).
 
-The settings hold each permission list merged over every layer (:mod:`toolscout.core.settings.layers`:
+The rules in force are the engine's :class:`~.permissions.PermissionPolicy` (settings at start,
+"always allow" answers added since, a removed answer gone). The settings hold each list merged over every layer (:mod:`toolscout.core.settings.layers`:
 user → project → project-local → managed, plus ``--allowed-tools``), without saying which
 file gave which rule. This reads the layer files again and names, for each rule in force, every
 file that lists it: the user settings, the project's ``.toolscout/settings.json``, its
@@ -12,12 +13,12 @@ A project's ``permissions.allow`` in a folder that is not approved is not in for
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..settings.checks import SettingsWarning
 from ..settings.layers import PROJECT_GATED_KEYS, Settings, read_layer
+from .permissions import PermissionPolicy
 
 #: The rule lists, in the order they decide (deny > ask > allow).
 KINDS = ("deny", "ask", "allow")
@@ -73,30 +74,28 @@ def _layers(settings: Settings, project_trusted: bool) -> list[tuple[str, dict[s
     return out
 
 
-def rules_in_force(settings: Settings, *, project_trusted: bool = True, session_allow: Iterable[str] = (),
+def rules_in_force(policy: PermissionPolicy, settings: Settings, *, project_trusted: bool = True,
                    answers_file: Path | None = None) -> list[RuleInForce]:
-    """Every permission rule in force with each place it comes from, deny first, then ask,
-    then allow, each in the settings' order (session answers last).
+    """Every rule of ``policy`` (what decides now) with each place it comes from, deny first,
+    then ask, then allow, each in the policy's order (this session's answers last).
 
     Args:
-        settings: the settings in effect (their ``paths`` are read again).
+        policy: the rules in force, this session's "always allow" answers included.
+        settings: the settings in effect (their ``paths`` are read again; ``sources`` say
+            whether ``--allowed-tools`` added rules).
         project_trusted: the project folder is approved (:mod:`.trust`).
-        session_allow: "always allow" answers of this session
-            (:attr:`~.permissions.PermissionPolicy.session_allow`).
-        answers_file: where those answers are saved (:func:`.local_rules.allow_rules_file`).
+        answers_file: where "always allow" answers are saved (:func:`.local_rules.allow_rules_file`).
     """
     layers = _layers(settings, project_trusted)
     answers = str(answers_file) if answers_file is not None else None
+    cli = settings.sources.get("permissions.allow") == "cli"
     out: list[RuleInForce] = []
-    for kind in KINDS:
-        key = f"permissions.{kind}"
-        listed = list(settings.get(key) or [])
-        if kind == "allow":
-            listed += [r for r in session_allow if r not in listed]
-        for rule in listed:
+    for kind, rules in (("deny", policy.deny), ("ask", policy.ask),
+                        ("allow", [*policy.allow, *(r for r in policy.session_allow if r not in policy.allow)])):
+        for rule in dict.fromkeys(rules):
             sources = [source for source, lists in layers if rule in lists.get(kind, ())]
             if not sources:
-                cli = kind == "allow" and rule in (settings.get(key) or []) and settings.sources.get(key) == "cli"
-                sources = [COMMAND_LINE if cli else THIS_SESSION if kind == "allow" else settings.sources.get(key, "")]
+                in_settings = rule in (settings.get(f"permissions.{kind}") or [])
+                sources = [COMMAND_LINE if cli and in_settings else THIS_SESSION]
             out += [RuleInForce(kind, rule, s, saved_answer=kind == "allow" and s == answers) for s in sources]
     return out
