@@ -1,7 +1,7 @@
 """Small things a Claude Code user expects of the app (issue 24 item 6), each a full-app journey
 with the keys a newcomer presses: how to quit (6a), ``/permissions`` (6b), a folder field filled
-in with the project folder (6d), a resumed ToolSearch shown as live (6f), the palette's
-Screenshot where ``~/Downloads`` is missing (6h)."""
+in with the project folder (6d), the palette's Screenshot where ``~/Downloads`` is missing (6h).
+A resumed ToolSearch shown as live (6f) is in ``test_resume.py``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.permission import PermissionScreen
-from toolscout.tui.widgets.chat import NoticeEntry, SearchEntry, ToolCallEntry
+from toolscout.tui.widgets.chat import NoticeEntry, ToolCallEntry
 
 SIZE = (120, 36)
 
@@ -177,38 +177,6 @@ def test_only_folder_fields_are_filled_in() -> None:
         "dir": {"type": "integer", "description": "folder depth"},
     }}
     assert [f.name for f in fields_of(schema) if f.project_folder] == ["repo_path", "cwd", "path", "directory"]
-
-
-# -- 6f: a resumed ToolSearch looks as it did live ------------------------------------------------
-async def test_a_resumed_tool_search_shows_as_it_did_live() -> None:
-    """An offline search (the person's words become a ToolSearch), then ``--resume``: the same
-    search entry (title, hits, in that order) instead of a folded ``⚙ ToolSearch`` tool call."""
-    from toolscout.core.session.providers import OfflineProvider
-    from toolscout.core.session.session import Session
-    from toolscout.tui.factory import make_app
-
-    settings = sc.make_settings()
-    engine = sc.make_engine(settings)
-    live_app = make_app(settings, engine, new_session=lambda asker: Session(
-        engine, settings=settings, provider=OfflineProvider(), asker=asker))
-    async with live_app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        await sc.ask(pilot, "weather forecast")
-        (live,) = live_app.screen.chat.query(SearchEntry)
-        live_title, live_hits = str(live.title), [o.id for o in live.hits.options]
-        session_id = live_app.session.id
-    assert live_hits and "weather" in live_title
-
-    engine = sc.make_engine(settings)
-    resumed = Session.resume(engine, session_id, settings=settings, provider=OfflineProvider())
-    app = make_app(settings, engine, resumed)
-    async with app.run_test(size=SIZE) as pilot:
-        await sc.settle(pilot)
-        chat = app.screen.chat
-        assert not [e for e in chat.query(ToolCallEntry) if e.tool_name == "ToolSearch"]
-        (entry,) = chat.query(SearchEntry)
-        assert str(entry.title) == live_title and [o.id for o in entry.hits.options] == live_hits
-        assert "1. 0.943 mcp__weather__get_forecast" in sc.screen_text(app)
 
 
 # -- 6h: Screenshot without ~/Downloads -----------------------------------------------------------
