@@ -12,7 +12,7 @@ from toolscout.core.session.providers import provider_of
 from toolscout.core.settings.layers import choices
 from toolscout.core.tokens import MODE_WORDS, ModeDecision, ToolLimit
 
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def add_tool_search_flag(p: argparse.ArgumentParser) -> None:
@@ -32,8 +32,7 @@ def note_if_inline(decision: ModeDecision | None) -> None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``context`` subcommand."""
     p = sub.add_parser("context", help="token cost per server and the tool-search mode decision")
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--model", help="model whose context window decides auto mode")
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -10,6 +10,7 @@ from ..models import ToolSpec
 from ..rules.match import server_rule
 from ..settings.layers import Settings
 from ..tokens import (
+    MODE_SETTING,
     ModeDecision,
     ServerUsage,
     TokenCounter,
@@ -83,7 +84,10 @@ class ContextReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON of ``toolscout context --json``."""
+        """Stable JSON of ``toolscout context --json``. ``mode.mode`` is the internal name
+        (``tst``, ``tst-auto``, ``standard``); ``mode.tool_search`` the UI's word for it
+        (``on``, ``auto``, ``off``: :data:`~toolscout.core.tokens.MODE_SETTING`); ``mode.defer``
+        whether tools are deferred now."""
         d = self.decision
         return {
             "model": self.model,
@@ -91,6 +95,7 @@ class ContextReport:
             "strategy": self.strategy,
             "mode": {
                 "mode": d.mode,
+                "tool_search": MODE_SETTING.get(d.mode, d.mode),
                 "defer": d.defer,
                 "deferred_schema_tokens": d.deferred_schema_tokens,
                 "context_window": d.context_window,

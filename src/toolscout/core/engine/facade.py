@@ -26,8 +26,9 @@ from ..mcp.pool import ServerPool
 from ..mcp.server_config import ServerConfig
 from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
-from ..policy.local_rules import allow_rules_file, persist_allow_rule
+from ..policy.local_rules import allow_rules_file, forget_allow_rule, persist_allow_rule
 from ..policy.permissions import Asker, PermissionPolicy
+from ..policy.rule_sources import THIS_SESSION, RuleInForce, rules_in_force
 from ..policy.trust import FolderTrust
 from ..rules.specs import Workspace
 from ..schemas import schema_warning_line
@@ -188,6 +189,32 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             self.warn(f"could not save the allow rule {rule} ({exc}); it applies for this session only",
                       source=str(self.allow_rules_file))
             return None
+
+    def permission_rules(self) -> list[RuleInForce]:
+        """Every permission rule in force with the file (or flag, or session) it comes from
+        (:func:`~toolscout.core.policy.rule_sources.rules_in_force`)."""
+        trust = self.folder_trust
+        return rules_in_force(self.policy, self.settings, project_trusted=trust is None or trust.approved,
+                              answers_file=self.allow_rules_file)
+
+    def forget_allow_rule(self, rule: str) -> Path:
+        """Remove the saved "always allow" answer ``rule`` from its file and stop allowing it
+        now, unless another source in force (a settings file, ``--allowed-tools``) still lists it.
+
+        Returns:
+            The file rewritten.
+
+        Raises:
+            LocalRuleError: no saved answers here, or the file does not list ``rule``.
+            OSError: the file cannot be written.
+        """
+        others = [r for r in self.permission_rules() if r.kind == "allow" and r.rule == rule
+                  and not r.saved_answer and r.source != THIS_SESSION]
+        path = forget_allow_rule(self.settings, self.folder_trust, rule)
+        self.policy.session_allow[:] = [r for r in self.policy.session_allow if r != rule]
+        if not others:
+            self.policy.allow[:] = [r for r in self.policy.allow if r != rule]
+        return path
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:

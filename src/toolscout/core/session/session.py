@@ -123,6 +123,10 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
             text, limit=int(self.settings["tools.maxResultTokens"]),
             folder=results_root() / self.id, name=call_id)
+        self.router.record_search = lambda call_id, result: self._record(
+            {"type": "search", "call_id": call_id, "result": result.to_record()})
+        #: ToolSearch call id → its result as recorded (a resumed session's, for showing them).
+        self.saved_searches: dict[str, dict[str, Any]] = {}
         self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
         self.offline_recommendations: list[Recommendation] = []
         self.turn = 0
@@ -400,6 +404,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         session = cls(engine, session_id=saved.session_id, **kwargs)
         session._meta_written = True
         session.messages = list(saved.messages)
+        session.saved_searches = dict(saved.searches)
         session.projection = saved.projection
         if session.projection is not None:
             session.strategy = session.projection.strategy

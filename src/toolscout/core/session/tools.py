@@ -69,6 +69,9 @@ class ToolRouter:
         #: of them runs, the self-healing gate holds back only tools that request deferred.
         #: None (no request sent yet): the catalog's deferral stands in.
         self.sent_full: frozenset[str] | None = None
+        #: ``(call_id, result)`` of each ToolSearch answered: the session writes it to the
+        #: transcript (a resumed session shows the search as it was shown live); None: nothing.
+        self.record_search: Callable[[str, SearchResult], None] | None = None
 
     async def run(self, block: dict[str, Any]) -> tuple[dict[str, Any], ToolResult | None]:
         """Carry out ``block`` (a ``tool_use``).
@@ -149,6 +152,8 @@ class ToolRouter:
             text = f"{text}\n{loaded_trailer(names)}"
         self.last_search = result
         self.load_texts.append(text)
+        if self.record_search is not None:
+            self.record_search(call_id, result)
         self.emit(SearchResultsReady(call_id, query, result, text, names))
         return text, False
 

@@ -25,6 +25,7 @@ from typing import Any
 import platformdirs
 
 from ..safe_read import SafeReadError, read_json
+from ..safe_write import write_json_atomic
 from .checks import (
     Choice,
     EntryList,
@@ -432,7 +433,7 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
             f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
             f"{key} = {json.dumps(checked)} applies for this session only",
             settings.with_overrides({key: checked}, source="session"))
-    data[key] = checked
+    data[key] = spec.check.to_json(checked) if isinstance(spec.check, Choice) else checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():
         node = nested
@@ -443,8 +444,5 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
                 break
         else:
             node[leaf] = v
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(nested, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, nested)
     return settings.with_overrides({key: checked}, source=str(path))
