@@ -84,3 +84,32 @@ async def test_an_endpoint_without_responses_tool_search_falls_back_to_chat_comp
         assert session.native_choice is not None and not session.native_choice.native
     finally:
         await engine.stop()
+
+
+async def test_a_late_servers_tool_is_found_and_loaded_with_the_tools_unchanged(tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.native": "on",
+                                          "permissions.allow": ["mcp__late__*"]}, "test")
+    late = ServerConfig("late", "stdio", command=sys.executable, source="test",
+                        args=tuple(server_args(LATE, "late", "--tools", "3", "--props", "1", "--gate", str(gate))))
+    engine = Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
+                    mcp_servers=[late])
+    await engine.start()
+    try:
+        script = [Reply(text="first"), Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0001"})]),
+                  Reply(tool_calls=[ToolCall("mcp__late__op_0001", {"field_0": "x"})]), Reply(text="done")]
+        with FakeModelServer(script) as server:
+            provider = OpenAIProvider("test-key", "gpt-5.4", server.url + "/v1", max_retries=0, timeout=20)
+            session = Session(engine, provider=provider, persist=False)
+            assert (await session.send("hi")).text == "first"  # before the server is up
+            gate.touch()
+            assert await engine.wait_for_servers(30)
+            assert (await session.send("run late op 1")).text == "done"
+            bodies, refused = server.bodies, server.refused
+        assert refused == []
+        assert len({dumps(b["tools"]) for b in bodies}) == 1  # late tools never enter the tools array
+        assert "mcp__late__" in json.dumps(bodies[1]["input"])  # announced in the next user message
+        result = next(i for i in bodies[3]["input"][::-1] if i.get("type") == "function_call_output")
+        assert "ran op_0001" in result["output"]
+    finally:
+        await engine.stop()

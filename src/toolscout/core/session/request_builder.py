@@ -27,7 +27,7 @@ from .modes import (
 )
 from .native import NativeChoice, choose, is_native_refusal, portable_history, remember_refusal
 from .prefetch import Prefetcher
-from .projection import INLINE, NATIVE, Projection
+from .projection import DEFAULT_STRATEGY, INLINE, NATIVE, Projection
 from .providers import ModelRequest, Provider
 from .reminders import (
     HistoryState,
@@ -170,7 +170,7 @@ class RequestBuilder:
         """How reminders say to call a loaded deferred tool: ``stub`` (directly by name, also
         native) or ``execute-proxy`` (through ExecuteTool)."""
         directly = self.projection is not None and self.projection.strategy in ("stub", NATIVE)
-        return "stub" if directly else "execute-proxy"
+        return "stub" if directly else DEFAULT_STRATEGY  # the default is the ExecuteTool proxy
 
     def _history_state(self) -> HistoryState:
         stub = self.projection if self.projection is not None and self.projection.strategy == "stub" else None
