@@ -314,6 +314,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             self.emit(AssistantTextDelta(delta, turn))
 
         self.router.native = self.projection.strategy == NATIVE
+        # Anthropic loads by reference anywhere; OpenAI's Responses only through tool_search, so
+        # there the gate's answer stays the portable one (the definition as text).
+        self.router.gate_by_reference = self.router.native and self.provider.name == "anthropic"
         try:
             try:
                 response = await self.provider.complete(request, on_text)
