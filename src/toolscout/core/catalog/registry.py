@@ -190,16 +190,16 @@ class ToolCatalog:
         new_names = {t.name for t in new_specs}
         removed = [n for n in old if n not in new_names]
         gone = set(removed)  # once: a set per kept name made removing a server quadratic
-        tools = {n: t for n, t in state.tools.items() if n not in gone}
+        kept = {n: t for n, t in state.tools.items() if n not in gone}
         order = [n for n in state.order if n not in gone]
-        added = [t.name for t in new_specs if t.name not in tools]
+        added = [t.name for t in new_specs if t.name not in kept]
         for spec in new_specs:
-            tools[spec.name] = spec
+            kept[spec.name] = spec
         by_server = dict(state.by_server)
         by_server[server] = [t.name for t in new_specs]
         if not new_specs:
             by_server.pop(server, None)
-        self._publish(tools, self._sorted_in(order, added, tools), by_server)
+        self._publish(kept, self._sorted_in(order, added, kept), by_server)
         order_index = {n: i for i, n in enumerate(self._order)}
         return CatalogDelta(
             added=tuple(sorted(added, key=order_index.__getitem__)),
