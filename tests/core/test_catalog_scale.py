@@ -79,3 +79,28 @@ def test_a_search_on_another_thread_racing_re_lists_always_answers():
         worker.join(30)
     assert not worker.is_alive()
     assert answered[0] > 0 and errors == []
+
+
+def test_a_re_list_storm_queued_behind_a_search_is_applied_as_one_batch():
+    """50 re-lists of 300 renamed tools queued while the index is busy are applied as one
+    removal and one add (counted), with the same index as applying them one by one."""
+    cat = ToolCatalog()
+    cat.set_server_tools("storm", tools(300))
+    search = ToolSearch(cat, Settings().with_overrides({"toolSearch.ranker": "bm25f"}), dense_cache=None, encoder=False,
+                        background_sync=True)
+    index = search.index
+    calls = {"add": 0}
+    real_add = index.add
+
+    def counted_add(batch):
+        calls["add"] += 1
+        return real_add(batch)
+
+    index.add = counted_add
+    with search._lock:  # a search in progress: the worker waits, the deltas queue up
+        for generation in range(1, 51):
+            search.sync(cat.set_server_tools("storm", tools(300, generation)))
+    assert search.search("g50_archive_7").hits[0].tool.name == "mcp__storm__g50_archive_7"
+    assert calls["add"] <= 2, calls  # one batch (or two, if the worker took the first delta early)
+    assert sorted(t.name for t in search.index.tools()) == sorted(t.name for t in cat.deferred_tools())
+    search.close()

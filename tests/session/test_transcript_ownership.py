@@ -25,7 +25,7 @@ from session_helpers import make_engine
 
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.session.providers import create_provider
-from toolscout.core.session.session import Session, SessionInUse
+from toolscout.core.session.session import Session, SessionNotFound
 from toolscout.core.settings.layers import Settings
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -91,7 +91,7 @@ def test_a_second_resume_of_an_open_session_is_refused_and_writes_nothing(work: 
         assert (f"session {session_id} is open in another toolscout (pid {os.getpid()}); resume it there or "
                 "start a new one") in second.stderr
         assert transcript.read_bytes() == before
-        with pytest.raises(SessionInUse):  # a second session object in one process, too
+        with pytest.raises(SessionNotFound, match="open in another toolscout"):  # a second session object, too
             Session.resume(make_engine(tmp_path), session_id, provider=provider)
     finally:
         asyncio.run(holder.close())

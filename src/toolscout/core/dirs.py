@@ -70,6 +70,6 @@ def open_private(path: Path, *, append: bool = False) -> int:
     Raises:
         OSError: the file cannot be opened.
     """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
     flags |= os.O_APPEND if append else os.O_TRUNC
     return os.open(path, flags, 0o600)
