@@ -61,12 +61,12 @@ async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
         found = await client.call_tool("search_tools", {"query": "write a note"})
         await inbox.wait_for(types.ToolListChangedNotification)
         listed = [t.name for t in (await client.list_tools()).tools]
-        wrote = await client.call_tool("mcp__notes__write_note", {"text": "over http"})
+        wrote = await client.call_tool("notes__write_note", {"text": "over http"})
         now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
                                                    "arguments": {"timezone": "UTC"}})
     assert first == ["search_tools", "call_tool"]
     assert found.structured_content["results"][0]["name"] == "mcp__notes__write_note"
-    assert listed[:3] == [*first, "mcp__notes__write_note"]
+    assert listed[:3] == [*first, "notes__write_note"]  # served without the canonical mcp__ prefix
     assert text_of(wrote) == "noted: over http" and len(questions) == 1
     assert not now.is_error and '"timezone": "UTC"' in text_of(now)
     assert log.read_text().splitlines() == ['write_note {"text": "over http"}']
