@@ -7,12 +7,12 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 import mcp_types as types
 from serve_helpers import (
     Inbox,
     fixture_entry,
+    process_gone,
     stdio_gateway,
     text_of,
     time_entry,
@@ -182,11 +182,7 @@ async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
         pid = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
 
     async def gone() -> bool:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return True
-        return stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
+        return process_gone(pid)
 
     await wait_until(gone)
 
