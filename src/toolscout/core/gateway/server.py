@@ -187,8 +187,7 @@ class Gateway:
     # -- per-client state ---------------------------------------------------------------------
     def client(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The state of the client behind ``ctx`` (keyed by its HTTP session id; stdio has one)."""
-        request = ctx.request
-        headers = getattr(request, "headers", None)
+        headers = _headers(ctx)
         key = headers.get("mcp-session-id") if headers is not None else "stdio"
         if key is None or self.stateless:
             return ClientState()
@@ -243,7 +242,7 @@ class Gateway:
     def keeps_state(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         """True when the client behind ``ctx`` has a :class:`ClientState` across requests (stdio,
         a streamable-HTTP session), so a list it was served can change for it."""
-        headers = getattr(ctx.request, "headers", None)
+        headers = _headers(ctx)
         return not self.stateless and (headers is None or headers.get("mcp-session-id") is not None)
 
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.DiscoverResult:
@@ -377,3 +376,9 @@ class Gateway:
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), text=text,
                                                                              mime_type=mime)])
+
+
+def _headers(ctx: ServerRequestContext[Any, Any]) -> Any:
+    """The HTTP request headers of ``ctx`` (a mapping), or None on stdio."""
+    request = ctx.request
+    return getattr(request, "headers", None)
