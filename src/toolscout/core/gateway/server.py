@@ -73,6 +73,24 @@ from .starting import EngineStart
 log = logging.getLogger(__name__)
 
 EXPOSE_MODES = ("static", "dynamic")
+
+
+class _ListChangedServer(Server[Any]):
+    """The SDK's lowlevel server whose ``initialize`` result declares ``tools.listChanged`` as
+    given: the streamable-HTTP runner builds it from :meth:`create_initialization_options` with no
+    arguments, which would always say false (the stdio runner is handed the options)."""
+
+    def __init__(self, tools_changed: bool, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tools_changed = tools_changed
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None = None,
+                                      experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+                                      extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
+        """The SDK's, with ``tools_changed`` as :attr:`tools_changed` unless options are given."""
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=self.tools_changed),
+            experimental_capabilities, extensions)
 #: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
 MAX_CLIENTS = 1_024
 INSTRUCTIONS = (
@@ -145,8 +163,8 @@ class Gateway:
         engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
-        self.server: Server[Any] = Server(
-            "toolscout", version=__version__, instructions=INSTRUCTIONS,
+        self.server: Server[Any] = _ListChangedServer(
+            expose == "dynamic", "toolscout", version=__version__, instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources, on_read_resource=self._read_resource,
             on_subscriptions_listen=self._listen if expose == "dynamic" else None,
@@ -156,7 +174,7 @@ class Gateway:
 
     def initialization_options(self) -> InitializationOptions:
         """Capabilities for ``initialize``: ``tools.listChanged`` only with dynamic exposure."""
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=self.expose == "dynamic"))
+        return self.server.create_initialization_options()
 
     # -- the engine's start ------------------------------------------------------------------
     async def run(self, transport: Callable[[], Awaitable[None]], *, start_at_once: bool = True) -> None:
