@@ -175,3 +175,4 @@ async def started_server(fragment: str, timeout: float = 20.0) -> int:
                 assert len(found) == 1, found
                 return found[0]
             await anyio.sleep(0.02)
+

@@ -105,7 +105,7 @@ async def test_offline_welcome_follows_the_settings_and_the_palette_switches_too
                        "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit",
                        "Tool search on"):
             assert wanted in titles
-        bound = {b.action for b in ToolscoutApp.BINDINGS}  # every key binding has a palette entry
+        bound = {b.action for b in ToolscoutApp.key_bindings()}  # every key binding has a palette entry
         assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound
         await pilot.press("ctrl+p")
         await pilot.pause()

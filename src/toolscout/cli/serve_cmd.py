@@ -31,12 +31,13 @@ from toolscout.core.engine.events import EngineWarning
 from toolscout.core.sanitize import strip_controls
 
 from .common import UsageError, add_server_options, add_trust_flag, make_engine
+from .parser import add_repeatable
 
 #: Default wait of a client's searches and calls (from its first request) for servers still connecting (s).
 DEFAULT_WAIT_S = 5.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     from toolscout.core.gateway.http import TOKEN_ENV
 
@@ -58,8 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"its first request (default {DEFAULT_WAIT_S:g}); tools/list never waits")
     add_server_options(p)
     add_trust_flag(p)
-    p.add_argument("--catalog", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                   help="tool catalog file or directory (searchable, not callable)")
+    add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
     p.set_defaults(func=_run)
 
 
@@ -118,6 +118,7 @@ def _run(args: argparse.Namespace) -> int:
         if bind is None and task is not None:
             for number in (signal.SIGTERM, signal.SIGINT):
                 asyncio.get_running_loop().add_signal_handler(number, on_signal, number, task)
+        engine.forward_questions()  # upstream servers' questions reach the gateway's clients
         gateway = Gateway(engine, expose=args.expose, stateless=args.stateless, first_list_wait=args.wait_servers)
         if bind is None:
             await gateway.run(lambda: serve_stdio(gateway), start_at_once=False)

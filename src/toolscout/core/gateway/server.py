@@ -44,11 +44,12 @@ from toolscout import __version__
 
 from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS
 from ..engine.facade import Engine
+from ..mcp.elicitation import Elicitor
 from ..models import ToolErrorKind, ToolResult, ToolSpec
 from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
-from .asking import ElicitingAsker, can_elicit
+from .asking import ElicitingAsker, can_elicit, forward_question
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -135,7 +136,8 @@ class Gateway:
 
     Args:
         engine: a started (or starting) engine; its catalog, search, permission rules and
-            executor are used as they are.
+            executor are used as they are. Call ``engine.forward_questions()`` before starting
+            it, so upstream servers may ask this gateway's clients questions.
         expose: ``static`` (two tools, always) or ``dynamic`` (tools found by search appended).
         stateless: HTTP without sessions: nothing is remembered between requests.
         first_list_wait: seconds from a client's first request during which its searches, calls
@@ -371,7 +373,9 @@ class Gateway:
             return error_result(f"Unknown tool {name!r}. Use {SEARCH_TOOL} to find tools by what they do.")
         state = self.client(ctx)
         asker = ElicitingAsker(ctx, state.remembered, params) if can_elicit(ctx) else None
-        result = await self.engine.call_tool(name, arguments, asker=asker)
+        # the upstream server's own questions during the call go to this client (or are refused)
+        elicitor = Elicitor(state, lambda server, question: forward_question(ctx, server, question))
+        result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor)
         if asker is not None and asker.input_required is not None:
             return asker.input_required
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..models import ToolSpec
-from ..rules.match import covers_server
+from ..rules.match import covers_server, server_rule
 from ..rules.specs import Workspace, outside_workspace, parse_rule, rule_covers
 from ..settings.layers import Settings, SettingsPaths
 
@@ -153,7 +153,7 @@ def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
                 "permissions.allow" + (", or add the folder with --add-dir." if name in ("Read", "Glob", "Grep")
                                        else "."))
     why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
-    server_hint = f" (or {tool.server!r} for every tool of that server)" if tool.server else ""
+    server_hint = f" (or {server_rule(tool.server)!r} for every tool of that server)" if tool.server else ""
     user = SettingsPaths.discover().user
     home = str(Path.home())
     shown = "~" + str(user)[len(home):] if str(user).startswith(home + "/") else str(user)

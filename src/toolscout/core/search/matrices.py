@@ -5,14 +5,10 @@ a query's terms over every segment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .segments import N_FIELDS, Postings, gather
-
-if TYPE_CHECKING:
-    from .store import TermStore
+from .store_view import StoreView
 
 
 class Matrices:
@@ -29,7 +25,7 @@ class Matrices:
         version: store version this view was taken at (for caches).
     """
 
-    def __init__(self, store: TermStore) -> None:
+    def __init__(self, store: StoreView) -> None:
         self.store = store
         self.version = store.version
         self.segments = tuple(store.segments)

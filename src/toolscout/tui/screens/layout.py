@@ -9,15 +9,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
+from ..panels import side_panel
 from ..widgets.prompt import PromptInput
 from ..widgets.typeahead import typing_on_a_panel
-
-PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
 
 class SidePanels(Screen[None]):
     """Base of :class:`~.main.MainScreen`: the chat column and one side panel (``#sidebar``, a
-    ``TabbedContent`` of catalog, scoring and usage) next to it, and the prompt (``PromptInput``)."""
+    ``TabbedContent`` of the registered panels: catalog, scoring, usage, …) next to it, and the
+    prompt (``PromptInput``)."""
 
     sidebar: reactive[bool | None] = reactive(None)
     """Side panel shown (True), hidden (False) or automatic by width (None)."""
@@ -35,13 +35,14 @@ class SidePanels(Screen[None]):
         return self.query_one("#sidebar").display and self.query_one("#sidebar").region.width > 0
 
     def show_panel(self, name: str) -> None:
-        """Show side panel ``name`` (catalog, scoring, usage) and focus it (already shown: it
-        stays; Ctrl+B hides the panel)."""
+        """Show side panel ``name`` (a registered one: catalog, scoring, usage, …,
+        :mod:`toolscout.tui.panels`) and focus it (already shown: it stays; Ctrl+B hides it)."""
+        panel = side_panel(name)
         tabs = self.query_one("#sidebar", TabbedContent)
-        target = {"catalog": "#catalog-filter", "scoring": "#scoring-query", "usage": "#usage"}[name]
-        tabs.active = PANELS[name]
+        tabs.active = panel.tab_id
         self.sidebar = True
-        self._focus_now(self.query_one(target))
+        widget = self.query_one(f"#{panel.name}")
+        self._focus_now(widget.query_one(panel.focus) if panel.focus else widget)
 
     def _focus_now(self, widget: Widget) -> None:
         """Move focus to ``widget`` before whatever had it is hidden.

@@ -125,13 +125,21 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     if d.deciding:  # auto, servers still connecting: the verdict can still change
         n = len(d.pending)
         mode.append(f" · deciding: {n} server{'s' if n != 1 else ''} connecting", style="bold yellow")
+    elif d.limited:  # more tools than one request may carry: the provider's limit decided
+        mode.append(" · deferral on: tool limit", style="bold yellow")
     else:
         mode.append(f" · deferral {'on' if d.defer else 'off'}", style="bold green" if d.defer else "bold yellow")
     mode.append(f" · {report.strategy} · {clean(report.model or 'default model', single_line=True)}", style="dim")
     lines.append(mode)
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
                       f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
+    if d.limit is not None and d.limit.max_tools is not None:
+        verdict = "more than fit: the limit decided" if d.limited else "they fit"
+        lines.append(Text(f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, "
+                          f"{verdict}", style="bold yellow" if d.limited else "dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if report.native is not None and d.defer:  # which deferral path this provider and model take
+        lines.append(Text(clean(report.native.reason), style="dim italic"))
     if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 
