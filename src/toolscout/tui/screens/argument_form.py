@@ -33,6 +33,7 @@ from toolscout.core.calls.form_model import FieldSpec, FormError, fields_of, par
 from toolscout.core.calls.validation import field_problems
 from toolscout.core.models import ToolSpec
 
+from ..mouse import SafeMouseScreen
 from ..text import clean
 from ..widgets.multiline import MultiLineInput
 from ..widgets.typeahead import advance_on_enter, pass_on
@@ -56,7 +57,7 @@ class FieldInput(Input):
             advance_on_enter(self, event, self.advance)
 
 
-class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
+class ArgumentFormScreen(SafeMouseScreen, ModalScreen[dict[str, Any] | None]):
     """Dismisses with the validated arguments, or None when cancelled.
 
     Args:

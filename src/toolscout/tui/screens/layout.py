@@ -9,13 +9,14 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
+from ..mouse import SafeMouseScreen
 from ..widgets.prompt import PromptInput
 from ..widgets.typeahead import typing_on_a_panel
 
 PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
 
 
-class SidePanels(Screen[None]):
+class SidePanels(SafeMouseScreen, Screen[None]):
     """Base of :class:`~.main.MainScreen`: the chat column and one side panel (``#sidebar``, a
     ``TabbedContent`` of catalog, scoring and usage) next to it, and the prompt (``PromptInput``)."""
 
