@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import tui_scenarios as sc
 from textual import events
@@ -25,13 +24,6 @@ REPLY = "\n\n".join(f"## Step {i}\n\n- run `make {i}`\n- then **check** item {i}
                     for i in range(6))
 #: Pieces the reply streams in (the test lets each through).
 PIECES = 12
-
-
-def _driver_click(app: Any, x: int, y: int) -> None:
-    """Post a press and a release at screen cell (x, y) to the app, as the terminal driver does
-    (the app turns them into a Click): the path a real mouse takes, through ``App.on_event``."""
-    for kind in (events.MouseDown, events.MouseUp):
-        app.post_message(kind(None, x, y, 0, 0, 1, False, False, False, screen_x=x, screen_y=y))
 
 
 async def test_clicks_and_moves_while_a_reply_streams_never_stop_the_app() -> None:
@@ -56,7 +48,8 @@ async def test_clicks_and_moves_while_a_reply_streams_never_stop_the_app() -> No
                 entry = entries.last()
                 shown = entry.source
                 newest, *older = reversed(entry.children)  # what the next piece replaces first
-                _driver_click(app, newest.region.x + 2, newest.region.y)
+                for kind in (events.MouseDown, events.MouseUp):  # a click, as the terminal sends it
+                    sc.terminal_mouse(app, kind, newest.region.x + 2, newest.region.y)
                 block = older[0] if older else newest
                 x, y = block.region.x + 2, block.region.y
                 await (pilot.hover(offset=(x, y)) if piece % 2 else pilot.click(offset=(x, y)))
