@@ -324,13 +324,25 @@ class MainScreen(SidePanels):
             self.send(text)
 
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        self.focus_picks()  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
+
+    def on_scoring_panel_tabbed_out(self, message: ScoringPanel.TabbedOut) -> None:
+        if not self.focus_picks():  # nothing to pick: round the panel again, never into the chat
+            self.set_focus(self.query_one("#scoring-query"))
+
+    def focus_picks(self) -> bool:
+        """Focus the tools the person can pick now: the recommendation bar's first item, else (no
+        bar: recommendations off) the newest search's hits in the chat. False when there are none.
+        The focus moves now: Enter typed right after Tab picks the tool."""
         bar = self.query_one(RecommendationBar)
         if bar.display and bar.focus_first():
-            return
-        hits = self.chat.query(SearchHits)  # no bar (recommendations off): the newest search's hits
-        if hits:  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
-            self.set_focus(hits.last())  # now: Enter typed right after Tab runs the hit
-            self.chat.scroll_to_widget(hits.last(), animate=False)
+            return True
+        hits = self.chat.query(SearchHits)
+        if not hits:
+            return False
+        self.set_focus(hits.last())
+        self.chat.scroll_to_widget(hits.last(), animate=False)
+        return True
 
     @on(SearchHits.OptionSelected, ".search-hits")
     def use_search_hit(self, event: SearchHits.OptionSelected) -> None:
