@@ -18,14 +18,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from toolscout.core.models import ServerStatus
+from toolscout.core.models import ServerStatus, ToolSpec
 
 from .. import messages as m
 from ..text import clean
 from ..throttle import Throttle
-from ..widgets.catalog import CatalogPanel
+from ..widgets.catalog import CatalogPanel, CatalogTree
 from ..widgets.chat import (
     AssistantEntry,
     ChatView,
@@ -38,7 +39,7 @@ from ..widgets.chat import (
 )
 from ..widgets.multiline import MultiLineInput
 from ..widgets.prompt import PromptInput
-from ..widgets.recommendations import RecommendationBar
+from ..widgets.recommendations import RecommendationBar, RecommendationItem
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
 from ..widgets.usage import UsagePanel
@@ -117,8 +118,8 @@ class MainScreen(SidePanels):
         self.apply_settings()
         self.servers = {s.name: s for s in self.engine.server_statuses()}
         self.starting = self.controller.start_engine  # until EngineStarted
-        self.query_one(PromptInput).focus()
-        self.take_early_text()
+        self.set_focus(self.query_one(PromptInput))  # now: the keys typed during start-up go there next
+        self.keys_ready()
         self.refresh_report()
         session = self.controller.session
         self.welcome = WelcomeEntry(self._session_kind(), bool(self.controller.settings["recommendations.enabled"]))
@@ -349,6 +350,16 @@ class MainScreen(SidePanels):
         event.stop()
         if event.option.id:
             self.request(m.ToolUseRequested(event.option.id))
+
+    def opens_a_form(self, widget: Widget | None) -> bool:
+        """Enter on ``widget`` opens a tool's argument form: a recommended tool, a search hit, or
+        a tool in the catalog, when the person drives (offline, or no session)."""
+        if not (self.controller.offline or self.controller.session is None):
+            return False  # with a model, a pick loads the tool (or shows its details)
+        if isinstance(widget, RecommendationItem | SearchHits):
+            return True
+        return isinstance(widget, CatalogTree) and widget.cursor_node is not None and isinstance(
+            widget.cursor_node.data, ToolSpec)
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
         self.set_focus(self.query_one(PromptInput))  # now, not deferred: typing goes on in the prompt
