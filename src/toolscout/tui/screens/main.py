@@ -24,6 +24,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from toolscout.core.models import ServerStatus, ToolSpec
 
 from .. import messages as m
+from ..search_again import SearchAgain
 from ..text import clean
 from ..throttle import Throttle
 from ..widgets.catalog import CatalogPanel, CatalogTree
@@ -89,6 +90,7 @@ class MainScreen(SidePanels):
         #: The chat's welcome entry (added on mount; its settings and mode parts follow changes).
         self.welcome: WelcomeEntry | None = None
         self._report = Throttle(self, self._start_report, REPORT_INTERVAL_S, lambda: bool(engine.pending_servers()))
+        self._again = SearchAgain()
 
     def request(self, message: Message) -> None:
         """Post a request (``…Requested``) up to the app, which hands it to the controller."""
@@ -185,6 +187,13 @@ class MainScreen(SidePanels):
         status = message.status
         self.query_one(CatalogPanel).set_status(status)
         self.servers = {**self.servers, status.name: status}
+        due = self._again.due(self.servers)
+        if due is not None and not self.busy:  # busy: the person is doing something else
+            question, connected = due
+            self.chat.add(NoticeEntry(f"{', '.join(clean(n, single_line=True) for n in connected)} connected: "
+                                      f"searching again for “{clean(question, single_line=True, limit=80)}”",
+                                      title="search again"))
+            self.send(question)
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
         self.query_one(CatalogPanel).schedule_refresh()
@@ -244,8 +253,9 @@ class MainScreen(SidePanels):
     def on_turn_started(self, message: m.TurnStarted) -> None:
         self.busy = True
         self.query_one(RecommendationBar).show_hits([])  # the last turn's tools; this turn's may follow
-        if message.text:
+        if message.text and message.text != self._again.repeating:  # searched again: the notice says so
             self.chat.add(UserEntry(message.text))
+        self._again.moved_on(message.text)
 
     def on_turn_ended(self, message: m.TurnEnded) -> None:
         self.busy = False
@@ -282,6 +292,8 @@ class MainScreen(SidePanels):
                 bar.show_hits([h for h in bar.hits if h.name not in loaded])
         if message.result is not None:
             self.chat.add(SearchEntry(message.result))
+            if self.controller.offline:  # the person's question: still connecting servers may have its tools
+                self._again.searched(message.query, message.result.pending_servers)
         else:
             self.chat.add(ErrorEntry(f"ToolSearch {message.query}: {message.text}"))
 
@@ -299,6 +311,8 @@ class MainScreen(SidePanels):
 
     def on_busy_changed(self, message: m.BusyChanged) -> None:
         self.busy = message.busy
+        if message.busy:  # a tool run by hand: an earlier question is not searched again
+            self._again.moved_on()
         if not message.busy:
             self.action_focus_prompt()
 
