@@ -43,9 +43,10 @@ from toolscout.core.calls.form_model import (
 from toolscout.core.calls.validation import field_problems
 from toolscout.core.models import ToolSpec
 
+from ..mouse import SafeMouseScreen
 from ..text import clean
 from ..widgets.multiline import MultiLineInput
-from ..widgets.typeahead import advance_on_enter, pass_on
+from ..widgets.typeahead import KeysWaitForFocus, advance_on_enter, pass_on
 
 #: Longest tool description shown above the fields (characters; it wraps and scrolls).
 DESCRIPTION_LIMIT = 2_000
@@ -66,13 +67,15 @@ class FieldInput(Input):
             advance_on_enter(self, event, self.advance)
 
 
-class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
+class ArgumentFormScreen(SafeMouseScreen, KeysWaitForFocus, ModalScreen[dict[str, Any] | None]):
     """Dismisses with the validated arguments, or None when cancelled.
 
     Args:
         tool: the tool to run (its ``input_schema`` defines the fields).
         project_dir: the session's project folder (what ``.`` in a folder field stands for);
             None leaves folder fields empty.
+        typed: keys typed for the form before it was pushed (after the Enter that picked the
+            tool); they, and keys that come while the form is being built, go to its first field.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -80,8 +83,10 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
-    def __init__(self, tool: ToolSpec, project_dir: Path | None = None) -> None:
+    def __init__(self, tool: ToolSpec, project_dir: Path | None = None,
+                 typed: list[events.Key] | None = None) -> None:
         super().__init__()
+        self.keys_waiting = list(typed or [])
         self.tool = tool
         self.project_dir = project_dir
         self.fields = fields_of(tool.input_schema)
@@ -251,7 +256,6 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         fields = self.query(".field")
-        if fields:
-            fields.first().focus()
-        else:
-            self.query_one("#run", Button).focus()
+        # now, not deferred: the keys that waited for the form go to this field next
+        self.set_focus(fields.first() if fields else self.query_one("#run", Button))
+        self.keys_ready()
