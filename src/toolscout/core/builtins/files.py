@@ -36,23 +36,56 @@ def _mark_read(ctx: ToolContext, path: str) -> None:
     ctx.state.setdefault("read_files", set()).add(path)
 
 
-def _lines(reader: io.BufferedReader, stop: threading.Event) -> Iterator[tuple[bytes, bool]]:
-    """Each line of ``reader`` without its line ending, cut to ``4 * MAX_LINE_CHARS`` bytes (the
-    rest of a longer line is read and dropped), with True when it was cut."""
-    keep = 4 * MAX_LINE_CHARS + 4
-    while True:
-        piece = reader.readline(1 << 16)
-        if not piece:
-            return
-        line, cut = piece[:keep], len(piece) > keep
-        while not piece.endswith(b"\n"):
-            if stop.is_set():
-                raise Stopped
-            piece = reader.readline(1 << 16)
-            if not piece:
-                break
-            cut = True
-        yield line.removesuffix(b"\n").removesuffix(b"\r"), cut
+class _Lines:
+    """Lines of a file read in 1 MiB chunks (``BufferedReader.readline`` is several times slower
+    on long lines), checking ``stop`` before each chunk. At most one chunk is held."""
+
+    def __init__(self, raw: io.FileIO, stop: threading.Event) -> None:
+        self.raw, self.stop, self.buf, self.pos = raw, stop, b"", 0
+
+    def _fill(self) -> bool:
+        if self.stop.is_set():
+            raise Stopped
+        self.buf, self.pos = self.raw.read(1 << 20) or b"", 0
+        return bool(self.buf)
+
+    def skip(self, n: int) -> int:
+        """Pass over ``n`` lines; the number passed (fewer at the end of the file)."""
+        done, partial = 0, False
+        while done < n:
+            if self.pos >= len(self.buf) and not self._fill():
+                return done + int(partial)
+            found = self.buf.count(b"\n", self.pos)
+            if done + found < n:
+                done, partial = done + found, not self.buf.endswith(b"\n")
+                self.pos = len(self.buf)
+                continue
+            for _ in range(n - done):
+                self.pos = self.buf.index(b"\n", self.pos) + 1
+            return n
+        return done
+
+    def line(self) -> tuple[bytes, bool] | None:
+        """The next line without its line ending, cut to ``4 * MAX_LINE_CHARS`` bytes (the rest is
+        read and dropped), and True when it was cut; None at the end of the file."""
+        keep = 4 * MAX_LINE_CHARS + 4
+        out, cut = bytearray(), False
+        while True:
+            if self.pos >= len(self.buf) and not self._fill():
+                return (bytes(out), cut) if out or cut else None
+            nl = self.buf.find(b"\n", self.pos)
+            end = len(self.buf) if nl < 0 else nl
+            room = keep - len(out)
+            cut = cut or end - self.pos > room
+            out += self.buf[self.pos : self.pos + max(0, min(room, end - self.pos))]
+            if nl >= 0:
+                self.pos = nl + 1
+                return bytes(out).removesuffix(b"\r"), cut
+            self.pos = len(self.buf)
+
+    def more(self) -> bool:
+        """True when anything follows (reads at most one more chunk)."""
+        return self.pos < len(self.buf) or self._fill()
 
 
 def _numbered(n: int, raw: bytes, cut: bool) -> str:
@@ -71,26 +104,19 @@ def _read_page(path: Path, start: int, count: int, stop: threading.Event) -> Too
         if is_binary(head):
             size = os.fstat(raw.fileno()).st_size
             return fail("Read", f"{path} is a binary file ({size:,} bytes); Read shows text files only.")
-        lines = _lines(io.BufferedReader(raw, 1 << 16), stop)
-        seen = 0
-        for _ in range(start - 1):
-            if next(lines, None) is None:
-                return fail("Read", f"offset {start} is past the end of {path} ({seen} lines).",
-                            ToolErrorKind.INVALID_PARAMS)
-            seen += 1
-            if stop.is_set():
-                raise Stopped
+        lines = _Lines(raw, stop)
+        seen = lines.skip(start - 1)
         out: list[str] = []
         size, n = 0, start
-        for line, cut in lines:
-            out.append(_numbered(n, line, cut))
+        while seen == start - 1 and (got := lines.line()) is not None:
+            out.append(_numbered(n, *got))
             size, n = size + len(out[-1]) + 1, n + 1
-            if n - start >= count or size >= MAX_READ_CHARS or stop.is_set():
+            if n - start >= count or size >= MAX_READ_CHARS:
                 break
         if not out:
             return fail("Read", f"offset {start} is past the end of {path} ({seen} lines).",
                         ToolErrorKind.INVALID_PARAMS)
-        if next(lines, None) is not None:
+        if lines.more():
             why = "" if n - start >= count else f" (this page stops at {MAX_READ_CHARS:,} characters)"
             out.append(f"… [the file goes on{why}; continue with offset={n}]")
         return ToolResult.ok("Read", "\n".join(out))
@@ -116,8 +142,7 @@ class ReadTool:
         "Read a text file from the local filesystem. Returns lines prefixed with their 1-based "
         f"line number (cat -n format). By default up to {DEFAULT_READ_LINES} lines from the start; "
         "use offset and limit for long files. Lines longer than 2000 characters are cut. "
-        "file_path may be absolute or relative to the working directory. Regular files only "
-        "(not FIFOs or devices); symbolic links are resolved before the permission check.",
+        "file_path may be absolute or relative to the working directory.",
         {
             "file_path": {"type": "string", "description": "Path of the file to read"},
             "offset": {"type": "integer", "minimum": 1, "description": "1-based line to start at"},

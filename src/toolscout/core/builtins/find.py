@@ -79,8 +79,7 @@ class GlobTool:
         "Glob",
         "Find files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
         f"matching paths relative to the search directory, most recently modified first (at most "
-        f"{MAX_GLOB_RESULTS}). Skips .git, .venv, node_modules and caches; lists regular files and "
-        "follows no symbolic link.",
+        f"{MAX_GLOB_RESULTS}). Skips .git, .venv, node_modules and caches.",
         {
             "pattern": {"type": "string", "description": "Glob pattern to match file paths against"},
             "path": {"type": "string", "description": "Directory to search in (default: working directory)"},
@@ -117,11 +116,10 @@ class GrepTool:
     read_only = True
     spec = spec(
         "Grep",
-        "Search file contents with a regular expression (ripgrep's syntax: Rust regex, like "
-        "Python's re without look-around or backreferences). output_mode: \"files_with_matches\" "
-        "(default, paths only), \"content\" (matching lines with line numbers) or \"count\" "
-        "(matches per file). Filter files with glob (e.g. \"*.py\"). Skips binary files, files "
-        ".gitignore lists, .git, .venv and node_modules; follows no symbolic link.",
+        "Search file contents with a regular expression (ripgrep syntax: no look-around or "
+        "backreferences). output_mode: \"files_with_matches\" (default, paths only), \"content\" "
+        "(matching lines with line numbers) or \"count\" (matches per file). Filter files with glob "
+        "(e.g. \"*.py\"). Skips binary files, .gitignored files, .git, .venv and node_modules.",
         {
             "pattern": {"type": "string", "description": "Regular expression to search for"},
             "path": {"type": "string", "description": "File or directory to search (default: working directory)"},
