@@ -10,6 +10,7 @@ the memory it used (tracemalloc) stays small. Waits are bounded; nothing asserts
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import threading
@@ -62,10 +63,8 @@ def release_after(fifo: Path, done: threading.Event, seconds: float = 10.0) -> N
     a writer opens and closes it, so the test fails on its assertions instead of hanging."""
     def valve() -> None:
         if not done.wait(seconds):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass
 
     threading.Thread(target=valve, daemon=True).start()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 

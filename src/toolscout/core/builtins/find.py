@@ -145,8 +145,8 @@ class GrepTool:
         args = ["--regexp", params["pattern"], *(["--ignore-case"] if params.get("-i") else [])]
         try:
             top = open_dir(root)
-        except NotADirectory:
-            return await _grep_file(root, args, mode, limit)
+        except NotADirectory:  # named in the output as the call named it (``key``, not its target)
+            return await _grep_file(root, Path(str(params.get("path"))).name or root.name, args, mode, limit)
         except FileNotFoundError:
             return fail("Grep", f"No such file or directory: {root}")
         except (Refused, OSError) as exc:
@@ -165,7 +165,7 @@ class GrepTool:
         return _result([line.removeprefix("./") for line in found[0]], found[1], params["pattern"], mode, limit)
 
 
-async def _grep_file(path: Path, args: list[str], mode: str, limit: int) -> ToolResult:
+async def _grep_file(path: Path, label: str, args: list[str], mode: str, limit: int) -> ToolResult:
     """Grep of one file: opened as Read opens it, searched on rg's standard input."""
     try:
         with open_file(path, "read") as (file, _):
@@ -180,7 +180,7 @@ async def _grep_file(path: Path, args: list[str], mode: str, limit: int) -> Tool
         return fail("Grep", str(exc) if isinstance(exc, Refused) else f"Cannot search {path}: {exc.strerror or exc}")
     if isinstance(found, ToolResult):
         return found
-    lines = [path.name if mode == "files_with_matches" else f"{path.name}:{line}" for line in found[0]]
+    lines = [label if mode == "files_with_matches" else f"{label}:{line}" for line in found[0]]
     return _result(lines, found[1], args[1], mode, limit)
 
 

@@ -11,7 +11,7 @@ link points. What is opened is what was checked, with no gap between the two.
 Only regular files are opened. A FIFO, device or socket is refused by name before it is opened
 (opening a FIFO waits for a writer, ``/dev/zero`` never ends); the file is then opened
 non-blocking and its type checked again on the descriptor, so even one swapped in between
-cannot block. Linux and macOS (``O_NOFOLLOW``, ``O_DIRECTORY`` and ``dir_fd`` are POSIX).
+cannot block. POSIX only (``O_NOFOLLOW``, ``O_DIRECTORY``, ``dir_fd``), like the rest of the built-ins.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, Literal
 from ..rules.specs import target_path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
+_FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 _OPEN_FLAGS = {"read": os.O_RDONLY, "update": os.O_RDWR, "write": os.O_WRONLY | os.O_CREAT | os.O_TRUNC}
 _KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link", stat.S_IFDIR: "a directory",
