@@ -49,7 +49,7 @@ def _glob(root: Path, pattern: str, stop: threading.Event) -> list[tuple[float, 
     Raises:
         Refused, OSError: ``root`` cannot be opened as a directory (:func:`~.safe_open.open_dir`).
     """
-    top = open_dir(root)
+    top = open_dir(root, listing=True)
     found: list[tuple[float, str]] = []
     try:
         for here, dirs, files, here_fd in os.fwalk(".", dir_fd=top):

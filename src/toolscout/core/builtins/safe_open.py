@@ -28,6 +28,9 @@ from typing import Any, Literal
 from ..rules.specs import target_path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: Folders passed through are opened ``O_PATH`` where there is one (Linux): that needs only the
+#: search permission a path lookup needs, so an execute-only folder (``--x``) is no obstacle.
+_WALK_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 _OPEN_FLAGS = {"read": os.O_RDONLY, "update": os.O_RDWR, "write": os.O_WRONLY | os.O_CREAT | os.O_TRUNC}
 _KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
@@ -67,18 +70,18 @@ def _symlink_refusal(path: Path, at: Path) -> Refused:
                    "path; it is not followed. Call the tool again so that the new target is checked.")
 
 
-def _step(parent: int, name: str, whole: Path, at: Path, create: bool) -> int:
+def _step(parent: int, name: str, whole: Path, at: Path, create: bool, flags: int) -> int:
     """The directory ``name`` under the descriptor ``parent``, opened without following a link."""
     if name in (".", ".."):
         raise Refused(f"{whole} is not a resolved path ({name!r} in it).")
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        return os.open(name, flags, dir_fd=parent)
     except FileNotFoundError:
         if not create:
             raise
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, 0o777, dir_fd=parent)
-        return _step(parent, name, whole, at, False)
+        return _step(parent, name, whole, at, False, flags)
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
             raise
@@ -93,12 +96,14 @@ def _step(parent: int, name: str, whole: Path, at: Path, create: bool) -> int:
         raise Refused(f"{whole} cannot be reached: {at} is {kind(mode)}, not a directory.") from None
 
 
-def open_dir(path: Path, *, create: bool = False) -> int:
+def open_dir(path: Path, *, create: bool = False, listing: bool = False) -> int:
     """A descriptor of the directory at the absolute ``path``, reached with no symlink followed.
 
     Args:
         path: an absolute, resolved path (as :func:`checked_target` gives).
         create: make missing directories on the way (mode ``0o777`` less the umask).
+        listing: the descriptor will be listed (``os.scandir``), so it is opened for reading;
+            otherwise it may be an ``O_PATH`` one, good for ``dir_fd`` and ``fchdir`` only.
 
     Raises:
         NotADirectory: ``path`` itself is not a directory (and not a symlink).
@@ -108,14 +113,15 @@ def open_dir(path: Path, *, create: bool = False) -> int:
     """
     if not path.is_absolute():
         raise Refused(f"{path} is not an absolute path.")
-    fd = os.open(path.anchor, _DIR_FLAGS)
+    names = path.parts[1:]
+    fd = os.open(path.anchor, _DIR_FLAGS if listing and not names else _WALK_FLAGS)
     at = Path(path.anchor)
     try:
-        for name in path.parts[1:]:
+        for i, name in enumerate(names, 1):
             at = at / name
             parent, fd = fd, -1
             try:
-                fd = _step(parent, name, path, at, create)
+                fd = _step(parent, name, path, at, create, _DIR_FLAGS if listing and i == len(names) else _WALK_FLAGS)
             finally:
                 os.close(parent)
     except BaseException:
