@@ -24,6 +24,7 @@ from toolscout.core.engine.events import EngineWarning
 from toolscout.core.sanitize import strip_controls
 
 from .common import UsageError, add_server_options, add_trust_flag, make_engine
+from .parser import add_repeatable
 
 #: Default wait of a client's first requests (from its first) for servers still connecting (s).
 DEFAULT_WAIT_S = 5.0
@@ -51,8 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         f"(default {DEFAULT_WAIT_S:g})")
     add_server_options(p)
     add_trust_flag(p)
-    p.add_argument("--catalog", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                   help="tool catalog file or directory (searchable, not callable)")
+    add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
     p.set_defaults(func=_run)
 
 

@@ -44,7 +44,8 @@ class ToolPicks(App[int]):
     def run_by_hand(self, tool: ToolSpec) -> None:
         """Open ``tool``'s argument form; run it with what the person fills in (as if the model
         had called it: permission prompt, validation, transcript)."""
-        self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
+        form = ArgumentFormScreen(tool, self.controller.engine.project_dir)
+        self.push_screen(form, lambda args: self._run_picked(tool, args))
 
     def action_run_tool(self) -> None:
         """Ctrl+P → Run tool…: every tool by name; picking one opens its argument form."""

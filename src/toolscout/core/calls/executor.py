@@ -6,8 +6,11 @@ specific, actionable message (the executor never raises for a bad call):
 1. look the canonical name up in the full registry (built-ins + MCP) with ``catalog.resolve``;
    a tool hidden by a deny rule is *disabled*; a name of a server that is still connecting or
    has failed says so instead of "unknown"; an unknown name lists the closest names;
-2. for direct calls (the stub strategy), the self-healing gate: a deferred tool that no search
-   loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
+2. for direct calls, the self-healing gate: a tool that was *deferred in the request the model
+   answered* (a stub, its schema never sent) and that no search loaded is not sent; the error
+   carries its full definition and marks it loaded (NOT_LOADED). A tool that request carried with
+   its full schema (tool search off, ``auto`` below its threshold, ``toolSearch.alwaysLoad``, a
+   core built-in) runs: the model had everything it needs to call it;
 3. validate the arguments against the tool's projected ``inputSchema`` (:mod:`.validation`), the
    same schema the model was shown;
 4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
@@ -24,6 +27,7 @@ import difflib
 import json
 import time
 from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,7 +129,8 @@ class ToolExecutor:
         self.revive: Callable[[str], Awaitable[ToolResult | None]] | None = None
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                      loaded: set[str] | None = None, elicitor: Elicitor | None = None) -> ToolResult:
+                      loaded: set[str] | None = None, elicitor: Elicitor | None = None,
+                      sent_full: AbstractSet[str] | None = None) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
         Args:
@@ -133,12 +138,17 @@ class ToolExecutor:
                 names are accepted when they resolve to exactly one tool.
             params: the arguments: a dict, a JSON string of one, or None for ``{}``.
             asker: asks the user for "ask" tools; None (headless) turns "ask" into a refusal.
-            direct: True when the model called the tool directly (stub strategy) rather than
-                through ExecuteTool; enables the self-healing gate.
+            direct: True when the model called the tool directly rather than through
+                ExecuteTool; enables the self-healing gate.
             loaded: the caller's set of loaded names for the gate (mutated: the refused tool is
                 added). None uses :attr:`loaded`.
             elicitor: answers the MCP server's questions during the call, when the pool forwards
                 them (:mod:`toolscout.core.mcp.elicitation`); None: nobody is asked.
+            sent_full: canonical names the request the model answered carried with their full
+                schema (a session's :attr:`Projection.full_names
+                <toolscout.core.session.projection.Projection.full_names>` when it sent that
+                request); the gate holds back only tools outside it. None (no request known):
+                the catalog's own deferral (:meth:`ToolCatalog.is_deferred`) stands in.
 
         The result's ``duration_ms`` is the call's own time: the wait for a permission answer
         is left out.
@@ -159,7 +169,7 @@ class ToolExecutor:
         started = self.clock()
         try:
             result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded,
-                                         elicitor)
+                                         elicitor, sent_full)
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
                                       f"{type(exc).__name__}: {exc}")
@@ -167,12 +177,13 @@ class ToolExecutor:
         return replace(result, duration_ms=(self.clock() - started - asked_s) * 1000.0)
 
     async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
-                       loaded: set[str], elicitor: Elicitor | None = None) -> ToolResult:
+                       loaded: set[str], elicitor: Elicitor | None = None,
+                       sent_full: AbstractSet[str] | None = None) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
             return found
         tool = found
-        if direct and self.catalog.is_deferred(tool) and tool.name not in loaded:
+        if direct and tool.name not in loaded and self._was_deferred(tool, sent_full):
             loaded.add(tool.name)
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
         args = _normalise_params(params)
@@ -260,6 +271,13 @@ class ToolExecutor:
         names = list(dict.fromkeys(by_key[k] for k in close))
         hint = f" Did you mean: {', '.join(names)}?" if names else ""
         return f"Unknown tool {name!r}.{hint} {self.search_advice}"
+
+    def _was_deferred(self, tool: ToolSpec, sent_full: AbstractSet[str] | None) -> bool:
+        """True if the model had ``tool`` without its schema: outside ``sent_full`` (the request
+        it answered), or, with no request known, a tool the catalog defers."""
+        if sent_full is not None:
+            return tool.name not in sent_full
+        return self.catalog.is_deferred(tool)
 
     def _not_loaded_message(self, tool: ToolSpec) -> str:
         return (f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "

@@ -10,6 +10,7 @@ from ..models import ToolSpec
 from ..rules.match import server_rule
 from ..settings.layers import Settings
 from ..tokens import (
+    MODE_SETTING,
     ModeDecision,
     ServerUsage,
     TokenCounter,
@@ -20,6 +21,7 @@ from ..tokens import (
     tool_tokens,
     usage_by_server,
 )
+from .native_choice import NativeChoice, choose
 
 
 @dataclass
@@ -47,6 +49,8 @@ class ContextReport:
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: the deferral path for the provider the report was made for (None: no provider given)
+    native: NativeChoice | None = None
 
     @property
     def tokens_inline(self) -> int:
@@ -80,7 +84,10 @@ class ContextReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON of ``toolscout context --json``."""
+        """Stable JSON of ``toolscout context --json``. ``mode.mode`` is the internal name
+        (``tst``, ``tst-auto``, ``standard``); ``mode.tool_search`` the UI's word for it
+        (``on``, ``auto``, ``off``: :data:`~toolscout.core.tokens.MODE_SETTING`); ``mode.defer``
+        whether tools are deferred now."""
         d = self.decision
         return {
             "model": self.model,
@@ -88,6 +95,7 @@ class ContextReport:
             "strategy": self.strategy,
             "mode": {
                 "mode": d.mode,
+                "tool_search": MODE_SETTING.get(d.mode, d.mode),
                 "defer": d.defer,
                 "deferred_schema_tokens": d.deferred_schema_tokens,
                 "context_window": d.context_window,
@@ -104,6 +112,7 @@ class ContextReport:
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
+            "native": None if self.native is None else {"native": self.native.native, "reason": self.native.reason},
         }
 
 
@@ -118,6 +127,8 @@ def build_context_report(
     counter: TokenCounter | None = None,
     pending: dict[str, int | None] | None = None,
     tool_limit: ToolLimit | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
 ) -> ContextReport:
     """Compute the report for ``catalog`` under ``settings``.
 
@@ -130,6 +141,8 @@ def build_context_report(
         tool_limit: the most tools one request to the session's provider may carry
             (:func:`toolscout.core.session.providers.limits.tool_limit`); None: no limit known.
             Past it auto mode defers, and ``off`` keeps inline only what fits (:func:`inline_fit`).
+        provider, base_url: the session's provider (``anthropic`` …) and endpoint: the report
+            then says whether it defers natively (:func:`.native_choice.choose`).
     """
     counter = counter or default_counter()
     model = model or settings.get("provider.model")
@@ -151,7 +164,8 @@ def build_context_report(
     warnings = [str(w) for w in settings.warnings]
     if decision.mode == "standard" and decision.limited:
         warnings.append(decision.reason)
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings)
+    native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings, native=native)
 
 
 def inline_fit(catalog: ToolCatalog, max_tools: int | None) -> list[ToolSpec]:

@@ -8,6 +8,9 @@ Location: ``$TOOLSCOUT_DATA_DIR/sessions/<id>.jsonl`` when the variable is set, 
   ``{"type": "tools_appended", "tools": [...]}`` for each later append (stub strategy)
 * ``{"type": "message", "message": {"role", "content"}}`` every message, in order
 * ``{"type": "usage", ...}`` per request; ``{"type": "event", ...}`` turn boundaries
+* ``{"type": "search", "call_id", "result"}`` each ToolSearch's ranked result
+  (:meth:`~toolscout.core.search.results.SearchResult.to_record`), written before its
+  ``tool_result`` message: a resumed session shows the search as it was shown live
 
 A line is written and flushed as soon as the thing happened, so a crash loses at most the
 record being written; :func:`repair_torn_tail` cuts a torn last line off before a resume appends.
@@ -72,6 +75,7 @@ class LoadedTranscript:
         meta: the ``meta`` record. messages: every message in order.
         projection: the session's projection with later appends applied, or None if no request
             was ever built. usage: the usage records. warnings: skipped lines.
+        searches: ToolSearch call id → its recorded result (``search`` records).
     """
 
     path: Path
@@ -80,6 +84,7 @@ class LoadedTranscript:
     projection: Projection | None = None
     usage: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    searches: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str:
@@ -118,6 +123,8 @@ def load_transcript(path: Path) -> LoadedTranscript:
             out.projection.tools.extend(record.get("tools", []))
         elif kind == "usage":
             out.usage.append(record)
+        elif kind == "search" and isinstance(record.get("result"), dict):
+            out.searches[str(record.get("call_id"))] = record["result"]
     return out
 
 

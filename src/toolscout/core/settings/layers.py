@@ -25,6 +25,7 @@ from typing import Any
 import platformdirs
 
 from ..safe_read import SafeReadError, read_json
+from ..safe_write import write_json_atomic
 from .checks import (
     Choice,
     EntryList,
@@ -80,6 +81,9 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
+    Key("toolSearch.native", "auto", Choice("auto", "on", "off"),
+        "provider-native deferral (Anthropic defer_loading + tool_reference): auto when the model is known "
+        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
     Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
@@ -148,6 +152,7 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_WEIGHT_TFIDF": "toolSearch.weights.tfidf",
     "TOOLSCOUT_RECOMMENDATIONS": "recommendations.enabled",
     "TOOLSCOUT_STRATEGY": "session.strategy",
+    "TOOLSCOUT_NATIVE": "toolSearch.native",
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
@@ -428,7 +433,7 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
             f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
             f"{key} = {json.dumps(checked)} applies for this session only",
             settings.with_overrides({key: checked}, source="session"))
-    data[key] = checked
+    data[key] = spec.check.to_json(checked) if isinstance(spec.check, Choice) else checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():
         node = nested
@@ -439,8 +444,5 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
                 break
         else:
             node[leaf] = v
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(nested, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, nested)
     return settings.with_overrides({key: checked}, source=str(path))

@@ -11,12 +11,15 @@ field's box and label take the accent colour, descriptions wrap in full, and eve
 the title and the buttons scrolls, so a long form still fits an 80×24 terminal.
 Enter moves to the next field and runs the tool from the last one; Ctrl+S runs from anywhere. A
 string the schema does not keep to one line takes several (Shift+Enter or Ctrl+J, or a paste).
+A field that asks for the folder to work in (git's ``repo_path``) starts as ``.``, the project
+folder, sent as its absolute path (:func:`toolscout.core.calls.form_model.asks_for_folder`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -29,7 +32,14 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
-from toolscout.core.calls.form_model import FieldSpec, FormError, fields_of, parse_value
+from toolscout.core.calls.form_model import (
+    PROJECT_FOLDER,
+    FieldSpec,
+    FormError,
+    fields_of,
+    parse_value,
+    project_folder_value,
+)
 from toolscout.core.calls.validation import field_problems
 from toolscout.core.models import ToolSpec
 
@@ -61,6 +71,8 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
 
     Args:
         tool: the tool to run (its ``input_schema`` defines the fields).
+        project_dir: the session's project folder (what ``.`` in a folder field stands for);
+            None leaves folder fields empty.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -68,9 +80,10 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
-    def __init__(self, tool: ToolSpec) -> None:
+    def __init__(self, tool: ToolSpec, project_dir: Path | None = None) -> None:
         super().__init__()
         self.tool = tool
+        self.project_dir = project_dir
         self.fields = fields_of(tool.input_schema)
         self._ids = {spec.name: f"arg-{i}" for i, spec in enumerate(self.fields)}
         self._touched: set[str] = set()
@@ -102,14 +115,19 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             label.append(" *", style="bold red")
         label.append(f"  {clean(spec.type_label, single_line=True)}", style="dim")
         yield Label(label, classes="field-label")
-        if spec.description:
-            yield Static(Text(clean(spec.description, limit=FIELD_HELP_LIMIT).strip(), style="dim"),
-                         classes="field-help")
+        help_text = clean(spec.description, limit=FIELD_HELP_LIMIT).strip()
+        if self._prefills(spec):
+            help_text = f"{help_text} ({PROJECT_FOLDER} is the project folder)".strip()
+        if help_text:
+            yield Static(Text(help_text, style="dim"), classes="field-help")
         yield self._editor(spec)
+
+    def _prefills(self, spec: FieldSpec) -> bool:
+        return spec.project_folder and self.project_dir is not None
 
     def _editor(self, spec: FieldSpec) -> Widget:
         wid = self._ids[spec.name]
-        default = spec.default if spec.has_default else None
+        default = spec.default if spec.has_default else PROJECT_FOLDER if self._prefills(spec) else None
         if spec.kind == "boolean":
             return Switch(value=bool(default), id=wid, classes="field")
         if spec.kind == "enum":
@@ -168,7 +186,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
                 problems.append((spec.name, str(exc).split(": ", 1)[-1]))
                 continue
             if present:
-                arguments[spec.name] = value
+                arguments[spec.name] = project_folder_value(spec, value, self.project_dir)
         if not problems:
             problems = field_problems(self.tool.input_schema, arguments)
         return arguments, problems

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from toolscout.core.models import ServerStatus
+from toolscout.core.tokens import MODE_SETTING
 
 from .. import messages as m
 from ..panels import side_panels
@@ -126,7 +127,7 @@ class MainScreen(SidePanels):
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
         if session is not None and session.messages:  # a --resume'd session: show what was said before
-            self.chat.show_history(list(session.messages), session.id)
+            self.chat.show_history(list(session.messages), session.id, session.saved_searches)
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
@@ -159,8 +160,7 @@ class MainScreen(SidePanels):
         self.recommendations_max = int(settings["recommendations.max"])
         self.provider = self.controller.provider_name
         self.model = self.controller.model_name
-        search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
-        self.mode = f"tool search {search} · {settings['session.strategy']}"
+        self.mode = f"tool search {MODE_SETTING[settings.mode]} · {settings['session.strategy']}"
         if self.welcome is not None:  # its first steps follow the provider too (F5 can change it)
             self.welcome.show(kind=self._session_kind(), recommendations=bool(settings["recommendations.enabled"]),
                               source=str(settings.sources.get("toolSearch.enabled", "")))
@@ -232,7 +232,7 @@ class MainScreen(SidePanels):
         catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
         if self.welcome is not None and decision is not None:
-            self.welcome.show(decision=decision)
+            self.welcome.show(decision=decision, native=message.report.native)
 
     # -- session facts -----------------------------------------------------------------------
     @property

@@ -138,6 +138,8 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
         lines.append(Text(f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, "
                           f"{verdict}", style="bold yellow" if d.limited else "dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if report.native is not None and d.defer:  # which deferral path this provider and model take
+        lines.append(Text(clean(report.native.reason), style="dim italic"))
     if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 
