@@ -47,7 +47,8 @@ def _run(args: argparse.Namespace) -> int:
     async def body(engine: Engine) -> int:
         name, base_url = provider_of(engine.settings)
         provider = None if name == "offline" else name
-        report = engine.context_report(model=args.model, strategy=args.strategy, tool_limit=provider_limit(engine),
+        model = args.model or engine.settings.get("provider.model") or default_model(name)
+        report = engine.context_report(model=model, strategy=args.strategy, tool_limit=provider_limit(engine),
                                        provider=provider, base_url=base_url)
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         note_if_inline(report.decision)
@@ -66,6 +67,14 @@ def provider_limit(engine: Engine) -> ToolLimit:
     from toolscout.core.session.providers.limits import tool_limit
 
     return tool_limit(provider_name(engine.settings), engine.settings)
+
+
+def default_model(provider: str) -> str | None:
+    """The model ``provider`` uses when none is configured (what its session would send)."""
+    from toolscout.core.session.providers.anthropic_provider import DEFAULT_MODEL as ANTHROPIC
+    from toolscout.core.session.providers.openai_provider import DEFAULT_MODEL as OPENAI
+
+    return {"anthropic": ANTHROPIC, "openai": OPENAI}.get(provider)
 
 
 def format_report(report: ContextReport) -> str:
@@ -88,7 +97,7 @@ def format_report(report: ContextReport) -> str:
     lines.append(f"tool search: {words} — {report.decision.reason}")
     d = report.decision
     if d.limit is not None and d.limit.max_tools is not None:
-        verdict = "more than fit, so the limit decided" if d.limited else "they fit"
+        verdict = "more than fit, so the limit decided" if d.limited else "within it"
         lines.append(f"tool limit: {d.limit.words}; {d.tool_count:,} tools inline would be {verdict}")
     if report.native is not None and report.decision.defer:
         lines.append(f"deferral path: {report.native.reason}")

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from toolscout.core.models import ServerState
@@ -68,6 +68,8 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     # (a ClassVar cannot be part of a union): the override is typed as the instance variable it sees.
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     COMMAND_PALETTE_BINDING = "ctrl+p"
+    #: Textual's own ctrl+q, shown: how to leave is the first thing a newcomer looks for.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
                  new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
@@ -84,15 +86,13 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     @staticmethod
     def key_bindings() -> list[Binding]:
         """The app's own keys, in footer order: F1 help, each side panel's key (the registered
-        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel,
-        Ctrl+Q quit."""
+        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel
+        (Ctrl+Q, quit, is :attr:`BINDINGS`: it replaces Textual's hidden one)."""
         return [
             Binding("f1", "show_help", "Help", id="app.help"),
             *(Binding(p.key, f"show_panel('{p.name}')", p.title, id=f"app.{p.name}") for p in side_panels()),
             Binding("f5", "open_settings", "Settings", id="app.settings"),
             Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
-            # Textual's own ctrl+q, shown: how to leave is the first thing a newcomer looks for
-            Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
         ]
 
     # -- what the controller owns (read-only views) ------------------------------------------

@@ -232,7 +232,7 @@ class SessionController:
                                           usage_counts=self.tool_calls if calls is None else calls,
                                           model=self.model_name or None, tool_limit=self.tool_limit(),
                                           provider=provider.name if provider and provider.name != "offline" else None,
-                                          base_url=getattr(provider, "base_url", None))
+                                          base_url=provider.base_url if provider else None)
 
     def tool_limit(self) -> ToolLimit | None:
         """The most tools one request to the session's provider may carry (None: no session)."""

@@ -235,8 +235,10 @@ class Projection:
         return [t for t in catalog.tools() if t.name not in have]
 
     def deferred(self, catalog: ToolCatalog) -> list[ToolSpec]:
-        """Visible catalog tools that are not sent with a full schema, in catalog order."""
-        return [t for t in catalog.tools() if t.name not in self.full_names]
+        """Visible catalog tools that are not sent with a full schema, in catalog order (native:
+        ExecuteTool is not one of them; the model calls loaded tools directly)."""
+        return [t for t in catalog.tools() if t.name not in self.full_names
+                and not (self.strategy == NATIVE and t.name == EXECUTE_TOOL)]
 
     def prefix_text(self) -> str:
         """The exact bytes of the cached prefix: system prompt, then the tools array."""

@@ -143,7 +143,7 @@ class RequestBuilder:
         so once. True if the request should be sent again."""
         if self.projection is None or self.projection.strategy != NATIVE or not is_native_refusal(status, message):
             return False
-        base_url = getattr(self.provider, "base_url", None)
+        base_url = self.provider.base_url
         remember_refusal(base_url, message)
         self.native_choice = NativeChoice(False, f"{base_url or self.provider.name} refused native tool search "
                                                  f"({message[:120]}): portable path")
@@ -163,7 +163,7 @@ class RequestBuilder:
 
     def _choose_native(self) -> NativeChoice:
         return choose(str(self.settings["toolSearch.native"]), self.provider.name, self.provider.model,
-                      getattr(self.provider, "base_url", None))
+                      self.provider.base_url)
 
     @property
     def call_wording(self) -> str:

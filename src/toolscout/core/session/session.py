@@ -48,10 +48,13 @@ from .request_builder import RequestBuilder
 from .stats import CacheMeter, usage_record
 from .tools import ToolRouter
 from .transcript import (
+    TranscriptBusy,
     TranscriptStore,
     find_transcript,
     interrupted_results,
     load_for_resume,
+    load_transcript,
+    message_blocks,
     new_session_id,
     sessions_dir,
 )
@@ -74,6 +77,11 @@ PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.")
 
 class SessionNotFound(LookupError):
     """``--resume ID`` named no transcript."""
+
+
+class SessionInUse(SessionNotFound):
+    """``--resume ID`` named a session another toolscout has open (a :class:`SessionNotFound`,
+    so every caller that refuses a bad ``--resume`` refuses this one the same way)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,8 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.projection: Projection | None = None
         self.mode_decision: ModeDecision | None = None
         self.native_choice: NativeChoice | None = None
-        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
+        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl",
+                                     lambda text: engine.warn(text, "transcript")) if persist else None
         self._listeners = []
         self._loaded: set[str] = set()
         self.router = ToolRouter(engine, self.emit, asker, self._loaded,
@@ -314,6 +323,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             self.emit(AssistantTextDelta(delta, turn))
 
         self.router.native = self.projection.strategy == NATIVE
+        # Anthropic loads by reference anywhere; OpenAI's Responses only through tool_search, so
+        # there the gate's answer stays the portable one (the definition as text).
+        self.router.gate_by_reference = self.router.native and self.provider.name == "anthropic"
         try:
             try:
                 response = await self.provider.complete(request, on_text)
@@ -397,11 +409,23 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         if path is None:
             raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
                                   else "there is no saved session to resume")
-        saved = load_for_resume(path)
+        store = TranscriptStore(path, lambda text: engine.warn(text, "transcript"))
+        try:
+            store.claim()  # one writer per transcript, before the repair below writes to it
+        except TranscriptBusy as exc:
+            holder = f"another toolscout (pid {exc.pid})" if exc.pid else "another toolscout"
+            raise SessionInUse(f"session {path.stem} is open in {holder}; resume it there or start a new one") from None
+        except OSError:
+            pass  # the first append reports it once; the session goes on unsaved
+        saved = load_for_resume(path) if store.held else load_transcript(path)  # no repair of a file it cannot write
         for warning in saved.warnings:
             engine.warn(warning, "resume")
         kwargs["strategy"] = kwargs.get("strategy") or saved.meta.get("strategy")
         session = cls(engine, session_id=saved.session_id, **kwargs)
+        if session.store is not None:
+            session.store = store
+        else:
+            store.close()
         session._meta_written = True
         session.messages = list(saved.messages)
         session.saved_searches = dict(saved.searches)
@@ -413,7 +437,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         session._loaded.update(state.discovered)
         session.prefetch.remember([*state.recommended, *state.discovered])
         session.turn = sum(1 for m in saved.messages if m["role"] == "user"
-                           and any(b.get("type") == "text" and not b["text"].startswith("<system-reminder>")
-                                   for b in m["content"]))
+                           and any(b.get("type") == "text" and not str(b.get("text", "")).startswith("<system-reminder>")
+                                   for b in message_blocks(m)))
         session._repair(CRASHED_TEXT)
         return session

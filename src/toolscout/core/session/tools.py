@@ -61,6 +61,8 @@ class ToolRouter:
         #: Provider-native deferral (:mod:`.native`): ToolSearch and the self-healing gate load
         #: tools with ``tool_reference`` blocks; set by the session with its projection.
         self.native = False
+        #: Native on Anthropic's API: the self-healing gate answers with a ``tool_reference``.
+        self.gate_by_reference = False
         #: Text for the user message that carries this step's results, beside them (native: a
         #: ``tool_result`` with references may hold nothing else); the session takes and clears it.
         self.sibling_notes: list[str] = []
@@ -102,7 +104,7 @@ class ToolRouter:
             text, is_error = self._result_text(result), result.is_error
         else:
             result = await self.call(call_id, name, args, via="direct")
-            if self.native and result.error_kind is ToolErrorKind.NOT_LOADED:
+            if self.gate_by_reference and result.error_kind is ToolErrorKind.NOT_LOADED:
                 self.sibling_notes.append(f"{result.tool_name} was called before it was loaded, so the call was "
                                           "not sent. It is loaded now: call it again.")
                 return {"type": "tool_result", "tool_use_id": call_id,

@@ -101,10 +101,12 @@ def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: st
 
 class Provider(Protocol):
     """A model API. ``name``: its registered name (``anthropic``, ``openai``, ``offline``, …:
-    :mod:`toolscout.core.settings.provider_registry`); ``model``: model name."""
+    :mod:`toolscout.core.settings.provider_registry`); ``model``: model name; ``base_url``: the
+    endpoint it talks to (None: the provider's own API, or none at all)."""
 
     name: str
     model: str
+    base_url: str | None
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The exact request body (JSON-serialisable) :meth:`complete` sends."""
