@@ -96,6 +96,7 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.gateway.server", "request", "headers"): "MCP SDK: only HTTP requests carry headers",
     ("toolscout.core.safe_read", "os", "O_NONBLOCK"): "platform: not on Windows",
     ("toolscout.core.safe_read", "os", "O_CLOEXEC"): "platform: not on Windows",
+    ("toolscout.core.builtins.safe_open", "os", "O_PATH"): "platform: Linux only",
     ("toolscout.core.search.dense", "np", "vecdot"): "numpy >= 2.0 only",
     ("toolscout.core.mcp.shared_sessions", "os", "pidfd_open"): "platform: Linux 5.3+ only",
     ("toolscout.core.mcp.shared_sessions", "socket", "send_fds"): "platform: Unix only",

@@ -29,6 +29,7 @@ import time
 from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..builtins.base import BuiltinTool, ToolContext
@@ -37,7 +38,7 @@ from ..mcp.pool import ServerPool
 from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from ..names import lookup_key, split_mcp_name
 from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
-from ..rules.specs import session_rule
+from ..rules.specs import session_rule, target_path
 from ..schemas import unwrap_arguments
 from .validation import Invalid, SchemaProblem, invalid_text, schema_text, validate_params
 
@@ -199,11 +200,14 @@ class ToolExecutor:
         unrunnable = self._from_catalog_file(tool)
         if unrunnable is not None:  # before the permission question: there is nothing to allow
             return unrunnable
-        refusal = await self._permit(tool, args, asker)
+        # A built-in path tool's real path is resolved once: the permission check decides on it
+        # and the tool opens exactly it, following no symlink (builtins/safe_open.py).
+        target = target_path(tool.name, args, self.context.cwd) if tool.server is None else None
+        refusal = await self._permit(tool, args, asker, target)
         if refusal is not None:
             return refusal
         if tool.server is None:
-            return await self._run_builtin(tool, args)
+            return await self._run_builtin(tool, args, target)
         return await self._run_mcp(tool, args, elicitor)
 
     # -- lookup -----------------------------------------------------------------------------
@@ -281,9 +285,11 @@ class ToolExecutor:
                 f"\n\nInput schema:\n{schema_text(tool.input_schema)}")
 
     # -- permission -------------------------------------------------------------------------
-    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
+    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None,
+                      target: Path | None = None) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
-        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args)
+        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args,
+                                     target=target)
         if verdict.decision is Decision.ALLOW:
             return None
         if verdict.decision is Decision.ASK and asker is not None:
@@ -292,7 +298,7 @@ class ToolExecutor:
             except Exception:  # a broken prompt must not allow anything
                 answer = "deny"
             if answer == "always":
-                scoped = session_rule(tool.name, args, self.context.cwd) if tool.server is None else tool.name
+                scoped = session_rule(tool.name, args, self.context.cwd, target) if tool.server is None else tool.name
                 self.policy.allow_for_session(scoped)
                 if self.remember_allow is not None:
                     self.remember_allow(scoped)
@@ -316,13 +322,14 @@ class ToolExecutor:
         return None
 
     # -- running ----------------------------------------------------------------------------
-    async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+    async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any], target: Path | None = None) -> ToolResult:
         builtin = self.builtins.get(tool.name)
         if builtin is None:  # refused before the permission question (_from_catalog_file)
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} cannot be run here.")
         # Built-ins bound themselves (Bash takes its own ``timeout`` of up to 10 min), so
         # mcp.callTimeout is not imposed here; the MCP resource built-ins apply it per request.
-        result = await builtin.run(args, self.context)
+        context = self.context if target is None else replace(self.context, target=target)
+        result = await builtin.run(args, context)
         return replace(result, tool_name=tool.name)
 
     async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any], elicitor: Elicitor | None = None) -> ToolResult:
