@@ -96,6 +96,7 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.gateway.server", "request", "headers"): "MCP SDK: only HTTP requests carry headers",
     ("toolscout.core.safe_read", "os", "O_NONBLOCK"): "platform: not on Windows",
     ("toolscout.core.safe_read", "os", "O_CLOEXEC"): "platform: not on Windows",
+    ("toolscout.core.builtins.safe_open", "os", "O_PATH"): "platform: Linux only",
     ("toolscout.core.search.dense", "np", "vecdot"): "numpy >= 2.0 only",
     ("toolscout.core.mcp.shared_sessions", "os", "pidfd_open"): "platform: Linux 5.3+ only",
     ("toolscout.core.mcp.shared_sessions", "socket", "send_fds"): "platform: Unix only",
@@ -105,6 +106,10 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.session.providers.anthropic_provider", "exc", "message"): "Anthropic SDK: APIError only",
     ("toolscout.core.session.providers.openai_provider", "u", "prompt_tokens_details"): "OpenAI SDK: optional usage field",
     ("toolscout.core.session.providers.openai_provider", "details", "cached_tokens"): "OpenAI SDK: optional usage field",
+    ("toolscout.core.session.providers.openai_responses", "u", "input_tokens_details"): "OpenAI SDK: optional usage field",
+    ("toolscout.core.session.providers.openai_responses", "details", "cached_tokens"): "OpenAI SDK: optional usage field",
+    ("toolscout.core.session.providers.openai_responses", "item", "namespace"): "OpenAI SDK: only namespaced calls",
+    ("toolscout.core.session.providers.openai_responses", "part", "type"): "OpenAI SDK: a message part of any kind",
     ("toolscout.core.session.providers", "module", "PROVIDER"): "a provider's module, named by a registry string (a plugin's, a test's), may lack it",
 }
 #: Probes at our own types still in the tree (issue 13 item 1): the list may only shrink.

@@ -39,6 +39,8 @@ class EchoProvider:
 
     name = NAME
 
+    base_url: str | None = None
+
     def __init__(self, model: str | None) -> None:
         self.model = model or "echo-1"
 

@@ -6,8 +6,8 @@ asker is the app's permission prompt, over the fixture engine):
 - a tool that changed after "Always allow" (the rug-pull server ``rugpull.py``, which writes down
   every call it receives) asks again, the prompt saying what changed;
 - WebFetch to a loopback address: the prompt says that "Always allow" also lets WebFetch reach that
-  private address from now on, and the focus is on "Allow once" (Enter allows once, saves nothing);
-  the loopback listener records what reached it;
+  private address from the next run on, and the focus is on "Allow once" (Enter allows once, saves
+  nothing); ``/permissions`` lists the grant; the loopback listener records what reached it;
 - long arguments are shown whole: the prompt says how long they are, and the box scrolls to the
   last one with the keys.
 """
@@ -15,6 +15,7 @@ asker is the app's permission prompt, over the fixture engine):
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from fixtures.listener import Listener
 from toolscout.core.models import ToolErrorKind
 from toolscout.core.settings.layers import SettingsPaths, load_settings
 from toolscout.tui.screens.permission import PermissionScreen
+from toolscout.tui.screens.permissions import PermissionsScreen
 from toolscout.tui.widgets.chat import ChatView, NoticeEntry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
@@ -95,6 +97,14 @@ async def test_always_allow_of_webfetch_to_loopback_says_it_lifts_the_private_ad
             await run_tool(pilot, "WebFetch", {"url": url}, answer="a")
             saved = json.loads(local.read_text(encoding="utf-8"))
             assert saved["permissions"]["allow"] == ["WebFetch(domain:127.0.0.1)"]
+            # /permissions lists the grant and says what it lets WebFetch reach
+            app.push_screen(PermissionsScreen(engine.permission_rules, engine.forget_allow_rule))
+            await sc.settle(pilot)
+            listed = _flat(sc.screen_text(app))
+            assert "allow WebFetch(domain:127.0.0.1)" in listed, listed
+            assert "lets WebFetch reach 127.0.0.1 even at a loopback, link-local or private address" in listed
+            await pilot.press("escape")
+            await sc.settle(pilot)
         assert sink.received == []  # this run never reached it
     # the next run lists the grant in its context report (/context, `toolscout context`)
     later, _ = _engine(tmp_path)
@@ -132,7 +142,7 @@ async def test_long_arguments_are_shown_whole_and_the_box_scrolls_to_the_last_on
 
 def _flat(screen: str) -> str:
     """The dialog's text with its lines joined (words wrap at the dialog's width)."""
-    return " ".join(screen.replace("▌", " ").replace("█", " ").split())
+    return " ".join(re.sub("[\u2580-\u259f]", " ", screen).split())  # borders: block elements
 
 
 def _start(app: Any, name: str, arguments: dict[str, Any]) -> Any:

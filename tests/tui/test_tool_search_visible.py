@@ -30,12 +30,13 @@ async def decided(pilot, msgs: sc.Messages) -> None:
 
 
 def flat(app, selector: str | None = None) -> str:
-    """The screen's text (or the part inside widget ``selector``), borders dropped, one line."""
+    """The screen's text (or the part inside widget ``selector``), borders dropped (the focus
+    bar ``▌`` of a focused panel too), one line."""
     lines = sc.screen_text(app).splitlines()
     if selector is not None:
         r = app.screen.query_one(selector).region
         lines = [line[r.x:r.right] for line in lines[r.y:r.bottom]]
-    return " ".join(" ".join(line.strip(" │▏▎▊") for line in lines).split())
+    return " ".join(" ".join(line.strip(" │▏▎▊▌") for line in lines).split())
 
 
 async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_switches() -> None:

@@ -22,6 +22,7 @@ from toolscout.core.settings.provider_registry import OFFLINE
 
 from . import fail
 from .common import (
+    check_config_paths,
     make_engine,
     print_warnings,
     provider_or_exit_code,
@@ -31,7 +32,12 @@ from .common import (
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    """Run ``args.prompt`` to completion; returns the exit code (0 ok, 1 failure, 130 interrupted)."""
+    """Run ``args.prompt`` to completion; returns the exit code (0 ok, 1 failure, 130 interrupted).
+
+    Raises:
+        UsageError: a ``--mcp-config`` or ``--catalog`` file cannot be used (said before the model is).
+    """
+    check_config_paths(args)
     settings = settings_from_args(args)
     provider = provider_or_exit_code(settings)
     if isinstance(provider, int):

@@ -12,7 +12,7 @@ from toolscout.core.sanitize import dumps_json
 from toolscout.core.settings.layers import choices
 
 from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 if TYPE_CHECKING:
@@ -23,8 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``search`` subcommand."""
     p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
     p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack message"')
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
     p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
@@ -82,10 +81,13 @@ def format_result(result: SearchResult, *, explain: bool = False) -> str:
     for err in result.errors:
         lines.append(f"  ! {err}")
     for i, hit in enumerate(result.hits, 1):
+        if explain:  # the explanation's own first line names the hit: each hit is printed once
+            head, *rest = explain_hit(hit).splitlines()
+            lines.append(f"{i:>3}. {head}")
+            lines.extend("     " + line for line in rest)
+            continue
         parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
         lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts})")
-        if explain:
-            lines.extend("       " + line for line in explain_hit(hit).splitlines())
     for name in result.already_loaded:
         lines.append(f"  {name}: already loaded — call it directly")
     for name in (n for n in result.missing if n not in result.ambiguous):  # an ambiguous one has its "!" line

@@ -37,3 +37,39 @@ def cache_dir() -> Path | None:
         return None
     path = Path(override).expanduser()
     return path if path.is_absolute() else None
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` and any missing parents owner-only (``0700``), each made with that mode
+    (never loosened afterwards: no window in which another user can list it). A folder that
+    already exists is left as it is. Returns ``path``.
+
+    Raises:
+        OSError: a component cannot be created (read-only, a file in the way).
+    """
+    missing: list[Path] = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+    return path
+
+
+def open_private(path: Path, *, append: bool = False) -> int:
+    """Open ``path`` for writing, created owner-only (``0600``) when new, as a descriptor.
+
+    A symlink at ``path`` is refused (``O_NOFOLLOW``), so a planted link cannot redirect the
+    write. ``append`` keeps the content and appends; otherwise the file is truncated.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    flags |= os.O_APPEND if append else os.O_TRUNC
+    return os.open(path, flags, 0o600)

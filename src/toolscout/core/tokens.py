@@ -136,6 +136,9 @@ class ServerUsage:
 
 #: ``toolSearch.enabled`` modes as a person reads them (JSON output keeps the internal names).
 MODE_WORDS = {"tst": "always on", "tst-auto": "auto", "standard": "off"}
+#: The same modes in the one word the UI uses for them (the status bar's and welcome's "tool
+#: search on|auto|off", ``/toolsearch on``), and ``context --json``'s ``mode.tool_search``.
+MODE_SETTING = {"tst": "on", "tst-auto": "auto", "standard": "off"}
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from toolscout.core.models import ServerState
@@ -32,6 +32,21 @@ from .tool_picks import ToolPicks
 if TYPE_CHECKING:
     from toolscout.core.engine.facade import Engine
     from toolscout.core.session.session import Session
+
+
+def screenshot_dir() -> Path:
+    """Where the palette's Screenshot is saved: the downloads folder (``~/Downloads``, or the
+    XDG one) when it exists, else ``screenshots/`` in toolscout's data folder (created)."""
+    import platformdirs
+
+    from toolscout.core.dirs import data_dir
+
+    downloads = platformdirs.user_downloads_path()
+    if downloads.is_dir():
+        return downloads
+    folder = data_dir() / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
@@ -53,6 +68,8 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     # (a ClassVar cannot be part of a union): the override is typed as the instance variable it sees.
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     COMMAND_PALETTE_BINDING = "ctrl+p"
+    #: Textual's own ctrl+q, shown: how to leave is the first thing a newcomer looks for.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
                  new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
@@ -69,7 +86,8 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     @staticmethod
     def key_bindings() -> list[Binding]:
         """The app's own keys, in footer order: F1 help, each side panel's key (the registered
-        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel."""
+        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel
+        (Ctrl+Q, quit, is :attr:`BINDINGS`: it replaces Textual's hidden one)."""
         return [
             Binding("f1", "show_help", "Help", id="app.help"),
             *(Binding(p.key, f"show_panel('{p.name}')", p.title, id=f"app.{p.name}") for p in side_panels()),
@@ -131,6 +149,12 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     def on_tool_run_requested(self, message: m.ToolRunRequested) -> None:
         self.run_by_hand(message.tool)
 
+    def on_quit_requested(self, message: m.QuitRequested) -> None:
+        self.exit()
+
+    def on_permissions_requested(self, message: m.PermissionsRequested) -> None:
+        self.action_show_permissions()
+
     def on_settings_requested(self, message: m.SettingsRequested) -> None:
         self.action_open_settings()
 
@@ -161,6 +185,13 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         if not isinstance(self.screen, SettingsScreen):
             self.push_screen(SettingsScreen(self.settings, self.controller.apply_setting))
 
+    def action_show_permissions(self) -> None:
+        """Open the permission rules (``/permissions``)."""
+        from .screens.permissions import PermissionsScreen
+
+        if not isinstance(self.screen, PermissionsScreen):
+            self.push_screen(PermissionsScreen(self.engine.permission_rules, self.engine.forget_allow_rule))
+
     def action_interrupt_turn(self) -> None:
         """Interrupt the running turn (the palette's twin of Esc)."""
         self.controller.interrupt()
@@ -177,6 +208,13 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         """Show server states in the chat (/mcp)."""
         self.main_screen.run_command("/mcp")
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: saved to :func:`screenshot_dir` unless ``path`` is given
+        (Textual's own default, ``~/Downloads``, fails where that folder is missing); the
+        notification names the file."""
+        return super().deliver_screenshot(filename, path or str(screenshot_dir()), time_format)
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for panel in side_panels():
@@ -188,6 +226,8 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         yield SystemCommand("Settings", "Recommendations, tool search, strategy, provider (F5)",
                             self.action_open_settings)
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
+        yield SystemCommand("Permissions", "The permission rules in force and where each comes from (/permissions)",
+                            self.action_show_permissions)
         yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
         yield SystemCommand("Tool search on", "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
                             self.controller.switch_tool_search_on)

@@ -227,9 +227,12 @@ class SessionController:
     def context_report(self, loaded: set[str] | None = None, calls: dict[str, int] | None = None) -> ContextReport:
         """The token report for this conversation (``loaded``/``calls`` default to the session's;
         pass copies when computing in a thread). Counts every schema: slow, run it off the loop."""
+        provider = self.session.provider if self.session is not None else None
         return self.engine.context_report(loaded_names=self.loaded_tools if loaded is None else loaded,
                                           usage_counts=self.tool_calls if calls is None else calls,
-                                          model=self.model_name or None, tool_limit=self.tool_limit())
+                                          model=self.model_name or None, tool_limit=self.tool_limit(),
+                                          provider=provider.name if provider and provider.name != "offline" else None,
+                                          base_url=provider.base_url if provider else None)
 
     def tool_limit(self) -> ToolLimit | None:
         """The most tools one request to the session's provider may carry (None: no session)."""

@@ -8,9 +8,10 @@ from typing import Any
 from ..catalog.registry import ALWAYS_CORE, ToolCatalog
 from ..models import ToolSpec
 from ..rules.match import server_rule
-from ..rules.specs import NETWORK_TOOLS, parse_rule
+from ..rules.specs import parse_rule, private_grant_host
 from ..settings.layers import Settings
 from ..tokens import (
+    MODE_SETTING,
     ModeDecision,
     ServerUsage,
     TokenCounter,
@@ -21,6 +22,7 @@ from ..tokens import (
     tool_tokens,
     usage_by_server,
 )
+from .native_choice import NativeChoice, choose
 
 
 @dataclass
@@ -51,6 +53,8 @@ class ContextReport:
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: the deferral path for the provider the report was made for (None: no provider given)
+    native: NativeChoice | None = None
     private_grants: list[dict[str, str]] = field(default_factory=list)
 
     @property
@@ -85,7 +89,10 @@ class ContextReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON of ``toolscout context --json``."""
+        """Stable JSON of ``toolscout context --json``. ``mode.mode`` is the internal name
+        (``tst``, ``tst-auto``, ``standard``); ``mode.tool_search`` the UI's word for it
+        (``on``, ``auto``, ``off``: :data:`~toolscout.core.tokens.MODE_SETTING`); ``mode.defer``
+        whether tools are deferred now."""
         d = self.decision
         return {
             "model": self.model,
@@ -93,6 +100,7 @@ class ContextReport:
             "strategy": self.strategy,
             "mode": {
                 "mode": d.mode,
+                "tool_search": MODE_SETTING.get(d.mode, d.mode),
                 "defer": d.defer,
                 "deferred_schema_tokens": d.deferred_schema_tokens,
                 "context_window": d.context_window,
@@ -109,6 +117,7 @@ class ContextReport:
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
+            "native": None if self.native is None else {"native": self.native.native, "reason": self.native.reason},
             "private_grants": self.private_grants,
         }
 
@@ -124,6 +133,8 @@ def build_context_report(
     counter: TokenCounter | None = None,
     pending: dict[str, int | None] | None = None,
     tool_limit: ToolLimit | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
 ) -> ContextReport:
     """Compute the report for ``catalog`` under ``settings``.
 
@@ -136,6 +147,8 @@ def build_context_report(
         tool_limit: the most tools one request to the session's provider may carry
             (:func:`toolscout.core.session.providers.limits.tool_limit`); None: no limit known.
             Past it auto mode defers, and ``off`` keeps inline only what fits (:func:`inline_fit`).
+        provider, base_url: the session's provider (``anthropic`` …) and endpoint: the report
+            then says whether it defers natively (:func:`.native_choice.choose`).
     """
     counter = counter or default_counter()
     model = model or settings.get("provider.model")
@@ -157,22 +170,20 @@ def build_context_report(
     warnings = [str(w) for w in settings.warnings]
     if decision.mode == "standard" and decision.limited:
         warnings.append(decision.reason)
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings,
+    native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings, native=native,
                          private_grants=private_grants(settings["permissions.allow"]))
 
 
 def private_grants(allow: list[str]) -> list[dict[str, str]]:
     """The allow rules that lift the private-address guard of network built-ins for a host
-    (:meth:`~toolscout.core.policy.permissions.PermissionPolicy.names_host`: a rule naming the
-    host exactly, such as the one "Always allow" saves for ``WebFetch`` to ``localhost``): each
-    ``{"rule", "tool", "host"}``, in rule order."""
+    (:func:`~toolscout.core.rules.specs.private_grant_host`, such as the rule "Always allow"
+    saves for ``WebFetch`` to ``localhost``): each ``{"rule", "tool", "host"}``, in rule order."""
     out = []
     for rule in dict.fromkeys(allow):
-        parsed = parse_rule(rule)
-        spec = parsed.specifier or ""
-        host = spec.removeprefix("domain:").strip().rstrip(".").lower()
-        if parsed.name in NETWORK_TOOLS and spec.startswith("domain:") and host and not host.startswith("*"):
-            out.append({"rule": rule, "tool": parsed.name, "host": host})
+        host = private_grant_host(rule)
+        if host is not None:
+            out.append({"rule": rule, "tool": parse_rule(rule).name, "host": host})
     return out
 
 

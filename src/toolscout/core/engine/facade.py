@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +27,9 @@ from ..mcp.server_config import ServerConfig
 from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
 from ..policy.approvals import Approvals, Fingerprint, ToolChange
-from ..policy.local_rules import allow_rules_file, persist_allow_rule
+from ..policy.local_rules import allow_rules_file, forget_allow_rule, persist_allow_rule
 from ..policy.permissions import Asker, Decision, PermissionPolicy
+from ..policy.rule_sources import THIS_SESSION, RuleInForce, rules_in_force
 from ..policy.trust import FolderTrust
 from ..rules.specs import Workspace
 from ..schemas import schema_warning_line
@@ -193,6 +195,32 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
                       source=str(self.allow_rules_file))
             return None
 
+    def permission_rules(self) -> list[RuleInForce]:
+        """Every permission rule in force with the file (or flag, or session) it comes from
+        (:func:`~toolscout.core.policy.rule_sources.rules_in_force`)."""
+        trust = self.folder_trust
+        return rules_in_force(self.policy, self.settings, project_trusted=trust is None or trust.approved,
+                              answers_file=self.allow_rules_file)
+
+    def forget_allow_rule(self, rule: str) -> Path:
+        """Remove the saved "always allow" answer ``rule`` from its file and stop allowing it
+        now, unless another source in force (a settings file, ``--allowed-tools``) still lists it.
+
+        Returns:
+            The file rewritten.
+
+        Raises:
+            LocalRuleError: no saved answers here, or the file does not list ``rule``.
+            OSError: the file cannot be written.
+        """
+        others = [r for r in self.permission_rules() if r.kind == "allow" and r.rule == rule
+                  and not r.saved_answer and r.source != THIS_SESSION]
+        path = forget_allow_rule(self.settings, self.folder_trust, rule)
+        self.policy.session_allow[:] = [r for r in self.policy.session_allow if r != rule]
+        if not others:
+            self.policy.allow[:] = [r for r in self.policy.allow if r != rule]
+        return path
+
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:
         """Load catalog files, build the search index in a worker thread (when ``warm_search``),
@@ -286,7 +314,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         await self.pool.disconnect(name)
 
     async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                        loaded: set[str] | None = None, elicitor: Elicitor | None = None) -> ToolResult:
+                        loaded: set[str] | None = None, elicitor: Elicitor | None = None,
+                        sent_full: AbstractSet[str] | None = None) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
 
@@ -295,15 +324,19 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             params: arguments (dict, JSON text, or None).
             asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``; without one
                 (headless) tools that need asking are refused with the rule to add.
-            direct: the model called the tool directly (stub strategy): a deferred tool not yet
-                loaded is refused with its full definition (NOT_LOADED) and becomes loaded.
+            direct: the model called the tool directly: a tool that was deferred in the request
+                the model answered (see ``sent_full``) and is not yet loaded is refused with its
+                full definition (NOT_LOADED) and becomes loaded.
             loaded: the caller's loaded-name set for that gate (mutated). None uses the engine's
                 own set, :attr:`loaded`.
             elicitor: answers the MCP server's questions during the call, when the pool forwards
                 them (``toolscout serve``: :mod:`toolscout.core.mcp.elicitation`).
+            sent_full: names that request carried with their full schema (a session's
+                projection); a direct call of one of them always runs. None: the catalog's
+                deferral decides.
         """
         return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded,
-                                           elicitor=elicitor)
+                                           elicitor=elicitor, sent_full=sent_full)
 
     @property
     def loaded(self) -> set[str]:

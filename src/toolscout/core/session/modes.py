@@ -59,27 +59,29 @@ def may_switch(projection: Projection, settings: Settings, limit: ToolLimit | No
 
 
 def fitted_projection(catalog: ToolCatalog, strategy: str, decision: ModeDecision,
-                      keep: Iterable[dict[str, Any]] = ()) -> Projection:
+                      keep: Iterable[dict[str, Any]] = (), *, native: bool = False) -> Projection:
     """The projection for ``decision``, never past its tool limit: inline; deferred; or, tool
     search off with more tools than the limit, deferred with as many tools inline as fit
     (:func:`~toolscout.core.engine.context.inline_fit`, the first in catalog order). ``keep``:
-    definitions the history references (they stay, with their full schema)."""
+    definitions the history references (they stay, with their full schema). ``native``:
+    provider-native deferral when deferring (:data:`~.projection.NATIVE`)."""
     max_tools = decision.limit.max_tools if decision.limit is not None else None
     if not decision.defer:
         return Projection.build(catalog, strategy, defer=False, max_tools=max_tools)
     fill = inline_fit(catalog, None) if decision.mode == "standard" else []
-    return Projection.build(catalog, strategy, defer=True, keep=keep, fill=fill, max_tools=max_tools)
+    return Projection.build(catalog, strategy, defer=True, native=native, keep=keep, fill=fill,
+                            max_tools=max_tools)
 
 
 def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: ToolCatalog,
-                        strategy: str, decision: ModeDecision) -> Projection:
+                        strategy: str, decision: ModeDecision, *, native: bool = False) -> Projection:
     """The projection after switching to deferral (or to a lower tool limit): tools the history
     already called keep their full definitions (so every ``tool_use`` in history stays
     defined), the rest is deferred, or with tool search off kept inline as far as room allows."""
     used = {b.get("name") for m in messages if m.get("role") == "assistant"
             for b in m.get("content") or () if isinstance(b, dict) and b.get("type") == "tool_use"}
     keep = [d for d in projection.tools if d["name"] in used]
-    return fitted_projection(catalog, strategy, decision, keep)
+    return fitted_projection(catalog, strategy, decision, keep, native=native)
 
 
 def switch_notice(decision: ModeDecision) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from ..models import ToolSpec
 from ..serialize import budgeted_groups, one_line, parse_announcement_line
 from ..tokens import default_counter
+from .native import referenced
 
 FULL_TAG = "available-deferred-tools"
 ADDED_TAG = "deferred-tools-added"
@@ -190,6 +191,7 @@ def rebuild_state(messages: Iterable[dict[str, Any]], initial: Iterable[str] | N
                 use_id = str(block.get("tool_use_id"))
                 if use_id in search_ids:
                     _apply_tags(state, _result_text(block.get("content")), loaded=True)
+                    state.discovered.update(referenced(block.get("content")))  # native: tool_reference blocks
                 elif use_id in targets:
                     # A success, or the self-healing gate's refusal that carried the definition
                     # (its trailer); only the call's own target counts, whatever the text says.

@@ -103,6 +103,15 @@ class Choice:
             raise ValueError(f"expected one of {', '.join(options)}")
         return v.strip().lower()
 
+    def to_json(self, value: str) -> str | bool:
+        """``value`` (a checked option) as a settings file writes it: ``"true"``/``"false"`` of
+        a choice that has both (``toolSearch.enabled``: auto, true, false) as the JSON booleans
+        ``true``/``false``, as a person writes them and this validator reads them; the others as
+        they are."""
+        if {"true", "false"} <= set(self.options) and value in ("true", "false"):
+            return value == "true"
+        return value
+
 
 @dataclass(frozen=True)
 class EntryProblem:

@@ -15,6 +15,7 @@ with one malformed entry still denies the rest. Loading settings never raises.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -25,6 +26,7 @@ from typing import Any
 import platformdirs
 
 from ..safe_read import SafeReadError, read_json
+from ..safe_write import write_json_atomic
 from .checks import (
     Choice,
     EntryList,
@@ -81,6 +83,9 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
+    Key("toolSearch.native", "auto", Choice("auto", "on", "off"),
+        "provider-native deferral (Anthropic defer_loading + tool_reference): auto when the model is known "
+        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
     Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
@@ -140,7 +145,7 @@ def default(key: str) -> Any:
     Raises:
         KeyError: ``key`` is not a setting.
     """
-    return _copy(KEYS_BY_NAME[key].default)
+    return copy.copy(KEYS_BY_NAME[key].default)
 
 
 #: Environment variables that override settings, with their value parsers.
@@ -151,6 +156,7 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_WEIGHT_TFIDF": "toolSearch.weights.tfidf",
     "TOOLSCOUT_RECOMMENDATIONS": "recommendations.enabled",
     "TOOLSCOUT_STRATEGY": "session.strategy",
+    "TOOLSCOUT_NATIVE": "toolSearch.native",
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
@@ -198,7 +204,7 @@ class Settings:
         paths: the layer files used (for persisting changes).
     """
 
-    values: dict[str, Any] = field(default_factory=lambda: {k.name: _copy(k.default) for k in KEYS})
+    values: dict[str, Any] = field(default_factory=lambda: {k.name: copy.copy(k.default) for k in KEYS})
     sources: dict[str, str] = field(default_factory=lambda: {k.name: "default" for k in KEYS})
     warnings: list[SettingsWarning] = field(default_factory=list)
     paths: SettingsPaths | None = None
@@ -260,10 +266,6 @@ class Settings:
     def mode(self) -> str:
         """``tst`` (always defer), ``tst-auto`` (defer above the threshold) or ``standard`` (off)."""
         return {"true": "tst", "auto": "tst-auto", "false": "standard"}[self.values["toolSearch.enabled"]]
-
-
-def _copy(value: Any) -> Any:
-    return list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -432,7 +434,7 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
             f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
             f"{key} = {json.dumps(checked)} applies for this session only",
             settings.with_overrides({key: checked}, source="session"))
-    data[key] = checked
+    data[key] = spec.check.to_json(checked) if isinstance(spec.check, Choice) else checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():
         node = nested
@@ -443,8 +445,5 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
                 break
         else:
             node[leaf] = v
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(nested, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, nested)
     return settings.with_overrides({key: checked}, source=str(path))

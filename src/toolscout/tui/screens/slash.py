@@ -1,5 +1,6 @@
 """Slash commands of the main screen (``/help``, ``/clear``, ``/context``, ``/toolsearch``,
-``/mcp``, ``/search``, ``/settings``) and the help text they and F1 show."""
+``/mcp``, ``/search``, ``/settings``, ``/permissions``, ``/exit`` or ``/quit``) and the help text
+they and F1 show."""
 
 from __future__ import annotations
 
@@ -51,8 +52,10 @@ HELP_COMMANDS = (
     ("/search QUERY", "run ToolSearch (select:a,b · discover:topic · +required term)"),
     ("/toolsearch on", "switch tool search on for this session (deferred tools, found by search)"),
     ("/settings", "open the settings"),
+    ("/permissions", "the permission rules in force, where each comes from; remove a saved answer"),
     ("/clear", "start a new conversation (the current one stays saved)"),
     ("/help", "this help (F1)"),
+    ("/exit", "quit toolscout (also /quit or ctrl+q); the conversation stays saved for --resume"),
 )
 #: ``/help``'s keys before the side panels' (:func:`help_keys`): (key, what it does).
 HELP_KEYS_FIRST = (
@@ -67,6 +70,7 @@ HELP_KEYS_LAST = (
     ("F5", "settings"),
     ("ctrl+b", "show or hide the side panel"),
     ("ctrl+p", "every action (Run tool… runs any tool)"),
+    ("ctrl+q", "quit (or /exit)"),
 )
 
 
@@ -103,6 +107,10 @@ def run_command(screen: CommandHost, line: str) -> None:
         chat.add(NoticeEntry(help_renderable(), title="help"))
     elif name == "clear":
         screen.request(m.NewConversationRequested())
+    elif name in ("exit", "quit"):
+        screen.request(m.QuitRequested())
+    elif name == "permissions":
+        screen.request(m.PermissionsRequested())
     elif name == "settings":
         screen.request(m.SettingsRequested())
     elif name == "context":

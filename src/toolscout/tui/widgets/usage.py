@@ -138,6 +138,8 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
         lines.append(Text(f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, "
                           f"{verdict}", style="bold yellow" if d.limited else "dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if report.native is not None and d.defer:  # which deferral path this provider and model take
+        lines.append(Text(clean(report.native.reason), style="dim italic"))
     if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 
@@ -178,8 +180,8 @@ class UsagePanel(VerticalScroll, can_focus=True):
         self._redraw()
 
     def _redraw(self) -> None:
-        """Draw now when on screen; otherwise when next shown (a hidden panel's update would
-        still lay out the whole screen, once per report while servers connect)."""
+        """Draw now when on screen; otherwise once it is (a hidden panel's update would still
+        lay out the whole screen, once per report while servers connect)."""
         if self.report is None:
             return
         if not self.is_mounted or not self.region.area:
@@ -188,11 +190,13 @@ class UsagePanel(VerticalScroll, can_focus=True):
         self._stale = False
         self.query_one("#usage-body", Static).update(context_renderable(self.report, self.cache))
 
-    def on_show(self) -> None:
-        if self._stale:
-            self._redraw()
+    def on_mount(self) -> None:
+        # Drawn after the first layout that gives it room, whatever brought it on screen. Show
+        # and Resize do not always come: a region read between the tab switch and the next
+        # layout (after the chat scrolled) lays the panel out early, and it kept
+        # "counting tokens…" until the tab was switched again (issue 24 item 4).
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
 
-    def on_resize(self) -> None:
-        # Laid out with no room (no Show comes when it grows): the postponed redraw happens here.
+    def _laid_out(self, _screen: object) -> None:
         if self._stale:
             self._redraw()

@@ -27,7 +27,7 @@ from .offline import OfflineProvider
 
 __all__ = ["ModelRequest", "ModelResponse", "OfflineProvider", "Provider", "ProviderConfigError",
            "ProviderError", "ProviderSetup", "ProviderSpec", "Usage", "create_provider", "provider_name",
-           "provider_spec"]
+           "provider_of", "provider_spec"]
 
 
 def provider_spec(name: str) -> ProviderSpec:
@@ -61,6 +61,14 @@ def provider_name(settings: Settings, env: Mapping[str, str] | None = None) -> s
         return name
     setup = ProviderSetup(settings, os.environ if env is None else env, 0)
     return next((n for n in provider_names() if n != OFFLINE and provider_spec(n).detect(setup)), OFFLINE)
+
+
+def provider_of(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+    """:func:`provider_name`, and the base URL that provider would use (None: its own API)."""
+    env = os.environ if env is None else env
+    name = provider_name(settings, env)
+    var = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}.get(name)
+    return name, ProviderSetup(settings, env, 0).base_url(var) if var else None
 
 
 def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,

@@ -50,7 +50,15 @@ class ModelResponse:
 
 
 class ProviderError(Exception):
-    """A model call failed for a reason a person can act on (the message says how)."""
+    """A model call failed for a reason a person can act on (the message says how).
+
+    Attributes:
+        status: the HTTP status of an API's refusal (400, 529 …), None for other failures.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ProviderConfigError(ProviderError):
@@ -87,16 +95,18 @@ def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: st
         return ProviderError(f"Cannot reach {base_url or wording.service}: {exc.__cause__ or exc}. Check the "
                              f"network or --base-url / {wording.url_var}.")
     if isinstance(exc, sdk.APIStatusError):
-        return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}")
+        return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}", exc.status_code)
     return ProviderError(f"{wording.api_error}: {exc}")
 
 
 class Provider(Protocol):
     """A model API. ``name``: its registered name (``anthropic``, ``openai``, ``offline``, …:
-    :mod:`toolscout.core.settings.provider_registry`); ``model``: model name."""
+    :mod:`toolscout.core.settings.provider_registry`); ``model``: model name; ``base_url``: the
+    endpoint it talks to (None: the provider's own API, or none at all)."""
 
     name: str
     model: str
+    base_url: str | None
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The exact request body (JSON-serialisable) :meth:`complete` sends."""

@@ -17,6 +17,7 @@ class OfflineProvider:
     """A provider that never calls a model."""
 
     name = "offline"
+    base_url: str | None = None
 
     def __init__(self, model: str | None = None) -> None:
         self.model = model or "offline"

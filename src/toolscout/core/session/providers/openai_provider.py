@@ -25,6 +25,7 @@ from .base import (
     merge_consecutive,
     provider_error,
 )
+from .openai_responses import is_native, parse_response, responses_body
 
 WORDING = ErrorWording("The endpoint", "the OpenAI API", "API error", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
@@ -101,7 +102,10 @@ class OpenAIProvider:
                                    max_retries=max_retries, timeout=timeout)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        """The ``chat.completions.create`` parameters."""
+        """The ``chat.completions.create`` parameters; for a native request (deferred tools
+        marked ``defer_loading``), the Responses API's (:mod:`.openai_responses`)."""
+        if is_native(request):
+            return responses_body(request, self.model)
         body: dict[str, Any] = {
             "model": request.model or self.model,
             "max_tokens": request.max_tokens,
@@ -117,6 +121,16 @@ class OpenAIProvider:
         """Stream one completion; see :class:`~.base.Provider`."""
         import openai
 
+        if is_native(request):
+            try:
+                async with self._client.responses.stream(**self.body(request)) as events:
+                    async for event in events:
+                        if event.type == "response.output_text.delta":
+                            on_text(event.delta)
+                    final = await events.get_final_response()
+            except openai.APIError as exc:
+                raise provider_error(openai, exc, WORDING, self.base_url, lambda e: str(e.message)) from exc
+            return parse_response(final)
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         finish: str | None = None

@@ -19,7 +19,7 @@ from toolscout.core.engine.facade import Engine
 from toolscout.core.search.dense import dense_available
 from toolscout.core.settings.layers import Settings
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 GITHUB = FIXTURES / "readme_catalogs" / "github.json"
 IMPOSTOR = FIXTURES / "stuffed_catalogs" / "helpful-tools.json"
 QUERIES = ["create a github issue", "open an issue on github", "list github issues", "github pull request",

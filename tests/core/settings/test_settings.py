@@ -214,7 +214,7 @@ def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
     listed = default("toolSearch.alwaysLoad")
     listed.append("x")
     assert default("toolSearch.alwaysLoad") == []  # a fresh copy each time
-    src = Path(__file__).resolve().parents[2] / "src" / "toolscout"
+    src = Path(__file__).resolve().parents[3] / "src" / "toolscout"
     restated = []
     for path in src.rglob("*.py"):
         if path.name == "layers.py" and path.parent.name == "settings":
