@@ -14,8 +14,8 @@ def test_mcp_name_splits_and_drops_prefix():
 
 
 def test_server_colon_name_splits():
-    # "find" is a scikit-learn stop word; "mcp" inside a server name is an ordinary word
-    assert tokenize("osm-mcp-server::find_parking_facilities") == ["osm", "mcp", "server", "park", "facil"]
+    # "mcp" inside a server name is an ordinary word
+    assert tokenize("osm-mcp-server::find_parking_facilities") == ["osm", "mcp", "server", "find", "park", "facil"]
 
 
 def test_camel_case_keeps_joined_word_too():

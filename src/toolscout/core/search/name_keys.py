@@ -1,5 +1,7 @@
 """Exact-name lookup for :class:`~.index.ToolIndex`: a query that is exactly a tool's full or bare
-name (case-insensitive) ranks that tool first."""
+name (case-insensitive), or spells that name in words ("find symbol" for ``find_symbol``, "list
+issues" for ``list_issues``, "github create issue" for ``mcp__github__create_issue``), ranks that
+tool first."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from collections.abc import Iterable
 
 from ..models import ToolSpec
 from .matrices import Matrices
+from .tokenize import stem, words
 
 #: Longer texts are never looked up as names.
 MAX_NAME_KEY = 300
@@ -21,37 +24,61 @@ def exact_keys(tool: ToolSpec) -> set[str]:
     return keys
 
 
+def spelled(text: str) -> str:
+    """``text`` as the words of a name, each stemmed, space-separated: ``"find_symbol"``,
+    ``"findSymbol"`` and ``"Find symbols"`` all give ``"find symbol"``. Every word counts (stop
+    words too: ``create_or_update_file`` is spelled "create or update file"); ``""`` for text
+    without words."""
+    return " ".join(stem(w) for w in words(text))
+
+
+def spelled_keys(tool: ToolSpec) -> set[str]:
+    """The spellings (:func:`spelled`) of every exact key of ``tool`` (``"list issu"`` and
+    ``"github list issu"`` for ``mcp__github__list_issues``)."""
+    return {key for key in map(spelled, exact_keys(tool)) if key}
+
+
 class NameKeys:
-    """Name key (:func:`exact_keys`) → names of the indexed tools with that key."""
+    """Name key (:func:`exact_keys`) or spelled name (:func:`spelled_keys`) → names of the
+    indexed tools with it."""
 
     def __init__(self) -> None:
         self._names: dict[str, set[str]] = {}
+        self._spelled: dict[str, set[str]] = {}
 
     def add(self, tools: Iterable[ToolSpec]) -> None:
         """Register the keys of ``tools`` (indexed now)."""
         for tool in tools:
-            for key in exact_keys(tool):
-                self._names.setdefault(key, set()).add(tool.name)
+            for table, keys in ((self._names, exact_keys(tool)), (self._spelled, spelled_keys(tool))):
+                for key in keys:
+                    table.setdefault(key, set()).add(tool.name)
 
     def forget(self, tools: Iterable[ToolSpec]) -> None:
         """Drop the keys of ``tools`` (removed or about to be replaced)."""
         for tool in tools:
-            for key in exact_keys(tool):
-                names = self._names.get(key)
-                if names is not None:
-                    names.discard(tool.name)
-                    if not names:
-                        del self._names[key]
+            for table, keys in ((self._names, exact_keys(tool)), (self._spelled, spelled_keys(tool))):
+                for key in keys:
+                    names = table.get(key)
+                    if names is not None:
+                        names.discard(tool.name)
+                        if not names:
+                            del table[key]
 
-    def may_name(self, text: str) -> bool:
-        """True when ``text`` (stripped, any case) is some indexed tool's key."""
-        key = text.strip().lower()
-        return bool(key) and key in self._names
-
-    def positions(self, m: Matrices, text: str) -> list[int]:
-        """Live positions in ``m`` of the tools whose key is ``text`` (sorted)."""
+    def _matches(self, text: str) -> set[str]:
         key = text.strip().lower()
         if not key or len(key) > MAX_NAME_KEY:
-            return []
-        found = (m.position(name) for name in self._names.get(key, ()))
+            return set()
+        named = self._names.get(key)
+        if named:
+            return named
+        return self._spelled.get(spelled(key)) or set()
+
+    def may_name(self, text: str) -> bool:
+        """True when ``text`` (stripped, any case) is some indexed tool's key or spells one."""
+        return bool(self._matches(text))
+
+    def positions(self, m: Matrices, text: str) -> list[int]:
+        """Live positions in ``m`` of the tools whose key ``text`` is (or spells; an exact key
+        wins over a spelling, sorted)."""
+        found = (m.position(name) for name in self._matches(text))
         return sorted(p for p in found if p is not None)
