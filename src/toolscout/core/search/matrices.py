@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .segments import N_FIELDS, Postings, gather
+from .segments import Postings, gather
 
 if TYPE_CHECKING:
     from .store import TermStore
@@ -24,7 +24,9 @@ class Matrices:
     Attributes:
         names: live tool names in row order. df: float64[V] document frequency (any field).
         lengths: float64[n_rows, len(FIELDS)] field lengths per row (dead rows included).
-        avg_lengths: float64[len(FIELDS)] average field length over live rows.
+        avg_lengths: float64[len(FIELDS)] average field length over the live rows that have the
+            field (Lucene's ``sumTotalTermFreq / docCount``), 0 for a field no tool has: a field
+            few tools fill, such as the search hint, is not judged long against the empty ones.
         live_rows: int64[n_docs] rows of the live tools, or None when every row is live.
         version: store version this view was taken at (for caches).
     """
@@ -41,10 +43,10 @@ class Matrices:
             self.names: list[str] = list(row_names[: self.n_rows])  # type: ignore[arg-type]
         else:
             self.names = [row_names[r] for r in self.live_rows.tolist()]  # type: ignore[misc]
-        n = len(self.names)
         self.df = store.df[: len(store.terms)]
         self.lengths = store.lengths[: self.n_rows]
-        self.avg_lengths = store.length_sums / n if n else np.zeros(N_FIELDS)
+        have = store.field_docs
+        self.avg_lengths = np.where(have > 0, store.length_sums / np.maximum(have, 1), 0.0)
         self._name_rank: np.ndarray | None = None
         self._positions: dict[str, int] | None = None
 
