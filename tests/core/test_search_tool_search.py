@@ -178,7 +178,11 @@ def test_sync_with_delta(catalog, ts):
     ts.sync()
     r = ts.search("select:mcp__weather__get_forecast")
     assert r.already_loaded == ["mcp__weather__get_forecast"]
-    assert all(h.tool.server != "weather" for h in ts.search("weather forecast").hits)
+    r = ts.search("weather forecast")  # still found, answered "call it directly" (no definition)
+    assert names(r)[0] == "mcp__weather__get_forecast" and "mcp__weather__get_forecast" in r.already_loaded
+    text = render_for_model(r, catalog)
+    assert '"name":"mcp__weather__get_forecast"' not in text
+    assert "Already loaded, call directly (no search needed): mcp__weather__get_forecast" in text
 
 
 def test_render_for_model_is_complete_and_deterministic(ts, catalog):

@@ -63,7 +63,7 @@ class GlobTool:
     read_only = True
     spec = spec(
         "Glob",
-        "Find files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
+        "Finds files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
         f"matching paths relative to the search directory, most recently modified first (at most "
         f"{MAX_GLOB_RESULTS}). Skips .git, .venv, node_modules and caches.",
         {
@@ -71,6 +71,7 @@ class GlobTool:
             "path": {"type": "string", "description": "Directory to search in (default: working directory)"},
         },
         ["pattern"],
+        hint="find files by name or path pattern (wildcards)",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -106,7 +107,7 @@ class GrepTool:
     read_only = True
     spec = spec(
         "Grep",
-        "Search file contents with a regular expression (Python re syntax). output_mode: "
+        "Searches file contents for text matching a regular expression (Python re syntax). output_mode: "
         "\"files_with_matches\" (default, paths only), \"content\" (matching lines with line "
         "numbers) or \"count\" (matches per file). Filter files with glob (e.g. \"*.py\"). Skips "
         "binary files, .git, .venv and node_modules.",
@@ -120,6 +121,7 @@ class GrepTool:
             "head_limit": {"type": "integer", "minimum": 1, "description": "Return at most this many lines"},
         },
         ["pattern"],
+        hint="search inside files for text or a regex",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -105,7 +105,8 @@ class ToolRouter:
         limit = limit if isinstance(limit, int) and 1 <= limit <= 50 else self.search_limit
         result = self.engine.search_tools(query, limit)
         text = render_for_model(result, self.engine.catalog)
-        names = tuple(h.tool.name for h in result.hits)
+        loaded = set(result.already_loaded)  # in the tool list already: no definition delivered
+        names = tuple(h.tool.name for h in result.hits if h.tool.name not in loaded)
         self.loaded.update(names)
         if names:
             text = f"{text}\n{loaded_trailer(names)}"
