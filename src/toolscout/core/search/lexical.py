@@ -148,9 +148,9 @@ class BM25F:
     """BM25F with per-field length normalisation (see the module docstring for constants).
 
     ``score(d, q) = Σ_t qtf_t · idf_t · tf̃ (k1 + 1) / (tf̃ + k1)`` where
-    ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)`` and ``avglen_f`` is the
-    average length of field ``f`` over the tools that have it (as Lucene's BM25): a search hint
-    that 9 of 1,000 tools have is weighed against those 9, not against 991 empty ones.
+    ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)`` and ``avglen_f`` the
+    field's average length over all tools, or for the search hint over the tools that have one
+    (:data:`~.matrices.OWN_AVERAGE_FIELDS`).
 
     Computed at query time from the postings of the query's terms and the running collection
     statistics, so adding tools never rebuilds anything.
