@@ -15,13 +15,18 @@ from .tokenize import stem, words
 MAX_NAME_KEY = 300
 
 
-def exact_keys(tool: ToolSpec) -> set[str]:
-    """The lower-cased names a query may give ``tool`` by: its name, its server's original name,
+def _names(tool: ToolSpec) -> set[str]:
+    """The names a query may give ``tool`` by, as written: its name, its server's original name,
     and the part after ``::`` of a ``server::tool`` name."""
-    keys = {tool.name.lower(), (tool.original_name or tool.name).lower()}
+    names = {tool.name, tool.original_name or tool.name}
     if "::" in tool.name:
-        keys.add(tool.name.split("::", 1)[1].lower())
-    return keys
+        names.add(tool.name.split("::", 1)[1])
+    return names
+
+
+def exact_keys(tool: ToolSpec) -> set[str]:
+    """The lower-cased names a query may give ``tool`` by (see :func:`_names`)."""
+    return {name.lower() for name in _names(tool)}
 
 
 def spelled(text: str) -> str:
@@ -33,9 +38,10 @@ def spelled(text: str) -> str:
 
 
 def spelled_keys(tool: ToolSpec) -> set[str]:
-    """The spellings (:func:`spelled`) of every exact key of ``tool`` (``"list issu"`` and
-    ``"github list issu"`` for ``mcp__github__list_issues``)."""
-    return {key for key in map(spelled, exact_keys(tool)) if key}
+    """The spellings (:func:`spelled`) of every name of ``tool``, read before lower-casing so that
+    camelCase splits (``"list issu"`` and ``"github list issu"`` for ``mcp__github__list_issues``,
+    ``"search repositori"`` for ``searchRepositories``)."""
+    return {key for key in map(spelled, _names(tool)) if key}
 
 
 class NameKeys:
