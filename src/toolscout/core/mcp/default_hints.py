@@ -30,7 +30,7 @@ DEFAULT_SEARCH_HINTS: dict[str, dict[str, str]] = {
         "git_log": "show the commit history",
         "git_create_branch": "create a new branch",
         "git_checkout": "switch to another branch",
-        "git_show": "show one commit, or a file at a revision",
+        "git_show": "show one commit, or a path as of a revision",
         "git_branch": "list local or remote branches",
     },
     "fetch": {
