@@ -118,4 +118,5 @@ def test_spelled_names():
     assert spelled("find_symbol") == spelled("findSymbol") == spelled("Find symbols") == "find symbol"
     assert spelled("mcp__github__list_issues") == spelled("github list issue")
     assert spelled("create_or_update_file") == "creat or updat file"  # every word counts
+    assert spelled("browser_network_requests", stemmed=False) == "browser network requests"
     assert spelled("  ") == "" and spelled("!!") == ""

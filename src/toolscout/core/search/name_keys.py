@@ -29,40 +29,49 @@ def exact_keys(tool: ToolSpec) -> set[str]:
     return {name.lower() for name in _names(tool)}
 
 
-def spelled(text: str) -> str:
-    """``text`` as the words of a name, each stemmed, space-separated: ``"find_symbol"``,
-    ``"findSymbol"`` and ``"Find symbols"`` all give ``"find symbol"``. Every word counts (stop
-    words too: ``create_or_update_file`` is spelled "create or update file"); ``""`` for text
-    without words."""
-    return " ".join(stem(w) for w in words(text))
+def spelled(text: str, *, stemmed: bool = True) -> str:
+    """``text`` as the words of a name, space-separated, each stemmed unless ``stemmed`` is
+    False: ``"find_symbol"``, ``"findSymbol"`` and ``"Find symbols"`` all give ``"find symbol"``.
+    Every word counts (stop words too: ``create_or_update_file`` is spelled "creat or updat
+    file"); ``""`` for text without words."""
+    found = words(text)
+    return " ".join(map(stem, found) if stemmed else found)
 
 
-def spelled_keys(tool: ToolSpec) -> set[str]:
+def spelled_keys(tool: ToolSpec, *, stemmed: bool = True) -> set[str]:
     """The spellings (:func:`spelled`) of every name of ``tool``, read before lower-casing so that
     camelCase splits (``"list issu"`` and ``"github list issu"`` for ``mcp__github__list_issues``,
     ``"search repositori"`` for ``searchRepositories``)."""
-    return {key for key in map(spelled, _names(tool)) if key}
+    return {key for key in (spelled(n, stemmed=stemmed) for n in _names(tool)) if key}
 
 
 class NameKeys:
-    """Name key (:func:`exact_keys`) or spelled name (:func:`spelled_keys`) → names of the
-    indexed tools with it."""
+    """Names of the indexed tools by name key (:func:`exact_keys`), by name words
+    (:func:`spelled_keys` unstemmed) and by stemmed name words.
+
+    A text names the tools of the first of these that has it: "browser network requests" names
+    ``browser_network_requests`` alone (its words), not also ``browser_network_request`` (the
+    same stems); "list issue" names ``list_issues`` (stems).
+    """
 
     def __init__(self) -> None:
-        self._names: dict[str, set[str]] = {}
-        self._spelled: dict[str, set[str]] = {}
+        self._tables: tuple[dict[str, set[str]], ...] = ({}, {}, {})
+
+    @staticmethod
+    def _keys(tool: ToolSpec) -> tuple[set[str], ...]:
+        return exact_keys(tool), spelled_keys(tool, stemmed=False), spelled_keys(tool)
 
     def add(self, tools: Iterable[ToolSpec]) -> None:
         """Register the keys of ``tools`` (indexed now)."""
         for tool in tools:
-            for table, keys in ((self._names, exact_keys(tool)), (self._spelled, spelled_keys(tool))):
+            for table, keys in zip(self._tables, self._keys(tool), strict=True):
                 for key in keys:
                     table.setdefault(key, set()).add(tool.name)
 
     def forget(self, tools: Iterable[ToolSpec]) -> None:
         """Drop the keys of ``tools`` (removed or about to be replaced)."""
         for tool in tools:
-            for table, keys in ((self._names, exact_keys(tool)), (self._spelled, spelled_keys(tool))):
+            for table, keys in zip(self._tables, self._keys(tool), strict=True):
                 for key in keys:
                     names = table.get(key)
                     if names is not None:
@@ -71,20 +80,18 @@ class NameKeys:
                             del table[key]
 
     def _matches(self, text: str) -> set[str]:
-        key = text.strip().lower()
-        if not key or len(key) > MAX_NAME_KEY:
+        text = text.strip()
+        if not text or len(text) > MAX_NAME_KEY:
             return set()
-        named = self._names.get(key)
-        if named:
-            return named
-        return self._spelled.get(spelled(key)) or set()
+        names, plain, stems = self._tables
+        return (names.get(text.lower()) or plain.get(spelled(text, stemmed=False))
+                or stems.get(spelled(text)) or set())
 
     def may_name(self, text: str) -> bool:
         """True when ``text`` (stripped, any case) is some indexed tool's key or spells one."""
         return bool(self._matches(text))
 
     def positions(self, m: Matrices, text: str) -> list[int]:
-        """Live positions in ``m`` of the tools whose key ``text`` is (or spells; an exact key
-        wins over a spelling, sorted)."""
+        """Live positions in ``m`` of the tools ``text`` names (sorted; see the class)."""
         found = (m.position(name) for name in self._matches(text))
         return sorted(p for p in found if p is not None)
