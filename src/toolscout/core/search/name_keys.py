@@ -5,6 +5,7 @@ tool first."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..models import ToolSpec
@@ -13,6 +14,9 @@ from .tokenize import stem, words
 
 #: Longer texts are never looked up as names.
 MAX_NAME_KEY = 300
+#: The characters of a tool name that may be spelled in words: MCP's tool-name characters
+#: (letters, digits, ``_``, ``-``, ``.``; SEP-986) and the ``::`` of ``server::tool``.
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_.:\-]+")
 
 
 def _names(tool: ToolSpec) -> set[str]:
@@ -41,8 +45,11 @@ def spelled(text: str, *, stemmed: bool = True) -> str:
 def spelled_keys(tool: ToolSpec, *, stemmed: bool = True) -> set[str]:
     """The spellings (:func:`spelled`) of every name of ``tool``, read before lower-casing so that
     camelCase splits (``"list issu"`` and ``"github list issu"`` for ``mcp__github__list_issues``,
-    ``"search repositori"`` for ``searchRepositories``)."""
-    return {key for key in (spelled(n, stemmed=stemmed) for n in _names(tool)) if key}
+    ``"search repositori"`` for ``searchRepositories``). Only names made of the characters of
+    MCP tool names (:data:`_NAME_CHARS`) are spelled: ``weather_[forecast]`` is not the name
+    "weather forecast" spells, and a query of common words does not put it first."""
+    names = (n for n in _names(tool) if _NAME_CHARS.fullmatch(n))
+    return {key for key in (spelled(n, stemmed=stemmed) for n in names) if key}
 
 
 class NameKeys:
