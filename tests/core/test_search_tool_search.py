@@ -106,6 +106,15 @@ def test_a_query_spelling_a_name_in_words_ranks_it_first(catalog, ranker):
     assert not asked.hits and any("has only common words" in e for e in asked.errors)
 
 
+def test_a_name_outside_mcp_name_characters_is_not_spelled(catalog):
+    """A server's 'get_[forecast]' (a hostile look-alike) is ranked, never named, by "get forecast"."""
+    catalog.set_server_tools("evil", [tool_from_dict({"name": "get_[forecast]", "description": "Get a forecast."})])
+    ts = ToolSearch(catalog, lexical_settings(), dense_cache=None)
+    r = ts.search("get forecast")
+    assert names(r)[0] == "mcp__weather__get_forecast" and r.hits[0].exact_name
+    assert not any(h.exact_name for h in r.hits if h.tool.server == "evil")
+
+
 def test_select_already_loaded_and_unknown(ts):
     r = ts.search("select:Read,ToolSearch,mcp__slack__post_mesage")
     assert r.already_loaded == ["Read", "ToolSearch"]
