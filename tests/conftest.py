@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``../shared`` beside the repo; TOOLSCOUT_TEST_SHARED points elsewhere (e.g. from a worktree).
@@ -17,7 +21,7 @@ _PROVIDER_VARS = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "TOOLSCOUT_TOOL_SEARCH", "TOOLSCOUT_RANKER", "TOOLSCOUT_WEIGHT_KEYWORD", "TOOLSCOUT_WEIGHT_TFIDF",
     "TOOLSCOUT_RECOMMENDATIONS", "TOOLSCOUT_STRATEGY", "TOOLSCOUT_MCP_TIMEOUT", "TOOLSCOUT_PROVIDER",
-    "TOOLSCOUT_MODEL", "TOOLSCOUT_MANAGED_SETTINGS",
+    "TOOLSCOUT_MODEL", "TOOLSCOUT_MAX_TOOLS", "TOOLSCOUT_MANAGED_SETTINGS",
 )
 
 
@@ -27,6 +31,14 @@ _PROVIDER_VARS = (
 #: process idle that is only waiting for a CPU on a loaded machine, so each wait first waits
 #: for every message already queued in the app to be handled (:func:`_handled_then_idle`).
 IDLE_SLICE_S = 1 / 200
+
+
+#: Hypothesis' profile for the whole suite: no timing gates. Its per-example deadline (200 ms)
+#: and its "too slow" health check (slow data generation) fail a correct test on a loaded
+#: machine; a test that needs a bound on time waits on an event instead. Per-test
+#: ``@settings`` inherit this profile (set ``max_examples`` there, never a deadline).
+hypothesis_settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("untimed")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -148,6 +160,40 @@ def outside_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work.mkdir(exist_ok=True)
     monkeypatch.chdir(work)
     return work
+
+
+class NewcomerCli:
+    """``python -m toolscout ARGS`` as a newcomer runs it: a subprocess in an empty folder
+    (:attr:`work`) with a fresh ``HOME`` (:attr:`home`, XDG dirs under it, no
+    ``TOOLSCOUT_CONFIG_DIR``/``TOOLSCOUT_DATA_DIR``: the platform's own places), the lexical ranker
+    (no model to load) and the session's shared vector cache. Calling it returns the finished
+    process (text stdout/stderr); stdin is empty."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.home = tmp_path / "home"
+        self.work = tmp_path / "work"
+        self.home.mkdir(exist_ok=True)
+        self.work.mkdir(exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("TOOLSCOUT_CONFIG_DIR", "TOOLSCOUT_DATA_DIR")}
+        self.env = {**env, "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+                    "XDG_CACHE_HOME": str(self.home / ".cache"), "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+                    "TOOLSCOUT_RANKER": "bm25f",
+                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+
+    @property
+    def user_mcp_json(self) -> Path:
+        """Where the user MCP config lives for this ``HOME`` (``~/.config/toolscout/mcp.json``)."""
+        return self.home / ".config" / "toolscout" / "mcp.json"
+
+    def __call__(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=cwd or self.work, env=self.env,
+                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def toolscout(tmp_path: Path) -> NewcomerCli:
+    """Run the CLI as a newcomer would (:class:`NewcomerCli`)."""
+    return NewcomerCli(tmp_path)
 
 
 @pytest.fixture

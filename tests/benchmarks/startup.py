@@ -108,11 +108,11 @@ print(json.dumps({"created_s": 0, "servers": seen, "total_s": time.perf_counter(
 
 
 @contextmanager
-def baseline_tree() -> Iterator[Path | None]:
-    """The baseline ``src`` directory (temp), or None when ``git archive`` cannot produce it."""
+def baseline_tree(ref: str = BASELINE_REF) -> Iterator[Path | None]:
+    """The ``src`` directory of commit ``ref`` (temp), or None when ``git archive`` cannot produce it."""
     tmp = Path(tempfile.mkdtemp(prefix="toolscout-baseline-"))
     try:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", BASELINE_REF, "src"], capture_output=True,
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "src"], capture_output=True,
                                  timeout=60)
         if archive.returncode != 0:
             yield None

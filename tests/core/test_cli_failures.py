@@ -1,5 +1,6 @@
 """The CLI fails clearly (issue 14), run as a newcomer runs it: ``python -m toolscout ...`` in a
-subprocess with a fresh ``HOME`` and config dirs, in an empty folder.
+subprocess with a fresh ``HOME`` and config dirs, in an empty folder (the ``toolscout`` fixture of
+``tests/conftest.py``).
 
 A run no catalog could be read for exits non-zero naming the file and why; ``eval`` on a file that
 is not queries summarises its skipped lines; a mistyped option or command prints that command's
@@ -9,9 +10,6 @@ one-line usage and a "did you mean".
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,26 +19,6 @@ from toolscout.core.search.evaluation import SHOWN_WARNINGS
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 CATALOGS = REPO / "tests" / "fixtures" / "tui_catalogs"
-
-
-@pytest.fixture
-def toolscout(tmp_path: Path):
-    """Run ``python -m toolscout ARGS`` in an empty folder with a fresh ``HOME``; returns the
-    finished process (text stdout/stderr)."""
-    home = tmp_path / "home"
-    work = tmp_path / "work"
-    home.mkdir()
-    work.mkdir()
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
-           "TOOLSCOUT_RANKER": "bm25f",  # lexical: no model to load
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=120)
-
-    return run
 
 
 def test_search_with_no_readable_catalog_fails_naming_the_file_and_why(toolscout) -> None:

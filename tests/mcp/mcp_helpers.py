@@ -111,15 +111,16 @@ def make_engine(servers: Iterable[ServerConfig], *, builtins: bool = True, **ove
 
 @asynccontextmanager
 async def running(servers: Iterable[ServerConfig], log: EventLog | None = None, *, settle: bool = True,
-                  **overrides: Any) -> AsyncIterator[Any]:
-    """Start an engine over ``servers``, optionally wait until every server settled, stop it after."""
+                  settle_s: float = 30, **overrides: Any) -> AsyncIterator[Any]:
+    """Start an engine over ``servers``, optionally wait (at most ``settle_s`` seconds) until every
+    server settled, stop it after."""
     engine = make_engine(servers, **overrides)
     if log is not None:
         engine.subscribe(log)
     await engine.start()
     try:
         if settle:
-            assert await engine.wait_for_servers(30), "servers did not settle"
+            assert await engine.wait_for_servers(settle_s), "servers did not settle"
         yield engine
     finally:
         with anyio.fail_after(20):
@@ -175,3 +176,4 @@ async def started_server(fragment: str, timeout: float = 20.0) -> int:
                 assert len(found) == 1, found
                 return found[0]
             await anyio.sleep(0.02)
+

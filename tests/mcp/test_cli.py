@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from mcp_helpers import server_args, server_path
 
 from toolscout.cli import run
@@ -85,3 +86,26 @@ def test_result_json_shape():
     assert result_json(result) == {
         "tool": "t", "is_error": False, "error_kind": None, "structured": {"x": 1}, "duration_ms": 1.235,
         "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}]}
+
+
+@pytest.mark.parametrize("value", ["", "0", "off", " None ", "cache"])
+def test_a_cache_switched_off_or_relative_writes_nothing_where_the_app_runs(tmp_path, capsys, outside_cwd,
+                                                                            monkeypatch, value):
+    """``TOOLSCOUT_CACHE_DIR=""`` or ``0`` switch the vector cache off, and so the server sizes
+    too: neither lands in the current folder (``./server-sizes.json``, ``./0/``), nor does a
+    relative folder name (``cache``) put one under it. An absolute folder gets the sizes."""
+    from toolscout.core.engine.server_sizes import FILE_NAME, default_path
+    from toolscout.core.search.vector_cache import default_cache_path
+
+    cfg = config(tmp_path, "normal")
+    kept = tmp_path / "kept"
+    monkeypatch.setenv("TOOLSCOUT_CACHE_DIR", str(kept))
+    assert run(["mcp", "list", "--json", "--mcp-config", cfg]) == 0
+    assert (kept / FILE_NAME).is_file()  # this command records server sizes
+    capsys.readouterr()
+
+    monkeypatch.setenv("TOOLSCOUT_CACHE_DIR", value)
+    assert run(["mcp", "list", "--json", "--mcp-config", cfg]) == 0
+    assert json.loads(capsys.readouterr().out)["servers"][0]["state"] == "connected"
+    assert sorted(str(p.relative_to(outside_cwd)) for p in outside_cwd.rglob("*")) == []
+    assert default_path() is None and default_cache_path() is None  # one answer for both caches

@@ -3,13 +3,8 @@ real local socket (uvicorn serving an ``MCPServer``), with configured headers re
 
 from __future__ import annotations
 
-import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
-
-import anyio
 import pytest
+from http_upstream import serving
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_helpers import allow, fixture_module, running
 
@@ -28,22 +23,6 @@ def web_server() -> MCPServer:
         return (ctx.headers or {}).get("authorization", "none")
 
     return server
-
-
-@asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[int]:
-    """``app`` served by uvicorn on a free local port (yielded) until the block ends."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)  # accepted connections queue here until uvicorn serves: no start-up race
-    web = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(web.serve, [sock])
-        try:
-            yield sock.getsockname()[1]
-        finally:
-            web.should_exit = True
-    sock.close()
 
 
 async def check_web_server(kind: str, url: str) -> None:

@@ -39,9 +39,11 @@ async def test_mcp_server_time_end_to_end(events: EventLog):
 
         converted = await engine.call_tool("mcp__time__convert_time", {
             "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, asker=allow)
-        assert not converted.is_error and converted.structured["target"]["datetime"].startswith(
-            converted.structured["target"]["datetime"][:10])
-        assert "21:00" in converted.structured["target"]["datetime"]
+        source, target = converted.structured["source"], converted.structured["target"]
+        assert not converted.is_error and source["datetime"].endswith("T12:00:00+00:00")
+        # noon UTC is 21:00 the same day in Tokyo (before, the date was compared with itself)
+        assert target["datetime"] == source["datetime"][:10] + "T21:00:00+09:00"
+        assert converted.structured["time_difference"] == "+9.0h"
 
         invalid = await engine.call_tool("mcp__time__get_current_time", {"tz": "UTC"}, asker=allow)
         assert invalid.error_kind is ToolErrorKind.INVALID_PARAMS

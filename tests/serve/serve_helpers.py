@@ -18,6 +18,8 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -125,6 +127,85 @@ async def stdio_gateway(tmp_path: Path, *args: str, elicit: Elicit | None = None
         async with Client(stdio_client(params, errlog=errlog), mode=mode,  # type: ignore[arg-type]
                           elicitation_callback=elicit, message_handler=inbox) as client:
             yield client
+
+
+#: ``_meta`` every request of a 2026-07-28 client carries (no ``initialize`` on that protocol).
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+               "io.modelcontextprotocol/clientCapabilities": {}}
+LEGACY_INIT = {"method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                  "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+class RawStdio:
+    """``toolscout serve`` over stdio spoken to in raw JSON-RPC lines (the SDK client waits for
+    each answer it needs; a test of what answers first cannot use it). :meth:`request` sends
+    without waiting; :meth:`answer` waits (bounded by the caller) for the answer to an id."""
+
+    def __init__(self, proc: Process) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self.proc = proc
+        self.lines = BufferedByteReceiveStream(proc.stdout)
+        self.answers: dict[int, dict[str, Any]] = {}
+        self.notifications: list[dict[str, Any]] = []
+        self._next_id = 0
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False) -> int:
+        """Send a request (with the 2026-07-28 ``_meta`` when ``modern``); returns its id."""
+        self._next_id += 1
+        params = dict(params or {})
+        if modern:
+            params["_meta"] = {**MODERN_META, **params.get("_meta", {})}
+        await self.send({"id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send one JSON-RPC message (``jsonrpc`` is added)."""
+        assert self.proc.stdin is not None
+        await self.proc.stdin.send(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+    async def receive(self) -> dict[str, Any]:
+        """The next message from the gateway (answers are also kept in :attr:`answers`)."""
+        message: dict[str, Any] = json.loads(await self.lines.receive_until(b"\n", 1 << 26))
+        if "id" in message and "method" not in message:
+            self.answers[message["id"]] = message
+        elif "method" in message:
+            self.notifications.append(message)
+        return message
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        """The answer to ``request_id`` (reading until it comes)."""
+        while request_id not in self.answers:
+            await self.receive()
+        return self.answers[request_id]
+
+
+@asynccontextmanager
+async def raw_stdio_gateway(tmp_path: Path, *args: str, ranker: str | None = TEST_RANKER) -> AsyncIterator[RawStdio]:
+    """``toolscout serve ARGS`` as a subprocess with pipes, in :func:`client_dir`; stderr goes to
+    ``tmp_path/gateway.stderr``. On exit stdin is closed and the process waited for (bounded)."""
+    with (tmp_path / "gateway.stderr").open("w") as errlog:
+        proc = await anyio.open_process(serve_command(*args), env=serve_env(ranker), cwd=client_dir(tmp_path),
+                                        stderr=errlog)
+        async with proc:
+            try:
+                yield RawStdio(proc)
+            finally:
+                with anyio.move_on_after(WAIT_S, shield=True):
+                    if proc.returncode is None:
+                        await proc.stdin.aclose()  # type: ignore[union-attr]
+                        await proc.wait()
+                if proc.returncode is None:
+                    proc.kill()
+
+
+def process_gone(pid: int) -> bool:
+    """True once process ``pid`` has exited (or is a zombie waiting to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -3,14 +3,17 @@ with elicitation, dynamic exposure, bearer tokens, DNS-rebinding protection, sta
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import mcp_types as types
 import pytest
 from serve_helpers import (
+    MODERN_META,
     HttpGateway,
     Inbox,
     fixture_entry,
@@ -45,6 +48,16 @@ async def post(url: str, headers: dict[str, str]) -> httpx2.Response:
         return await http.post(url, json=INIT, headers={**HEADERS, **headers})
 
 
+async def discover(url: str) -> dict[str, Any]:
+    """A 2026-07-28 ``server/discover`` POST (no session), as JSON-RPC."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        answer = await http.post(url, json=body, headers={**HEADERS, "mcp-protocol-version": "2026-07-28",
+                                                          "mcp-method": "server/discover"})
+    text = answer.text
+    return json.loads(text.split("data: ", 1)[1] if text.startswith("event:") else text)
+
+
 async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
     cfg, log = setup(tmp_path, with_time=True)
     questions: list[str] = []
@@ -57,16 +70,22 @@ async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
     async with (http_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic",
                              "--allowed-tools", "time") as gateway,
                 http_client(gateway.url, elicit=accept, inbox=inbox) as client):
+        declared = client.session.server_capabilities.tools.list_changed
+        discovered = await discover(gateway.url)
         first = [t.name for t in (await client.list_tools()).tools]
         found = await client.call_tool("search_tools", {"query": "write a note"})
         await inbox.wait_for(types.ToolListChangedNotification)
         listed = [t.name for t in (await client.list_tools()).tools]
-        wrote = await client.call_tool("mcp__notes__write_note", {"text": "over http"})
+        wrote = await client.call_tool("notes__write_note", {"text": "over http"})
         now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
                                                    "arguments": {"timezone": "UTC"}})
+    # the session sends tools/list_changed, so its initialize says so; a 2026-07-28 request has no
+    # session (nothing would remember a longer list), so its discover result says false
+    assert declared is True
+    assert discovered["result"]["capabilities"]["tools"]["listChanged"] is False
     assert first == ["search_tools", "call_tool"]
     assert found.structured_content["results"][0]["name"] == "mcp__notes__write_note"
-    assert listed[:3] == [*first, "mcp__notes__write_note"]
+    assert listed[:3] == [*first, "notes__write_note"]  # served without the canonical mcp__ prefix
     assert text_of(wrote) == "noted: over http" and len(questions) == 1
     assert not now.is_error and '"timezone": "UTC"' in text_of(now)
     assert log.read_text().splitlines() == ['write_note {"text": "over http"}']

@@ -43,8 +43,8 @@ def rpc(message: dict[str, Any]) -> bytes:
 async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers(tmp_path):
     """Raw JSON-RPC (the SDK client waits for each answer it needs): ``tools/list`` and then at
     once ``search_tools``, while the only server is held before ``initialize`` by its gate. The
-    list waits for it; the search must wait the same way (or say it is still connecting), never
-    answer "No good match" for a server whose tools are not in yet."""
+    list answers at once (naming the server as still connecting); the search waits for the
+    server, never answering "No good match" for a server whose tools are not in yet."""
     gate = tmp_path / "open-gate"
     cfg = write_config(tmp_path, {"late": fixture_entry("late", "late", "--tools", "3", "--gate", str(gate))})
     init = {"id": 1, "method": "initialize", "params": {
@@ -56,28 +56,37 @@ async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers
                                             cwd=client_dir(tmp_path), stderr=errlog) as proc:
             assert proc.stdin is not None and proc.stdout is not None
             lines = BufferedByteReceiveStream(proc.stdout)
+
+            async def answer() -> None:
+                message = json.loads(await lines.receive_until(b"\n", 1 << 24))
+                if "id" in message:
+                    answers[message["id"]] = message
+
             with anyio.fail_after(WAIT_S):
                 await proc.stdin.send(rpc(init))
-                assert json.loads(await lines.receive_until(b"\n", 1 << 24))["id"] == 1
+                await answer()
                 await proc.stdin.send(rpc({"method": "notifications/initialized"})
                                       + rpc({"id": 2, "method": "tools/list"})
                                       + rpc({"id": 3, "method": "tools/call",
                                              "params": {"name": "search_tools", "arguments": search}}))
-                gate.write_text("go")  # the server starts connecting now: the requests are in before
-                while len(answers) < 2:
-                    message = json.loads(await lines.receive_until(b"\n", 1 << 24))
-                    if "id" in message:
-                        answers[message["id"]] = message
+                while 2 not in answers:
+                    await answer()
+                listed_while_held = set(answers)
+                gate.write_text("go")  # the server connects now
+                while 3 not in answers:
+                    await answer()
                 await proc.stdin.aclose()
                 await proc.wait()
+    assert listed_while_held == {1, 2}  # the search waited, the list did not
     found = answers[3]["result"]["structuredContent"]
     notes = " ".join(found.get("notes", []))
     assert "No good match" not in notes, found
-    # it waited as the list did: the server's tools are in (the list's wait is 60 s in the tests)
+    # it waited for the server: its tools are in (the wait is 60 s in the tests)
     assert {r["name"] for r in found["results"]} >= {"mcp__late__op_0000", "mcp__late__op_0001"}, found
     assert "pending_servers" not in found
     assert [t["name"] for t in answers[2]["result"]["tools"]] == ["search_tools", "call_tool"]
-    assert "mcp__late__: op_0000" in answers[2]["result"]["tools"][0]["description"]
+    assert answers[2]["result"]["tools"][0]["description"].endswith(
+        "Still connecting (search finds their tools once they are up): late")
 
 
 async def test_a_search_that_cannot_wait_says_servers_are_still_connecting(tmp_path):

@@ -7,12 +7,12 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 import mcp_types as types
 from serve_helpers import (
     Inbox,
     fixture_entry,
+    process_gone,
     stdio_gateway,
     text_of,
     time_entry,
@@ -32,11 +32,13 @@ def base_config(tmp_path, *, with_time: bool = True, **extra):
 
 async def test_fixed_tool_list_search_and_context_resources(tmp_path):
     """One gateway over the base config (read-only requests, so one process serves them all):
-    the fixed, byte-stable tool list naming the upstream tools; search answers with canonical
+    the fixed, byte-stable tool list naming the upstream tools (listed once the servers are up:
+    reading a resource waits for them, ``tools/list`` does not); search answers with canonical
     names, server, score and schema; the catalog/context resources report what it saves. The
     gateway ranks with the default profile (the other gateways here use bm25f)."""
     cfg = base_config(tmp_path)
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), ranker=None) as client:
+        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
         listed = await client.list_tools()
         again = await client.list_tools()
         caps = client.session.server_capabilities
@@ -44,9 +46,9 @@ async def test_fixed_tool_list_search_and_context_resources(tmp_path):
         selected = await client.call_tool("search_tools", {"query": "select:mcp__normal__echo"})
         names = [str(r.uri) for r in (await client.list_resources()).resources]
         report = json.loads((await client.read_resource("toolscout://context")).contents[0].text)
-        catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
-    # the fixed tool list
+    # the fixed tool list, sent inline by Claude Code (not deferred behind its own tool search)
     assert [t.name for t in listed.tools] == ["search_tools", "call_tool"]
+    assert all(t.meta == {"anthropic/alwaysLoad": True} for t in listed.tools)
     search = listed.tools[0]
     assert "mcp__normal__: add echo explode pid rich stall" in search.description
     assert "mcp__time__: convert_time get_current_time" in search.description
@@ -161,14 +163,17 @@ async def test_dynamic_exposure_appends_and_announces(tmp_path):
         await client.call_tool("search_tools", {"query": "select:mcp__normal__echo,mcp__normal__add"})
         await inbox.wait_for(types.ToolListChangedNotification)
         second = (await client.list_tools()).tools
-        direct = await client.call_tool("mcp__normal__add", {"a": 2, "b": 40})
+        direct = await client.call_tool("normal__add", {"a": 2, "b": 40})
+        by_call_tool = await client.call_tool("call_tool", {"name": "normal__echo", "arguments": {"text": "hi"}})
         await client.call_tool("search_tools", {"query": "select:mcp__time__get_current_time,mcp__normal__echo"})
         third = [t.name for t in (await client.list_tools()).tools]
     assert first == ["search_tools", "call_tool"]
-    assert [t.name for t in second] == [*first, "mcp__normal__echo", "mcp__normal__add"]
+    # served without the canonical mcp__ prefix: Claude Code shows mcp__toolscout__normal__echo
+    assert [t.name for t in second] == [*first, "normal__echo", "normal__add"]
     assert second[3].input_schema["required"] == ["a", "b"]
-    assert text_of(direct) == "42"
-    assert third == [*[t.name for t in second], "mcp__time__get_current_time"]  # only grows, by appending
+    assert all(t.meta == {"anthropic/alwaysLoad": True} for t in second)
+    assert text_of(direct) == "42" and text_of(by_call_tool) == "hi"
+    assert third == [*[t.name for t in second], "time__get_current_time"]  # only grows, by appending
 
 
 async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
@@ -177,11 +182,7 @@ async def test_client_disconnect_ends_the_gateway_and_its_upstreams(tmp_path):
         pid = int(text_of(await client.call_tool("call_tool", {"name": "mcp__normal__pid", "arguments": {}})))
 
     async def gone() -> bool:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return True
-        return stat.rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
+        return process_gone(pid)
 
     await wait_until(gone)
 

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
+from fixtures.providers import FakeModelServer, Reply, ToolCall
+from fixtures.warm_servers import server_args
+from toolscout.core.builtins.registry import builtin_tools, core_tool_names
 from toolscout.core.engine.events import Event
+from toolscout.core.engine.facade import Engine
+from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.models import ToolResult, ToolSpec
 from toolscout.core.session.providers.anthropic_provider import AnthropicProvider
 from toolscout.core.session.providers.openai_provider import OpenAIProvider
@@ -111,3 +118,70 @@ def make_engine(tmp_path: Path, *, extra: list[Any] | None = None, **settings: A
 
     tools = [*builtin_tools(), *(extra if extra is not None else [WeatherTool(), SlowTool()])]
     return Engine(make_settings(**settings), builtins=tools, core_names=core_tool_names(), project_dir=tmp_path)
+
+
+#: A fixture server whose tool count is an argument (``--tools N``), logging calls (``--log``).
+LATE = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "late.py"
+#: The tool limit each provider's session meets in the provider-limit tests: OpenAI's own (its
+#: loopback API enforces it), Anthropic's through ``provider.maxTools`` (its own is 10,000).
+LIMITS = {"openai": 128, "anthropic": 120}
+
+
+def wide_config(log: Path, name: str = "wide", tools: int = 140, gate: Path | None = None) -> ServerConfig:
+    """A fixture server of ``tools`` tools (``op_0000`` ...) with empty schemas, logging calls to ``log``."""
+    args = ["--tools", str(tools), "--props", "0", "--log", str(log)]
+    if gate is not None:
+        args += ["--gate", str(gate)]
+    return ServerConfig(name, "stdio", command=sys.executable, args=tuple(server_args(LATE, name, *args)),
+                        source="test")
+
+
+def limit_engine(tmp_path: Path, provider: str, mode: str, strategy: str, *configs: ServerConfig,
+                **extra: Any) -> Engine:
+    """An engine over ``configs`` for ``provider``'s limit (:data:`LIMITS`), fixture servers allowed."""
+    overrides: dict[str, Any] = {"toolSearch.enabled": mode, "session.strategy": strategy,
+                                 "permissions.allow": ["wide", "late"], **extra}
+    if provider == "anthropic":
+        overrides["provider.maxTools"] = LIMITS["anthropic"]
+    settings = Settings().with_overrides(overrides, "test")
+    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
+                  mcp_servers=list(configs))
+
+
+def names_of(body: dict[str, Any]) -> list[str]:
+    """Tool names of a request body as the provider received it (Anthropic or OpenAI shape)."""
+    return [t["function"]["name"] if "function" in t else t["name"] for t in body.get("tools") or ()]
+
+
+def logged(log: Path) -> list[dict[str, Any]]:
+    """The calls the fixture server received."""
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def search_then_execute(target: str) -> list[Reply]:
+    """The model's script: ToolSearch ``select:target``, ExecuteTool ``target`` with no params, "done"."""
+    return [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{target}"})]),
+            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": target, "params": {}})]),
+            Reply(text="done")]
+
+
+async def run_turn(engine: Engine, provider: str, script: list[Any], text: str = "run the last record operation",
+                   **server_options: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """Start ``engine`` (its servers settled), run one turn of a session over the loopback
+    ``provider`` API (``anthropic`` | ``openai``) answering with ``script``, stop the engine.
+
+    Returns:
+        The session, its :class:`~toolscout.core.session.session.TurnOutcome` and the request
+        bodies the loopback API received.
+    """
+    from toolscout.core.session.session import Session
+
+    await engine.start()
+    try:
+        assert await engine.wait_for_servers(20)
+        with FakeModelServer(script, **server_options) as server:
+            session = Session(engine, provider=provider_for(provider, server.url), persist=False)
+            outcome = await session.send(text)
+            return session, outcome, server.bodies
+    finally:
+        await engine.stop()

@@ -155,6 +155,7 @@ def _mcp_json(tmp_path: Path, gate: Path) -> str:
 def test_headless_and_request_defer_for_a_large_server(tmp_path, capsys, monkeypatch, outside_cwd) -> None:
     monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "auto:1")  # 1% of 200k: 2,000 tokens
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("TOOLSCOUT_NATIVE", "off")  # the portable path (native: tests/session/test_native_*.py)
     gate = tmp_path / "gate"
     gate.touch()
     config = _mcp_json(tmp_path, gate)

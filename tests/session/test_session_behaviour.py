@@ -168,6 +168,7 @@ async def test_resume_after_crash_mid_turn(engine) -> None:
         task.cancel()  # the process "dies": nothing is repaired in memory ...
         with pytest.raises(asyncio.CancelledError):
             await task
+    session.store.close()  # ... and the OS drops a dead process's transcript lock
     path = find_transcript(session.id)
     lines = path.read_text().splitlines()
     saved = load_transcript(path)
@@ -184,6 +185,7 @@ async def test_resume_after_crash_mid_turn(engine) -> None:
     check_request(body["tools"], body["messages"])
     assert json.dumps(body["system"]) and body["messages"][0]["content"][-1]["text"] == "run it"
     assert any("torn last line" in w for w in engine.warnings)
+    await resumed.close()  # one writer at a time: the first resume lets go before the second
     # the first resume cut the torn line off, so what it appended is readable: resume again
     with FakeModelServer([Reply(text="still here")]) as server:
         again = Session.resume(engine, session.id[:12], provider=provider_for("anthropic", server.url))

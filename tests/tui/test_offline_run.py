@@ -136,3 +136,27 @@ async def test_allow_once_then_a_refused_private_address_says_so_not_permission_
             shown = str(call.query_one(".tool-result", Static).render())  # the whole result, unwrapped
             assert '"WebFetch(domain:127.0.0.1)" to permissions.allow' in shown
         assert sink.received == []
+
+
+async def test_a_number_json_cannot_carry_is_refused_not_sent_as_null() -> None:
+    """``inf``, ``nan`` and ``1e400`` in a number field: Python reads each as a float, which the
+    MCP SDK serialises as ``null``, so the tool ran with ``tail: null`` (before, the form sent
+    them). Run now says why each is refused, naming the field, and sends nothing; a number runs."""
+    async with form_app("mcp__filesystem__read_text_file") as pilot:
+        app = pilot.app
+        form = app.screen
+        await sc.type_text(pilot, "notes.txt")
+        await pilot.press("enter")
+        tail = form.query_one("#arg-1")  # tail: number, no default
+        assert app.focused is tail
+        for typed in ("inf", "nan", "1e400", "-Infinity"):
+            await sc.type_text(pilot, typed)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, ArgumentFormScreen) and app.results == [], typed  # nothing sent
+            assert f"✗ tail: {typed} is not a number JSON can carry" in sc.screen_text(app), typed
+            await pilot.press(*["backspace"] * len(typed))
+        await sc.type_text(pilot, "5")
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(app.dismissed.wait(), 10)
+        assert app.results == [{"path": "notes.txt", "tail": 5}]

@@ -146,7 +146,33 @@ async def test_select_changes_apply_live() -> None:
         app.screen.change("toolSearch.enabled", "true")
         assert app.engine.settings["toolSearch.enabled"] == "true"
         assert app.engine.context_report().decision.defer is True
-        assert json.loads(user_file().read_text()) == {"toolSearch": {"enabled": "true"}}
+        assert json.loads(user_file().read_text()) == {"toolSearch": {"enabled": True}}
+
+
+async def test_tool_search_picked_in_f5_is_saved_as_a_json_boolean() -> None:
+    """Journey (full app): F5, Tab to Tool search, pick "false" then "true" with the keys: the
+    user file says ``true``/``false`` (JSON booleans, as a person writes them), not the strings
+    "true"/"false"; read back, each is the setting chosen, and "auto" stays a string."""
+    from toolscout.core.settings.layers import SettingsPaths, load_settings
+
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        await pilot.press("f5")
+        await sc.until_screen(pilot, "SettingsScreen")
+        await pilot.press("tab", "tab")
+        assert app.focused.id == widget_id("toolSearch.enabled")
+        assert app.settings["toolSearch.enabled"] == "true"  # an offline session's default (not saved)
+        for keys, value, written in ((("enter", "down", "enter"), "false", False),
+                                     (("enter", "up", "enter"), "true", True),
+                                     (("enter", "up", "enter"), "auto", "auto")):
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert app.settings["toolSearch.enabled"] == value
+            assert json.loads(user_file().read_text()) == {"toolSearch": {"enabled": written}}
+            paths = SettingsPaths(user=user_file(), project=None, project_local=None, managed=None)
+            reread = load_settings(paths, env={})
+            assert reread["toolSearch.enabled"] == value and not reread.warnings
 
 
 async def test_a_provider_that_cannot_start_is_saved_but_reported() -> None:

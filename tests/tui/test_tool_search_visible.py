@@ -30,12 +30,13 @@ async def decided(pilot, msgs: sc.Messages) -> None:
 
 
 def flat(app, selector: str | None = None) -> str:
-    """The screen's text (or the part inside widget ``selector``), borders dropped, one line."""
+    """The screen's text (or the part inside widget ``selector``), borders dropped (the focus
+    bar ``▌`` of a focused panel too), one line."""
     lines = sc.screen_text(app).splitlines()
     if selector is not None:
         r = app.screen.query_one(selector).region
         lines = [line[r.x:r.right] for line in lines[r.y:r.bottom]]
-    return " ".join(" ".join(line.strip(" │▏▎▊") for line in lines).split())
+    return " ".join(" ".join(line.strip(" │▏▎▊▌") for line in lines).split())
 
 
 async def test_welcome_and_usage_say_why_nothing_is_deferred_and_toolsearch_on_switches() -> None:
@@ -105,7 +106,7 @@ async def test_offline_welcome_follows_the_settings_and_the_palette_switches_too
                        "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit",
                        "Tool search on"):
             assert wanted in titles
-        bound = {b.action for b in ToolscoutApp.BINDINGS}  # every key binding has a palette entry
+        bound = {b.action for b in ToolscoutApp.key_bindings()}  # every key binding has a palette entry
         assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound
         await pilot.press("ctrl+p")
         await pilot.pause()

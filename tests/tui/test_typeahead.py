@@ -21,6 +21,7 @@ from toolscout.core.models import ToolSpec
 from toolscout.tui.screens.argument_form import ArgumentFormScreen
 from toolscout.tui.screens.tool_detail import ToolDetailScreen
 from toolscout.tui.widgets.catalog import CatalogTree
+from toolscout.tui.widgets.chat import SearchEntry, UserEntry
 from toolscout.tui.widgets.prompt import PromptInput
 from toolscout.tui.widgets.recommendations import RecommendationBar, RecommendationItem
 from toolscout.tui.widgets.usage import UsagePanel
@@ -189,6 +190,46 @@ async def test_keys_typed_while_the_app_starts_land_in_the_prompt() -> None:
         assert prompt.text == "what time is it" and app.focused is prompt
         await sc.type_text(pilot, " in Lima")  # and typing goes on after it
         assert prompt.text == "what time is it in Lima"
+
+
+async def test_a_question_typed_and_sent_while_the_app_starts_is_sent() -> None:
+    """Text and its Enter typed right after launch (before the prompt exists): the question is
+    sent, once (the Enter was dropped: the text waited in the prompt, 2 of 2 tries)."""
+    app = sc.make_app()
+    _burst(app, [*_typed("weather forecast"), "enter"])  # queued before the app runs: handled first
+    async with app.run_test(size=(120, 36)) as pilot:
+        await sc.settle(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        assert prompt.text == "" and app.focused is prompt
+        sent = [str(e.render()) for e in app.screen.chat.query(UserEntry)]
+        assert [t for t in sent if "weather forecast" in t] == sent and len(sent) == 1
+        assert app.screen.chat.query(SearchEntry)  # and answered (offline: a ToolSearch)
+        asked = [b["text"] for msg in app.session.messages if msg["role"] == "user" for b in msg["content"]
+                 if b.get("type") == "text" and not b["text"].startswith("<system-reminder>")]
+        # sent once; searched again once more if it was answered while the weather server connected
+        assert set(asked) == {"weather forecast"} and len(asked) == app.session.turn <= 2
+
+
+async def test_keys_typed_right_after_enter_on_a_recommended_tool_fill_its_form() -> None:
+    """Enter on a recommended tool and the first argument typed at once (a burst, as under load):
+    the form opens and the text is in its first field. Before, the keys moved the focus to the
+    prompt before the Enter was handled: no form, and the text in the prompt (Enter there would
+    send it as a message). Keys that reach the form while it is being built wait for its field."""
+    app = sc.make_app()
+    async with app.run_test(size=(140, 42)) as pilot:
+        await sc.settle(pilot)
+        await sc.ask(pilot, "weather forecast")
+        await pilot.press("tab")
+        item = app.focused
+        assert isinstance(item, RecommendationItem)
+        _burst(app, ["enter", *_typed("Paris"), "enter", "7"])
+        await sc.settle(pilot, servers=False)
+        form = app.screen
+        assert isinstance(form, ArgumentFormScreen) and form.tool.name == item.hit.name
+        fields = list(form.query(".field"))
+        assert form._raw(form.fields[0]) == "Paris" and app.focused is fields[1]  # Enter: the next field
+        assert "7" in form._raw(form.fields[1])
+        assert app.main_screen.query_one(PromptInput).text == ""
 
 
 async def test_a_report_that_came_while_the_usage_panel_had_no_room_shows_once_it_has() -> None:

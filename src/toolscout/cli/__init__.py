@@ -11,6 +11,7 @@ import sys
 
 from toolscout import __version__
 from toolscout.core.settings.layers import choices
+from toolscout.core.settings.provider_registry import provider_names
 
 from .parser import Parser
 
@@ -37,7 +38,7 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     """Options of the app and of headless mode (``-p``)."""
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one conversation headless and print the answer")
-    parser.add_argument("--provider", choices=[c for c in choices("provider.name") if c != "auto"], help="model provider")
+    parser.add_argument("--provider", choices=provider_names(), help="model provider")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--base-url", help="API base URL (OpenAI-compatible gateways, proxies)")
     parser.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")

@@ -46,6 +46,7 @@ def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | 
         SessionNotFound: ``--resume ID`` matched no transcript.
     """
     from toolscout.core.session.providers import ProviderError
+    from toolscout.core.settings.provider_registry import OFFLINE
 
     settings = engine.settings
     try:
@@ -54,7 +55,7 @@ def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | 
         if args.provider:
             raise  # asked for on the command line: say so and stop
         engine.warn(f"{str(exc).rstrip('.')}: starting an offline session instead", "provider")
-        settings = settings.with_overrides({"provider.name": "offline"}, source="fallback")
+        settings = settings.with_overrides({"provider.name": OFFLINE}, source="fallback")
         engine.apply_settings(settings)
         return make_session(settings, engine, args, asker), settings
 

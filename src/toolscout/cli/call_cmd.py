@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from toolscout.core.mcp.server_config import ServerConfig
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``call`` subcommand."""
     p = sub.add_parser("call", help="run one tool (built-in or MCP) through the proxy and print the result")
     p.add_argument("tool", help="canonical tool name, e.g. mcp__time__get_current_time or Read")

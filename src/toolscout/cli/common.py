@@ -13,6 +13,8 @@ from toolscout.core.engine.facade import Engine
 from toolscout.core.policy.trust import FolderTrust, check_folder
 from toolscout.core.settings.layers import Settings, load_settings
 
+from .parser import add_repeatable
+
 if TYPE_CHECKING:
     from toolscout.core.session.providers.base import Provider
 
@@ -60,11 +62,23 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings.with_overrides(overrides) if overrides else settings
 
 
+#: ``--mcp-config``'s help, wherever it is taken.
+MCP_CONFIG_HELP = "MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable"
+
+
+def add_config_options(p: argparse.ArgumentParser, *, catalog: bool = True) -> None:
+    """``--mcp-config`` (and, unless ``catalog`` is False, ``--catalog``) on a subcommand: the
+    values add to those given before the subcommand (:func:`~.parser.add_repeatable`)."""
+    add_repeatable(p, "--mcp-config", metavar="PATH", help=MCP_CONFIG_HELP)
+    if catalog:
+        add_repeatable(p, "--catalog", metavar="PATH",
+                       help="tool catalog file or directory (searchable, not executable); repeatable")
+
+
 def add_server_options(p: argparse.ArgumentParser) -> None:
     """``--mcp-config``, ``--allowed-tools`` and ``--no-default-servers`` on a subcommand (left
     unset unless given, so the same options before the subcommand still count)."""
-    p.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                   help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")
+    add_config_options(p, catalog=False)
     p.add_argument("--allowed-tools", default=argparse.SUPPRESS,
                    help="comma-separated allow patterns for this run (tool names, servers, globs)")
     p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
@@ -82,16 +96,13 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
     were given) the configured MCP servers.
 
     Raises:
-        UsageError: a ``--catalog`` or ``--mcp-config`` path does not exist.
+        UsageError: as :func:`check_config_paths`.
     """
     from toolscout.core.factory import create_engine
 
+    check_config_paths(args)
     catalogs = list(getattr(args, "catalog", []) or [])
     mcp_configs = list(getattr(args, "mcp_config", []) or [])
-    for flag, paths in (("--catalog", catalogs), ("--mcp-config", mcp_configs)):
-        for path in paths:
-            if not Path(path).exists():
-                raise UsageError(f"{flag} {path}: no such file or directory")
     settings = settings_from_args(args)
     if with_servers is None:
         with_servers = not catalogs or bool(mcp_configs)
@@ -105,6 +116,26 @@ def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
         folder_trust=folder_trust(args),
         with_builtins=with_builtins,
     )
+
+
+def check_config_paths(args: argparse.Namespace) -> None:
+    """Check the files named on the command line before anything starts.
+
+    Raises:
+        UsageError: a ``--catalog`` path does not exist, or a ``--mcp-config`` file cannot be
+            used (missing, unreadable, malformed JSON, not ``{"mcpServers": {...}}``): the
+            command stops rather than run without the file's servers (or, with no other
+            config, on the embedded default servers instead).
+    """
+    from toolscout.core.mcp.config import config_file_problem
+
+    for path in getattr(args, "catalog", None) or []:
+        if not Path(path).exists():
+            raise UsageError(f"--catalog {path}: no such file or directory")
+    for path in getattr(args, "mcp_config", None) or []:
+        problem = config_file_problem(path)
+        if problem is not None:
+            raise UsageError(f"--mcp-config {path}: {problem}; nothing was started (fix the file or leave it out)")
 
 
 def provider_or_exit_code(settings: Settings) -> Provider | int:

@@ -8,10 +8,11 @@ import sys
 from toolscout.core.engine.context import ContextReport
 from toolscout.core.engine.facade import Engine
 from toolscout.core.sanitize import dumps_json
+from toolscout.core.session.providers import provider_of
 from toolscout.core.settings.layers import choices
-from toolscout.core.tokens import MODE_WORDS, ModeDecision
+from toolscout.core.tokens import MODE_WORDS, ModeDecision, ToolLimit
 
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
 def add_tool_search_flag(p: argparse.ArgumentParser) -> None:
@@ -28,11 +29,10 @@ def note_if_inline(decision: ModeDecision | None) -> None:
               "(or set toolSearch.enabled: true, env TOOLSCOUT_TOOL_SEARCH=true)", file=sys.stderr)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``context`` subcommand."""
     p = sub.add_parser("context", help="token cost per server and the tool-search mode decision")
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--model", help="model whose context window decides auto mode")
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -45,7 +45,11 @@ def _run(args: argparse.Namespace) -> int:
     engine = make_engine(args)
 
     async def body(engine: Engine) -> int:
-        report = engine.context_report(model=args.model, strategy=args.strategy)
+        name, base_url = provider_of(engine.settings)
+        provider = None if name == "offline" else name
+        model = args.model or engine.settings.get("provider.model") or default_model(name)
+        report = engine.context_report(model=model, strategy=args.strategy, tool_limit=provider_limit(engine),
+                                       provider=provider, base_url=base_url)
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         note_if_inline(report.decision)
         return 0
@@ -54,6 +58,23 @@ def _run(args: argparse.Namespace) -> int:
     if not args.json:
         print_warnings(engine)
     return code
+
+
+def provider_limit(engine: Engine) -> ToolLimit:
+    """The tool limit of the provider a session would use now (``--provider``, the keys set,
+    ``provider.maxTools``), without building the provider."""
+    from toolscout.core.session.providers import provider_name
+    from toolscout.core.session.providers.limits import tool_limit
+
+    return tool_limit(provider_name(engine.settings), engine.settings)
+
+
+def default_model(provider: str) -> str | None:
+    """The model ``provider`` uses when none is configured (what its session would send)."""
+    from toolscout.core.session.providers.anthropic_provider import DEFAULT_MODEL as ANTHROPIC
+    from toolscout.core.session.providers.openai_provider import DEFAULT_MODEL as OPENAI
+
+    return {"anthropic": ANTHROPIC, "openai": OPENAI}.get(provider)
 
 
 def format_report(report: ContextReport) -> str:
@@ -74,5 +95,11 @@ def format_report(report: ContextReport) -> str:
             lines.append(f"{name[:28]:<28} {state}" + (f": {reason}" if reason else ""))
     words = MODE_WORDS.get(report.decision.mode, report.decision.mode)
     lines.append(f"tool search: {words} — {report.decision.reason}")
+    d = report.decision
+    if d.limit is not None and d.limit.max_tools is not None:
+        verdict = "more than fit, so the limit decided" if d.limited else "within it"
+        lines.append(f"tool limit: {d.limit.words}; {d.tool_count:,} tools inline would be {verdict}")
+    if report.native is not None and report.decision.defer:
+        lines.append(f"deferral path: {report.native.reason}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import argparse
 from toolscout.core.settings.layers import choices
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` subcommand."""
     p = sub.add_parser(
         "eval",

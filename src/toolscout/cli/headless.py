@@ -18,9 +18,11 @@ from toolscout.core.sanitize import dumps_json
 from toolscout.core.session.events import SearchResultsReady, ToolCallFinished
 from toolscout.core.session.session import Session, SessionNotFound
 from toolscout.core.session.transcript import result_text, tool_results, tool_uses
+from toolscout.core.settings.provider_registry import OFFLINE
 
 from . import fail
 from .common import (
+    check_config_paths,
     make_engine,
     print_warnings,
     provider_or_exit_code,
@@ -30,12 +32,17 @@ from .common import (
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    """Run ``args.prompt`` to completion; returns the exit code (0 ok, 1 failure, 130 interrupted)."""
+    """Run ``args.prompt`` to completion; returns the exit code (0 ok, 1 failure, 130 interrupted).
+
+    Raises:
+        UsageError: a ``--mcp-config`` or ``--catalog`` file cannot be used (said before the model is).
+    """
+    check_config_paths(args)
     settings = settings_from_args(args)
     provider = provider_or_exit_code(settings)
     if isinstance(provider, int):
         return provider
-    if provider.name == "offline":
+    if provider.name == OFFLINE:
         return fail("toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
                     "--provider openai --base-url URL for a local OpenAI-compatible server.")
     engine = make_engine(args)

@@ -11,21 +11,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 
 from toolscout.core.engine.facade import Engine
 
 from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``index`` subcommand."""
     p = sub.add_parser("index", help="encode tool vectors ahead of time (configured servers or --catalog)")
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trust_flag(p)
     p.set_defaults(func=_run)
@@ -58,13 +58,13 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps(summary, indent=2))
         else:
             rate = f", {summary['tools_per_second']:,} tools/s" if summary["tools_per_second"] else ""
-            print(f"indexed {tools:,} tools from {len(summary['servers'])} servers: {encoded:,} encoded, "
+            print(f"indexed {tools:,} tools from {len(index.servers)} servers: {encoded:,} encoded, "
                   f"{summary['cached']:,} already cached ({took:.1f} s{rate})")
-            print(f"vector cache: {summary['vector_cache'] or 'memory only (TOOLSCOUT_CACHE_DIR=off)'}")
+            off = f"memory only (TOOLSCOUT_CACHE_DIR={os.environ.get('TOOLSCOUT_CACHE_DIR')!r}: off, or not an absolute folder)"
+            print(f"vector cache: {summary['vector_cache'] or off}")
         return 0
 
     code = run_with_engine(engine, body, needs_a_catalog=True)
-    if not args.json:
-        print_warnings(engine)
+    print_warnings(engine)  # on stderr: --json's stdout stays the summary alone
     sys.stdout.flush()
     return code

@@ -1,4 +1,5 @@
-"""``toolscout mcp list [--json]``: the configured MCP servers, their state, tools and errors."""
+"""``toolscout mcp list [--json]``: the configured MCP servers, their state, tools and errors;
+``mcp add`` and ``mcp remove`` (:mod:`.mcp_edit`) change the user config."""
 
 from __future__ import annotations
 
@@ -9,25 +10,27 @@ from toolscout.core.engine.facade import Engine
 from toolscout.core.models import ServerState, ServerStatus
 from toolscout.core.sanitize import dumps_json
 
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``mcp`` subcommand group (``mcp list``)."""
-    p = sub.add_parser("mcp", help="MCP servers: list configured servers and their state")
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``mcp`` subcommand group (``mcp list``, ``mcp add``, ``mcp remove``)."""
+    from . import mcp_edit
+
+    p = sub.add_parser("mcp", help="MCP servers: list them and their state, add or remove one (user config)")
     group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
     ls = group.add_parser(
         "list", help="connect to every configured server and show its state",
         description="Connect to every configured MCP server and show its state, tools and errors. "
                     "Exit status 1 when a server failed to connect or disconnected (servers of a "
                     "folder not yet approved are listed, not counted as failed), else 0.")
-    ls.add_argument("--mcp-config", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                    help="MCP config file (Claude Code .mcp.json or Claude Desktop format); repeatable")
+    add_config_options(ls, catalog=False)
     ls.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
                     help="do not start the embedded default servers when nothing is configured")
     ls.add_argument("--json", action="store_true", help="print JSON")
     add_trust_flag(ls)
     ls.set_defaults(func=_run_list)
+    mcp_edit.register(group)
 
 
 def status_json(status: ServerStatus, source: str | None, warnings: list[str] | None = None) -> dict[str, Any]:

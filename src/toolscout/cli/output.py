@@ -56,7 +56,7 @@ def own_lines(stream: Any) -> Any:
 def sanitised_output() -> Iterator[None]:
     """Wrap ``sys.stdout`` and ``sys.stderr`` in :class:`SafeStream` until the block ends."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     try:
         yield
     finally:

@@ -5,6 +5,10 @@ option of a subcommand (``toolscout search foo --jsno``: the leftover reaches th
 :class:`Parser` prints the one-line usage of the command the error belongs to, the error, and a
 "did you mean" suggestion from :func:`difflib.get_close_matches` over that command's own options,
 subcommands or choices (Python 3.14's ``suggest_on_error`` does the latter only, and not on 3.11).
+
+A repeatable option that both the top level and a subcommand take (``--mcp-config``,
+``--catalog``: :func:`add_repeatable`) keeps every value: argparse would let the subcommand's list
+replace the top level's (``toolscout --mcp-config a.json search --mcp-config b.json`` lost a.json).
 """
 
 from __future__ import annotations
@@ -19,6 +23,16 @@ from typing import Any, NoReturn
 _INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<value>.*?)'? \(choose from (?P<choices>.*)\)$")
 _REQUIRED = "the following arguments are required: "
 _argv: list[str] = []  # the arguments being parsed (for the errors of subcommands' parsers)
+#: The dest suffix of a subcommand's copy of a repeatable top-level option (:func:`add_repeatable`).
+_ALSO = "__also"
+
+
+def add_repeatable(parser: argparse.ArgumentParser, flag: str, **kwargs: Any) -> None:
+    """Add the repeatable option ``flag`` (``action="append"``) to a subcommand's ``parser``; its
+    values are added to those the same option took before the subcommand (:meth:`Parser.parse_args`),
+    and it is left unset when given nowhere."""
+    dest = flag.lstrip("-").replace("-", "_")
+    parser.add_argument(flag, action="append", dest=dest + _ALSO, default=argparse.SUPPRESS, **kwargs)
 
 
 class Parser(argparse.ArgumentParser):
@@ -37,6 +51,10 @@ class Parser(argparse.ArgumentParser):
         if extras:
             owner = self.chosen(parsed)
             owner.error(f"unrecognized arguments: {' '.join(extras)}{owner.extras_hint(extras, root=self)}")
+        for key in [k for k in vars(parsed) if k.endswith(_ALSO)]:  # see add_repeatable
+            dest = key.removesuffix(_ALSO)
+            setattr(parsed, dest, [*(getattr(parsed, dest, None) or []), *getattr(parsed, key)])
+            delattr(parsed, key)
         return parsed
 
     def chosen(self, parsed: argparse.Namespace) -> Parser:

@@ -33,7 +33,8 @@ def encoding_progress(engine: Engine, *, stream: Any = None) -> Iterator[None]:
     if not getattr(out, "isatty", lambda: False)():
         yield
         return
-    from tqdm import tqdm
+    # tqdm ships no type information (no py.typed; stubs are the separate types-tqdm)
+    from tqdm import tqdm  # type: ignore[import-untyped]
 
     bar: list[Any] = []
 

@@ -16,6 +16,7 @@ from toolscout.core.session.session import Session
 from toolscout.core.settings.layers import choices
 
 from .common import (
+    add_config_options,
     add_trust_flag,
     make_engine,
     print_warnings,
@@ -26,11 +27,10 @@ from .common import (
 from .context_cmd import add_tool_search_flag, note_if_inline
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``request`` subcommand."""
     p = sub.add_parser("request", help="print the exact first-turn request body (system, tools, announcements)")
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--strategy", choices=choices("session.strategy"), help="request projection")
     p.add_argument("--prompt", default="(your first message)", help="text of the first user message")
     p.add_argument("--json", action="store_true", help="print JSON (the default and only format)")

@@ -5,22 +5,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from toolscout.core.engine.facade import Engine
 from toolscout.core.sanitize import dumps_json
 from toolscout.core.settings.layers import choices
 
 from . import fail
-from .common import add_trust_flag, make_engine, print_warnings, run_with_engine
+from .common import add_config_options, add_trust_flag, make_engine, print_warnings, run_with_engine
 from .progress import encoding_progress
 
+if TYPE_CHECKING:
+    from toolscout.core.search.results import SearchResult
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``search`` subcommand."""
     p = sub.add_parser("search", help="search the deferred tools (select:, discover:, +required terms)")
     p.add_argument("query", help='e.g. "create issue", "select:A,B", "discover:send a message", "+slack message"')
-    p.add_argument("--catalog", action="append", default=[], metavar="PATH", help="catalog file or directory")
-    p.add_argument("--mcp-config", action="append", default=[], metavar="PATH", help="MCP config file")
+    add_config_options(p)
     p.add_argument("--limit", type=int, default=None, help="results (1–50; default toolSearch.maxResults)")
     p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile")
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
@@ -69,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
 QUERY_SHOWN = 200
 
 
-def format_result(result, *, explain: bool = False) -> str:
+def format_result(result: SearchResult, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
     from toolscout.core.search.render import explain as explain_hit
 
@@ -79,11 +82,14 @@ def format_result(result, *, explain: bool = False) -> str:
         lines.append(f"  ! {err}")
     loaded = set(result.already_loaded)
     for i, hit in enumerate(result.hits, 1):
+        if explain:  # the explanation's own first line names the hit: each hit is printed once
+            head, *rest = explain_hit(hit).splitlines()
+            lines.append(f"{i:>3}. {head}")
+            lines.extend("     " + line for line in rest)
+            continue
         parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
         note = "  [already loaded]" if hit.tool.name in loaded else ""
         lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts}){note}")
-        if explain:
-            lines.extend("       " + line for line in explain_hit(hit).splitlines())
     ranked = {hit.tool.name for hit in result.hits}
     for name in (n for n in result.already_loaded if n not in ranked):
         lines.append(f"  {name}: already loaded — call it directly")

@@ -7,8 +7,15 @@ not approved (:mod:`toolscout.core.policy.trust`) the project's servers (``.mcp.
 ``--mcp-config`` files inside the folder) are never started; stderr says so, with how to approve
 the folder, and so does each such server's error that a client sees (a call to one of its tools,
 the catalog resource, a search's notes). Nothing but the MCP protocol goes to stdout;
-warnings and the HTTP address go to stderr. Exit status 0 when the client disconnects, 2 for
-usage errors, 130 when interrupted.
+warnings and the HTTP address go to stderr.
+
+The gateway answers its client at once: the upstream servers and the search index start
+alongside (:meth:`toolscout.core.gateway.server.Gateway.run`). Over stdio, SIGTERM and SIGINT
+end it promptly and cleanly (its upstream servers are stopped first); a second signal while it
+stops is ignored (the stop is bounded). Over HTTP, uvicorn handles them.
+
+Exit status 0 when the client disconnects, 2 for usage errors, 128 + the signal's number on
+SIGINT (130) or SIGTERM (143).
 """
 
 from __future__ import annotations
@@ -24,12 +31,13 @@ from toolscout.core.engine.events import EngineWarning
 from toolscout.core.sanitize import strip_controls
 
 from .common import UsageError, add_server_options, add_trust_flag, make_engine
+from .parser import add_repeatable
 
-#: Default wait of a client's first requests (from its first) for servers still connecting (s).
+#: Default wait of a client's searches and calls (from its first request) for servers still connecting (s).
 DEFAULT_WAIT_S = 5.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     from toolscout.core.gateway.http import TOKEN_ENV
 
@@ -47,12 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
                    help="another Host/Origin name clients use to reach a non-loopback bind; repeatable")
     p.add_argument("--wait-servers", type=float, default=DEFAULT_WAIT_S, metavar="SECONDS",
-                   help="a client's requests wait for servers still connecting until this long after its first "
-                        f"(default {DEFAULT_WAIT_S:g})")
+                   help="a client's searches and calls wait for servers still connecting until this long after "
+                        f"its first request (default {DEFAULT_WAIT_S:g}); tools/list never waits")
     add_server_options(p)
     add_trust_flag(p)
-    p.add_argument("--catalog", action="append", default=argparse.SUPPRESS, metavar="PATH",
-                   help="tool catalog file or directory (searchable, not callable)")
+    add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
     p.set_defaults(func=_run)
 
 
@@ -90,9 +97,17 @@ def _run(args: argparse.Namespace) -> int:
         if isinstance(event, EngineWarning):
             warn(f"{event.source}: {event.message}" if event.source else event.message)
 
+    signalled: list[int] = []
+
+    def on_signal(number: int, task: asyncio.Task[Any]) -> None:
+        if not signalled:  # the first one stops the gateway; the stop is bounded, later ones wait for it
+            signalled.append(number)
+            task.cancel()
+
     async def main() -> None:
         from toolscout.core.gateway.http import serve_http
-        from toolscout.core.gateway.server import Gateway, serve_stdio
+        from toolscout.core.gateway.server import Gateway
+        from toolscout.core.gateway.stdio import serve_stdio
 
         said = engine.folder_trust.notice() if engine.folder_trust is not None else ""
         for warning in dict.fromkeys(engine.warnings):
@@ -101,23 +116,20 @@ def _run(args: argparse.Namespace) -> int:
         engine.subscribe(report)
         task = asyncio.current_task()
         if bind is None and task is not None:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-        await engine.start()
-        try:
-            gateway = Gateway(engine, expose=args.expose, stateless=args.stateless,
-                              first_list_wait=args.wait_servers)
-            if bind is None:
-                await serve_stdio(gateway)
-            else:
-                await serve_http(gateway, bind, token=token, stateless=args.stateless,
-                                 allowed_hosts=args.allowed_host)
-        finally:
-            await engine.stop()
+            for number in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(number, on_signal, number, task)
+        engine.forward_questions()  # upstream servers' questions reach the gateway's clients
+        gateway = Gateway(engine, expose=args.expose, stateless=args.stateless, first_list_wait=args.wait_servers)
+        if bind is None:
+            await gateway.run(lambda: serve_stdio(gateway), start_at_once=False)
+        else:
+            await gateway.run(lambda: serve_http(gateway, bind, token=token, stateless=args.stateless,
+                                                 allowed_hosts=args.allowed_host))
 
     try:
         asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
-        return 130
+        return 128 + (signalled[0] if signalled else signal.SIGINT)
     except OSError as exc:
         print(f"toolscout serve: {strip_controls(exc)}", file=sys.stderr)
         return 1

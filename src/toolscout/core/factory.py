@@ -9,7 +9,8 @@ MCP servers come from the user ``mcp.json``, the project ``.mcp.json`` and ``--m
 in a folder the person has approved (:mod:`toolscout.core.policy.trust`), otherwise they are listed as
 not approved. With no configuration file at all, the embedded default
 (the reference servers installed with toolscout: time, git, fetch) starts, so the first run
-shows a real deferred catalog.
+shows a real deferred catalog; a configuration file that is there but cannot be read or parsed
+is a warning naming it, and the default does not start in its place.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ def create_engine(
         servers = list(config.servers.values())
         warnings = config.warnings
         if default_servers and not config.files and not extra:
-            servers = embedded_default_servers(project)
+            if config.broken:  # a file that is there but broken is never silently replaced
+                warnings = [*warnings, "the embedded default servers (time, git, fetch) do not start in place of "
+                            f"{', '.join(config.broken)}: fix it, or move it away to get them"]
+            else:
+                servers = embedded_default_servers(project)
         if not folder_trust.approved:
             servers = [replace(s, not_approved=True) if s.scope in PROJECT_SCOPES else s for s in servers]
         if server_filter is not None:

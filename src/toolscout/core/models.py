@@ -168,7 +168,17 @@ class ToolResult:
         return cls(tool_name, (ContentBlock("text", text),))
 
     def text(self) -> str:
-        """All blocks as plain text (images and blobs summarised, not inlined)."""
+        """All blocks as plain text (images and blobs summarised, not inlined), then the
+        ``structuredContent`` as JSON when the text blocks do not already carry it.
+
+        This is what the model gets as the ``tool_result`` (and what the person is shown). A
+        tool may put its data only in ``structuredContent`` beside a short text ("listed 3
+        issues"), so that data is appended under a ``[structured content]`` line. When a text
+        block already is the data (the JSON of ``structuredContent``, as the MCP SDK and FastMCP
+        write for structured output, or the value of the SDK's ``{"result": ...}`` wrapping of a
+        non-object return, one block per item for a list) it is not repeated: see
+        :func:`text_carries`. With no text at all, the JSON alone is the text.
+        """
         parts: list[str] = []
         for block in self.content:
             if block.type == "text":
@@ -181,8 +191,39 @@ class ToolResult:
             else:
                 size = len(block.data or "") * 3 // 4
                 parts.append(f"[{block.type} {block.mime_type or ''}, {size} bytes]")
-        if self.structured is not None and not parts:
+        if self.structured is not None:
             import json
 
-            parts.append(json.dumps(self.structured, ensure_ascii=False))
+            data = json.dumps(self.structured, ensure_ascii=False)
+            if not parts:
+                parts.append(data)
+            elif not text_carries([b.text for b in self.content if b.type == "text"], self.structured):
+                parts.append(f"[structured content]\n{data}")
         return "\n".join(parts)
+
+
+def text_carries(texts: list[str], structured: dict[str, Any]) -> bool:
+    """True when the text blocks ``texts`` already carry ``structured`` (a result's
+    ``structuredContent``), so giving it to the model again would only repeat it.
+
+    A block carries it when its text, read as JSON (or as itself, for a string value), equals
+    ``structured``, or equals ``structured["result"]`` when that is the SDK's wrapping of a
+    non-object return (``{"result": X}``, the only key); several blocks carry a wrapped list
+    when they are its items in order (the SDK writes one block per item). Anything else (a
+    summary, the data in prose, part of it) does not carry it.
+    """
+    import json
+
+    def values(text: str) -> list[Any]:
+        try:
+            return [text, json.loads(text)]
+        except ValueError:
+            return [text]
+
+    wrapped = set(structured) == {"result"}
+    wanted = [structured, structured["result"]] if wrapped else [structured]
+    if any(v == w for t in texts for v in values(t) for w in wanted):
+        return True
+    items = structured["result"] if wrapped else None
+    return (isinstance(items, list) and len(texts) == len(items) > 0
+            and all(any(v == item for v in values(t)) for t, item in zip(texts, items, strict=True)))

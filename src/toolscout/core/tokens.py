@@ -136,6 +136,37 @@ class ServerUsage:
 
 #: ``toolSearch.enabled`` modes as a person reads them (JSON output keeps the internal names).
 MODE_WORDS = {"tst": "always on", "tst-auto": "auto", "standard": "off"}
+#: The same modes in the one word the UI uses for them (the status bar's and welcome's "tool
+#: search on|auto|off", ``/toolsearch on``), and ``context --json``'s ``mode.tool_search``.
+MODE_SETTING = {"tst": "on", "tst-auto": "auto", "standard": "off"}
+
+
+@dataclass(frozen=True)
+class ToolLimit:
+    """The most tools one request may carry (the provider's limit or the ``provider.maxTools``
+    setting; the table is :data:`toolscout.core.session.providers.limits.MAX_TOOLS`).
+
+    Attributes:
+        max_tools: tools per request; None: no limit.
+        provider: whose limit it is (``openai``, ``anthropic``, ``offline``).
+        setting: ``provider.maxTools`` when that setting overrides the provider's value, else ``""``.
+    """
+
+    max_tools: int | None
+    provider: str = ""
+    setting: str = ""
+
+    @property
+    def words(self) -> str:
+        """``the 128 tools openai accepts in one request`` (or ``... provider.maxTools allows ...``)."""
+        who = f"{self.setting} allows" if self.setting else f"{self.provider or 'the provider'} accepts"
+        return f"the {self.max_tools:,} tools {who} in one request"
+
+    def to_json(self, tools: int, limited: bool) -> dict[str, Any]:
+        """``{"provider", "max_tools", "source", "tools", "limited"}``: ``source`` is ``provider``
+        (its documented limit) or the setting's name; ``tools`` the inline tool count."""
+        return {"provider": self.provider or None, "max_tools": self.max_tools, "source": self.setting or "provider",
+                "tools": tools, "limited": limited}
 
 
 @dataclass
@@ -147,11 +178,14 @@ class ModeDecision:
         deferred_schema_tokens: tokens of the full definitions of every deferrable tool,
             including the estimates of servers still connecting.
         context_window: window in tokens. threshold_ratio: 0 < r ≤ 1.
-        threshold_tokens: window × ratio. defer: the verdict. reason: one sentence.
+        threshold_tokens: window × ratio. defer: the verdict (True also when tool search is off
+            but more tools than the limit exist: then as many as fit stay inline). reason: one sentence.
         pending: servers still connecting when the decision was made (configured names).
         estimated_tokens: the part of ``deferred_schema_tokens`` that is the last known size of
             pending servers (from the previous run); pending servers with no known size count 0.
         unknown: pending servers whose size is not known.
+        tool_count: tools an inline request would carry (every visible tool but ToolSearch and
+            ExecuteTool). limit: the most tools one request may carry (None: not known, no limit).
     """
 
     mode: str
@@ -163,6 +197,8 @@ class ModeDecision:
     pending: tuple[str, ...] = ()
     estimated_tokens: int = 0
     unknown: tuple[str, ...] = ()
+    tool_count: int = 0
+    limit: ToolLimit | None = None
 
     @property
     def threshold_tokens(self) -> int:
@@ -170,9 +206,15 @@ class ModeDecision:
         return int(self.context_window * self.threshold_ratio)
 
     @property
+    def limited(self) -> bool:
+        """True when the tool limit decided: more tools than one request may carry, so auto
+        mode defers and ``off`` cannot send every tool inline."""
+        return over_limit(self.tool_count, self.limit)
+
+    @property
     def deciding(self) -> bool:
         """True while an auto decision can still change: servers are connecting."""
-        return self.mode == "tst-auto" and bool(self.pending)
+        return self.mode == "tst-auto" and bool(self.pending) and not self.limited
 
     @property
     def summary(self) -> str:
@@ -181,8 +223,14 @@ class ModeDecision:
         inline``. Says nothing of how to change it: each caller names its own switch."""
         if self.mode == "tst":
             return "tool search on: deferred tools are found with ToolSearch"
+        over = f"{self.tool_count:,} tools > {self.limit.words}" if self.limited and self.limit else ""
         if self.mode == "standard":
+            if over:
+                return (f"tool search off (toolSearch.enabled = false), but {over}: as many as fit are inline, "
+                        "the rest are found with ToolSearch")
             return "tool search off (toolSearch.enabled = false): every tool is inline"
+        if over:
+            return f"tool search auto: {over}, so deferred tools are found with ToolSearch"
         window = f"{self.context_window // 1000:,}k" if self.context_window % 1000 == 0 else f"{self.context_window:,}"
         head = f"tool search auto: {self.deferred_schema_tokens:,} tokens of schemas"
         if self.unknown:
@@ -193,8 +241,14 @@ class ModeDecision:
         return f"{head} < {self.threshold_ratio:.0%} of the {window} window, so every tool is inline"
 
 
+def over_limit(tools: int, limit: ToolLimit | None) -> bool:
+    """True when ``tools`` is more than ``limit`` lets one request carry."""
+    return limit is not None and limit.max_tools is not None and tools > limit.max_tools
+
+
 def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: float,
-                pending: dict[str, int | None] | None = None) -> ModeDecision:
+                pending: dict[str, int | None] | None = None, *, tool_count: int = 0,
+                limit: ToolLimit | None = None) -> ModeDecision:
     """Decide whether deferral is on. ``mode`` is ``tst`` | ``tst-auto`` | ``standard``.
 
     Args:
@@ -203,6 +257,9 @@ def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: floa
             Auto mode adds the known sizes; an unknown size counts 0, and the session switches
             to deferral later if the real size crosses the threshold
             (:meth:`toolscout.core.session.session.Session.build_request`).
+        tool_count: tools an inline request would carry. limit: the most tools one request may
+            carry: above it auto mode defers whatever the tokens say, and ``standard`` (off)
+            defers what does not fit (the session keeps as many inline as fit).
     """
     pending = dict(pending or {})
     estimated = sum(v for v in pending.values() if v)
@@ -210,22 +267,31 @@ def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: floa
     names = tuple(sorted(pending))
     total = deferred_schema_tokens + estimated
     threshold = int(window * ratio)
+    limited = over_limit(tool_count, limit)
+    over = f"{tool_count:,} tools > {limit.words}" if limited and limit else ""
+
+    def verdict(defer: bool, reason: str) -> ModeDecision:
+        return ModeDecision(mode, total, window, ratio, defer, reason, names, estimated, unknown, tool_count, limit)
+
     if mode == "tst":
-        return ModeDecision(mode, total, window, ratio, True, "tool search is always on", names, estimated, unknown)
+        return verdict(True, "tool search is always on")
     if mode == "standard":
-        return ModeDecision(mode, total, window, ratio, False, "tool search is off: every tool is sent inline",
-                            names, estimated, unknown)
-    defer = total > threshold
-    verb = "exceed" if defer else "do not exceed"
+        if over:
+            return verdict(True, f"tool search is off, but {over}: as many as fit are sent inline and the rest "
+                                 "are deferred (announced by name, found with ToolSearch, called with ExecuteTool)")
+        return verdict(False, "tool search is off: every tool is sent inline")
+    by_tokens = total > threshold
+    verb = "exceed" if by_tokens else "do not exceed"
     counted = f" (incl. {estimated:,} last known for servers still connecting)" if estimated else ""
-    reason = (
-        f"deferred schemas ({total:,} tokens{counted}) {verb} {ratio:.0%} of the "
-        f"{window:,}-token window ({threshold:,} tokens): tool search is {'on' if defer else 'off'}"
-    )
+    tokens = (f"deferred schemas ({total:,} tokens{counted}) {verb} {ratio:.0%} of the "
+              f"{window:,}-token window ({threshold:,} tokens)")
+    if over:
+        return verdict(True, f"{over}, so tools are deferred; {tokens}")
+    reason = f"{tokens}: tool search is {'on' if by_tokens else 'off'}"
     if unknown:
         reason += (f"; deciding: {len(unknown)} server{'s' if len(unknown) != 1 else ''} connecting with no known "
                    "size (deferral switches on if they cross the threshold)")
-    return ModeDecision(mode, total, window, ratio, defer, reason, names, estimated, unknown)
+    return verdict(by_tokens, reason)
 
 
 def usage_by_server(
@@ -236,6 +302,7 @@ def usage_by_server(
     defer: bool = True,
     loaded_names: set[str] | None = None,
     counter: TokenCounter | None = None,
+    max_tools: int | None = None,
 ) -> list[ServerUsage]:
     """Per-server usage rows (built-ins first, then servers in catalog order).
 
@@ -246,11 +313,15 @@ def usage_by_server(
             announcement, :func:`~toolscout.core.serialize.announcement_groups`) or ``stub``.
         defer: the mode decision; False sends everything inline.
         loaded_names: deferred tools already loaded by a search (sent in full in stub mode).
+        max_tools: the most tools one request carries: in stub mode the deferred tools past it
+            get no stub and cost their announcement line instead.
     """
     counter = counter or default_counter()
     loaded_names = loaded_names or set()
     rows: dict[str | None, ServerUsage] = {}
     announced: dict[str | None, list[ToolSpec]] = {}
+    tools = list(tools)
+    room = None if max_tools is None else max_tools - sum(1 for t in tools if not (defer and is_deferred(t)))
     for tool in tools:
         row = rows.setdefault(tool.server, ServerUsage(tool.server))
         full = counter.count(dumps(tool_definition(tool)))
@@ -259,13 +330,15 @@ def usage_by_server(
         row.per_tool[tool.name] = full
         if defer and is_deferred(tool) and tool.name not in loaded_names:
             row.deferred += 1
-            if strategy == "stub":
+            if strategy == "stub" and (room is None or room > 0):
                 row.tokens_sent += counter.count(dumps(stub_definition(tool)))
             else:
                 announced.setdefault(tool.server, []).append(tool)
         else:
             row.loaded += 1
             row.tokens_sent += full
+        if room is not None and defer and is_deferred(tool):
+            room -= 1
     for server, group in announced.items():  # the compact announcement: one line per group
         rows[server].tokens_sent += sum(counter.count(line + "\n") for line in announcement_groups(group))
     return list(rows.values())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -21,14 +22,31 @@ from toolscout.core.settings.layers import Settings
 from . import messages as m
 from .controller import SessionController, SessionFactory
 from .keyrouting import KeyRouting
+from .panels import side_panels
 from .resources import stylesheet_paths
 from .screens.main import MainScreen
+from .screens.permission import ask
 from .screens.settings import SettingsScreen
 from .tool_picks import ToolPicks
 
 if TYPE_CHECKING:
     from toolscout.core.engine.facade import Engine
     from toolscout.core.session.session import Session
+
+
+def screenshot_dir() -> Path:
+    """Where the palette's Screenshot is saved: the downloads folder (``~/Downloads``, or the
+    XDG one) when it exists, else ``screenshots/`` in toolscout's data folder (created)."""
+    import platformdirs
+
+    from toolscout.core.dirs import data_dir
+
+    downloads = platformdirs.user_downloads_path()
+    if downloads.is_dir():
+        return downloads
+    folder = data_dir() / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
@@ -45,25 +63,37 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     """
 
     TITLE = "toolscout"
-    CSS_PATH = stylesheet_paths()
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [*stylesheet_paths()]
+    # Textual declares it `ClassVar[list[...]] | None`, which is not a class variable to mypy
+    # (a ClassVar cannot be part of a union): the override is typed as the instance variable it sees.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
     COMMAND_PALETTE_BINDING = "ctrl+p"
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "show_help", "Help", id="app.help"),
-        Binding("f2", "show_panel('catalog')", "Catalog", id="app.catalog"),
-        Binding("f3", "show_panel('scoring')", "Scoring", id="app.scoring"),
-        Binding("f4", "show_panel('usage')", "Usage", id="app.usage"),
-        Binding("f5", "open_settings", "Settings", id="app.settings"),
-        Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
-    ]
+    #: Textual's own ctrl+q, shown: how to leave is the first thing a newcomer looks for.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
 
     def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
                  new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
         super().__init__()
+        # Bound here, not in BINDINGS, because the panel keys come from the registry
+        # (tui/panels.py), which may have grown since this class was made (as Textual's own
+        # App.__init__ adds the palette key).
+        for binding in self.key_bindings():
+            self._bindings._add_binding(binding)
         self.controller = SessionController(self, settings, engine, session, new_session=new_session,
-                                            start_engine=start_engine)
+                                            start_engine=start_engine, prompt=ask)
         self.main_screen = MainScreen(self.controller)
+
+    @staticmethod
+    def key_bindings() -> list[Binding]:
+        """The app's own keys, in footer order: F1 help, each side panel's key (the registered
+        panels, :func:`~toolscout.tui.panels.side_panels`), F5 settings, Ctrl+B the side panel
+        (Ctrl+Q, quit, is :attr:`BINDINGS`: it replaces Textual's hidden one)."""
+        return [
+            Binding("f1", "show_help", "Help", id="app.help"),
+            *(Binding(p.key, f"show_panel('{p.name}')", p.title, id=f"app.{p.name}") for p in side_panels()),
+            Binding("f5", "open_settings", "Settings", id="app.settings"),
+            Binding("ctrl+b", "toggle_sidebar", "Panel", id="app.sidebar"),
+        ]
 
     # -- what the controller owns (read-only views) ------------------------------------------
     @property
@@ -119,6 +149,12 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     def on_tool_run_requested(self, message: m.ToolRunRequested) -> None:
         self.run_by_hand(message.tool)
 
+    def on_quit_requested(self, message: m.QuitRequested) -> None:
+        self.exit()
+
+    def on_permissions_requested(self, message: m.PermissionsRequested) -> None:
+        self.action_show_permissions()
+
     def on_settings_requested(self, message: m.SettingsRequested) -> None:
         self.action_open_settings()
 
@@ -130,7 +166,7 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
 
     # -- actions -----------------------------------------------------------------------------
     def action_show_panel(self, name: str) -> None:
-        """Show and focus a side panel (catalog, scoring, usage); again hides it."""
+        """Show and focus side panel ``name`` (a registered one: catalog, scoring, usage, …)."""
         if self.screen is self.main_screen:
             self.main_screen.show_panel(name)
 
@@ -149,6 +185,13 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         if not isinstance(self.screen, SettingsScreen):
             self.push_screen(SettingsScreen(self.settings, self.controller.apply_setting))
 
+    def action_show_permissions(self) -> None:
+        """Open the permission rules (``/permissions``)."""
+        from .screens.permissions import PermissionsScreen
+
+        if not isinstance(self.screen, PermissionsScreen):
+            self.push_screen(PermissionsScreen(self.engine.permission_rules, self.engine.forget_allow_rule))
+
     def action_interrupt_turn(self) -> None:
         """Interrupt the running turn (the palette's twin of Esc)."""
         self.controller.interrupt()
@@ -165,19 +208,26 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         """Show server states in the chat (/mcp)."""
         self.main_screen.run_command("/mcp")
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: saved to :func:`screenshot_dir` unless ``path`` is given
+        (Textual's own default, ``~/Downloads``, fails where that folder is missing); the
+        notification names the file."""
+        return super().deliver_screenshot(filename, path or str(screenshot_dir()), time_format)
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Catalog", "Show the deferred-tool catalog (F2)", lambda: self.action_show_panel("catalog"))
-        yield SystemCommand("Live scoring", "Rank tools as you type a query (F3)",
-                            lambda: self.action_show_panel("scoring"))
-        yield SystemCommand("Token usage", "Tokens per server, mode decision, cache hits (F4)",
-                            lambda: self.action_show_panel("usage"))
+        for panel in side_panels():
+            yield SystemCommand(panel.command, f"{panel.summary} ({panel.key_label})",
+                                partial(self.action_show_panel, panel.name))
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (ctrl+b)", self.action_toggle_sidebar)
         yield SystemCommand("Run tool…", "Pick any tool by name, fill in its arguments and run it",
                             self.action_run_tool)
         yield SystemCommand("Settings", "Recommendations, tool search, strategy, provider (F5)",
                             self.action_open_settings)
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
+        yield SystemCommand("Permissions", "The permission rules in force and where each comes from (/permissions)",
+                            self.action_show_permissions)
         yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
         yield SystemCommand("Tool search on", "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
                             self.controller.switch_tool_search_on)

@@ -8,7 +8,8 @@ events into the past-tense messages of :mod:`toolscout.tui.messages` (through
 Why one object: the app and the main screen used to share this role and call each other; now
 requests go up as messages (the app hands them here), facts come down as messages, and what the
 session knows (loaded tools, tool calls, cache figures) is read from the session, never kept
-again in the UI. The controller imports no screen module that could import it back.
+again in the UI. The controller imports no screen module: the app hands it the permission prompt
+(:func:`toolscout.tui.screens.permission.ask`), so no screen it could open imports it back.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -28,28 +29,32 @@ from toolscout.core.engine.context import ContextReport
 from toolscout.core.models import ServerState, ToolSpec
 from toolscout.core.policy.permissions import AskAnswer, Asker
 from toolscout.core.session.projection import INLINE
+from toolscout.core.session.providers.limits import tool_limit
 from toolscout.core.settings.layers import (
     SettingNotAppliedError,
     Settings,
     UnsavedSettingError,
     change_user_setting,
 )
+from toolscout.core.settings.provider_registry import OFFLINE
 
 from . import messages as m
 from .bridge import Bridge
-from .screens.permission import ask
 from .text import tildify
 from .widgets.usage import CacheStats
 
 if TYPE_CHECKING:
     from toolscout.core.engine.facade import Engine
     from toolscout.core.session.session import Session
-    from toolscout.core.tokens import ModeDecision
+    from toolscout.core.tokens import ModeDecision, ToolLimit
 
 log = logging.getLogger(__name__)
 
 #: Builds the app's session given the permission asker it must use (the controller's prompt).
 SessionFactory = Callable[[Asker], "Session"]
+#: Shows the permission prompt over the app for a tool and its arguments and waits for the
+#: answer (:func:`toolscout.tui.screens.permission.ask`, which the app passes in).
+PermissionPrompt = Callable[[App[Any], "Engine", ToolSpec, dict[str, Any]], Awaitable[AskAnswer]]
 
 #: Seconds the app waits for the engine (or a replaced session) to shut down.
 STOP_TIMEOUT_S = 5.0
@@ -73,14 +78,19 @@ class SessionController:
             CLI's way: permission prompts go through the modal); the controller then runs with
             the settings that session was built with (an offline fallback, offline tool search).
         start_engine: False when the caller has already started the engine.
+        prompt: shows the permission prompt (the app passes
+            :func:`~toolscout.tui.screens.permission.ask`); None: every tool that asks is refused,
+            as a session with no asker refuses them.
 
     Raises:
         Whatever ``new_session`` raises (``ProviderError``, ``SessionNotFound``), before the app runs.
     """
 
     def __init__(self, app: App[Any], settings: Settings, engine: Engine, session: Session | None = None, *,
-                 new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
+                 new_session: SessionFactory | None = None, start_engine: bool = True,
+                 prompt: PermissionPrompt | None = None) -> None:
         self.app = app
+        self._prompt = prompt
         self.engine = engine
         if new_session is not None:
             session = new_session(self.ask_permission)
@@ -187,7 +197,7 @@ class SessionController:
     @property
     def offline(self) -> bool:
         """True when no model runs: the person picks tools and fills in their arguments."""
-        return self.provider_name == "offline"
+        return self.provider_name == OFFLINE
 
     @property
     def loaded_tools(self) -> set[str]:
@@ -217,9 +227,18 @@ class SessionController:
     def context_report(self, loaded: set[str] | None = None, calls: dict[str, int] | None = None) -> ContextReport:
         """The token report for this conversation (``loaded``/``calls`` default to the session's;
         pass copies when computing in a thread). Counts every schema: slow, run it off the loop."""
+        provider = self.session.provider if self.session is not None else None
         return self.engine.context_report(loaded_names=self.loaded_tools if loaded is None else loaded,
                                           usage_counts=self.tool_calls if calls is None else calls,
-                                          model=self.model_name or None)
+                                          model=self.model_name or None, tool_limit=self.tool_limit(),
+                                          provider=provider.name if provider and provider.name != "offline" else None,
+                                          base_url=provider.base_url if provider else None)
+
+    def tool_limit(self) -> ToolLimit | None:
+        """The most tools one request to the session's provider may carry (None: no session)."""
+        if self.session is None:
+            return None
+        return tool_limit(self.session.provider.name, self.session.settings)
 
     # -- settings ----------------------------------------------------------------------------
     def apply_setting(self, key: str, value: Any) -> Settings:
@@ -263,8 +282,9 @@ class SessionController:
             self.engine.apply_settings(self.settings)
             return []
         problems = self.session.apply_settings(self.settings)
-        for problem in problems if problem_title is not None else ():
-            self.app.notify(problem, title=problem_title, severity="warning", markup=False)
+        if problem_title is not None:
+            for problem in problems:
+                self.app.notify(problem, title=problem_title, severity="warning", markup=False)
         return problems
 
     def switch_tool_search_on(self) -> None:
@@ -410,9 +430,11 @@ class SessionController:
     # -- the permission prompt ---------------------------------------------------------------
     async def ask_permission(self, tool: ToolSpec, params: dict[str, Any]) -> AskAnswer:
         """The permission asker the session and engine call: shows the prompt and waits
-        (:func:`~toolscout.tui.screens.permission.ask`).
+        (:func:`~toolscout.tui.screens.permission.ask`); ``"deny"`` with no prompt.
 
         Returns:
             ``"allow_once"``, ``"always"`` or ``"deny"``.
         """
-        return await ask(self.app, self.engine, tool, params)
+        if self._prompt is None:
+            return "deny"
+        return await self._prompt(self.app, self.engine, tool, params)

@@ -226,6 +226,16 @@ class NewConversationRequested(Message):
 
 
 @dataclass
+class PermissionsRequested(Message):
+    """``/permissions``: show the rules in force (and remove a saved answer)."""
+
+
+@dataclass
+class QuitRequested(Message):
+    """``/exit`` or ``/quit``: leave the app (the conversation stays saved, as with ctrl+q)."""
+
+
+@dataclass
 class ToolUseRequested(Message):
     """The person picked tool ``name`` (recommendation bar, a search hit): load it for the model,
     or offline fill in its arguments and run it."""

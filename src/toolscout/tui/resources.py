@@ -17,6 +17,7 @@ STYLESHEETS: tuple[str, ...] = (
     "panels.tcss",
     "modals.tcss",
     "settings.tcss",
+    "focus.tcss",
 )
 
 

@@ -33,6 +33,7 @@ class ToolPicks(App[int]):
         controller = self.controller
         tool = controller.engine.tool(name)
         if tool is None:
+            self.main_screen.release_keys_for_form()  # no form: what was typed for it goes on
             self.notify(f"{name} is no longer in the catalog", severity="error", markup=False)
             return
         if controller.offline or controller.session is None:
@@ -43,8 +44,11 @@ class ToolPicks(App[int]):
 
     def run_by_hand(self, tool: ToolSpec) -> None:
         """Open ``tool``'s argument form; run it with what the person fills in (as if the model
-        had called it: permission prompt, validation, transcript)."""
-        self.push_screen(ArgumentFormScreen(tool), lambda args: self._run_picked(tool, args))
+        had called it: permission prompt, validation, transcript). Keys typed since the Enter
+        that picked it go to the form's first field."""
+        form = ArgumentFormScreen(tool, self.controller.engine.project_dir,
+                                  typed=self.main_screen.take_keys_for_form())
+        self.push_screen(form, lambda args: self._run_picked(tool, args))
 
     def action_run_tool(self) -> None:
         """Ctrl+P → Run tool…: every tool by name; picking one opens its argument form."""

@@ -6,13 +6,37 @@ import asyncio
 import contextlib
 import os
 import signal
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..models import ToolErrorKind, ToolResult, ToolSpec
 
 #: Tool output longer than this many characters is cut (as in Claude Code's Bash: 30,000).
 MAX_OUTPUT_CHARS = 30_000
+
+_T = TypeVar("_T")
+
+
+class Stopped(Exception):
+    """Raised inside a worker thread of :func:`in_thread` that saw its ``stop`` event set."""
+
+
+async def in_thread(work: Callable[[threading.Event], _T]) -> _T:
+    """``work(stop)`` in a worker thread, so file work never stalls the event loop. On
+    cancellation ``stop`` is set: ``work`` checks it between chunks (raising :class:`Stopped`),
+    so a long read ends soon after instead of running on unseen.
+
+    Raises:
+        asyncio.CancelledError: re-raised once ``stop`` is set.
+    """
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(work, stop)
+    except asyncio.CancelledError:
+        stop.set()
+        raise
 
 
 def spec(name: str, description: str, properties: dict[str, Any], required: list[str], *,

@@ -20,11 +20,16 @@ class ToolContext:
         private_host_allowed: ``(tool_name, host) -> bool``: True when the person's settings name
             ``host`` explicitly, so a network built-in may reach it on a loopback, link-local or
             private address (see :meth:`~toolscout.core.policy.permissions.PermissionPolicy.names_host`).
+        target: for one call of a path tool (Read, Write, Edit, NotebookEdit, Glob, Grep), the real
+            path its permission check approved; the executor sets it on a per-call copy. The tool
+            works on exactly that path, following no symlink (:mod:`.safe_open`). None: resolve
+            the call's path argument when the tool runs (a built-in run outside the executor).
     """
 
     cwd: Path
     state: dict[str, Any] = field(default_factory=dict)
     private_host_allowed: Callable[[str, str], bool] = field(default=lambda tool, host: False)
+    target: Path | None = None
 
 
 class BuiltinTool(Protocol):

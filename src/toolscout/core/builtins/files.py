@@ -2,23 +2,135 @@
 
 Paths may be absolute or relative to the session's working directory. Every failure is an
 ``is_error`` result whose text says what to do next; nothing here raises to the caller.
+
+Each tool works on the real path its permission check approved (``ToolContext.target``), opened
+with no symlink followed and only when it is a regular file (:mod:`.safe_open`). File work runs
+in a worker thread, so a slow disk never stalls the app. Read is bounded: it reads up to the end
+of the lines it returns (plus one byte to tell whether the file goes on), never the whole file,
+keeps at most :data:`MAX_LINE_CHARS` of any line, and stops when cancelled.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..models import ToolErrorKind, ToolResult
-from ._common import clip, fail, is_binary, resolve, spec
+from ._common import Stopped, fail, in_thread, is_binary, spec
 from .base import ToolContext
+from .safe_open import Refused, checked_target, open_file, read_capped, rewrite, write_all
 
 #: Lines returned by Read when no ``limit`` is given, and the cut for very long lines (characters).
 DEFAULT_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
-
+#: Most characters one Read returns; past it the page ends early, naming the offset to go on from.
+MAX_READ_CHARS = 200_000
+#: Largest file Edit (and NotebookEdit) loads (bytes): they rewrite the whole file.
+MAX_EDIT_BYTES = 64 * 1024 * 1024
 
 def _mark_read(ctx: ToolContext, path: str) -> None:
     ctx.state.setdefault("read_files", set()).add(path)
+
+
+class _Lines:
+    """Lines of a file read in 1 MiB chunks (``BufferedReader.readline`` is several times slower
+    on long lines), checking ``stop`` before each chunk. At most one chunk is held."""
+
+    def __init__(self, raw: io.FileIO, stop: threading.Event) -> None:
+        self.raw, self.stop, self.buf, self.pos = raw, stop, b"", 0
+
+    def _fill(self) -> bool:
+        if self.stop.is_set():
+            raise Stopped
+        self.buf, self.pos = self.raw.read(1 << 20) or b"", 0
+        return bool(self.buf)
+
+    def skip(self, n: int) -> int:
+        """Pass over ``n`` lines; the number passed (fewer at the end of the file)."""
+        done, partial = 0, False
+        while done < n:
+            if self.pos >= len(self.buf) and not self._fill():
+                return done + int(partial)
+            found = self.buf.count(b"\n", self.pos)
+            if done + found < n:
+                done, partial = done + found, not self.buf.endswith(b"\n")
+                self.pos = len(self.buf)
+                continue
+            for _ in range(n - done):
+                self.pos = self.buf.index(b"\n", self.pos) + 1
+            return n
+        return done
+
+    def line(self) -> tuple[bytes, bool] | None:
+        """The next line without its line ending, cut to ``4 * MAX_LINE_CHARS`` bytes (the rest is
+        read and dropped), and True when it was cut; None at the end of the file."""
+        keep = 4 * MAX_LINE_CHARS + 4
+        out, cut = bytearray(), False
+        while True:
+            if self.pos >= len(self.buf) and not self._fill():
+                return (bytes(out), cut) if out or cut else None
+            nl = self.buf.find(b"\n", self.pos)
+            end = len(self.buf) if nl < 0 else nl
+            room = keep - len(out)
+            cut = cut or end - self.pos > room
+            out += self.buf[self.pos : self.pos + max(0, min(room, end - self.pos))]
+            if nl >= 0:
+                self.pos = nl + 1
+                return bytes(out).removesuffix(b"\r"), cut
+            self.pos = len(self.buf)
+
+    def more(self) -> bool:
+        """True when anything follows (reads at most one more chunk)."""
+        return self.pos < len(self.buf) or self._fill()
+
+
+def _numbered(n: int, raw: bytes, cut: bool) -> str:
+    line = raw.decode("utf-8", errors="replace")
+    if cut or len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS] + "… [line truncated]"
+    return f"{n:>6}\t{line}"
+
+
+def _read_page(path: Path, start: int, count: int, stop: threading.Event) -> ToolResult:
+    """Lines ``start`` .. ``start + count - 1`` of the regular file at ``path`` (Read's result)."""
+    with open_file(path, "read") as (raw, _):
+        head = os.pread(raw.fileno(), 8192, 0)
+        if not head:
+            return ToolResult.ok("Read", f"<system-reminder>{path} exists but is empty.</system-reminder>")
+        if is_binary(head):
+            size = os.fstat(raw.fileno()).st_size
+            return fail("Read", f"{path} is a binary file ({size:,} bytes); Read shows text files only.")
+        lines = _Lines(raw, stop)
+        seen = lines.skip(start - 1)
+        out: list[str] = []
+        size, n = 0, start
+        while seen == start - 1 and (got := lines.line()) is not None:
+            out.append(_numbered(n, *got))
+            size, n = size + len(out[-1]) + 1, n + 1
+            if n - start >= count or size >= MAX_READ_CHARS:
+                break
+        if not out:
+            return fail("Read", f"offset {start} is past the end of {path} ({seen} lines).",
+                        ToolErrorKind.INVALID_PARAMS)
+        if lines.more():
+            why = "" if n - start >= count else f" (this page stops at {MAX_READ_CHARS:,} characters)"
+            out.append(f"… [the file goes on{why}; continue with offset={n}]")
+        return ToolResult.ok("Read", "\n".join(out))
+
+
+def file_error(tool: str, path: Path, exc: Exception, missing: str) -> ToolResult:
+    """The result for a failure to open ``path``: ``missing`` when it does not exist."""
+    if isinstance(exc, Refused):
+        return fail(tool, str(exc))
+    if isinstance(exc, FileNotFoundError):
+        return fail(tool, missing)
+    if isinstance(exc, OSError):
+        return fail(tool, f"Cannot open {path}: {exc.strerror or exc}")
+    return fail(tool, f"Cannot use {path}: {exc}")
 
 
 class ReadTool:
@@ -41,38 +153,23 @@ class ReadTool:
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Read ``params["file_path"]`` from ``offset`` (1-based) for ``limit`` lines."""
-        path = resolve(ctx.cwd, params["file_path"])
-        if path.is_dir():
-            return fail("Read", f"{path} is a directory; use Glob or Bash `ls` to list it.")
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return fail("Read", f"File does not exist: {path}. Use Glob to find the right path.")
-        except OSError as exc:
-            return fail("Read", f"Cannot read {path}: {exc.strerror or exc}")
-        if is_binary(data):
-            return fail("Read", f"{path} is a binary file ({len(data):,} bytes); Read shows text files only.")
-        text = data.decode("utf-8", errors="replace")
-        lines = text.splitlines()
-        _mark_read(ctx, str(path))
-        if not lines:
-            return ToolResult.ok("Read", f"<system-reminder>{path} exists but is empty.</system-reminder>")
+        """Read ``params["file_path"]`` from ``offset`` (1-based) for ``limit`` lines.
+
+        Raises:
+            asyncio.CancelledError: re-raised; the reading thread stops at its next chunk.
+        """
+        path = checked_target("Read", params, ctx.cwd, ctx.target)
         start = int(params.get("offset") or 1)
         count = int(params.get("limit") or DEFAULT_READ_LINES)
-        if start > len(lines):
-            return fail("Read", f"offset {start} is past the end of {path} ({len(lines)} lines).",
-                        ToolErrorKind.INVALID_PARAMS)
-        chosen = lines[start - 1 : start - 1 + count]
-        out = []
-        for n, line in enumerate(chosen, start):
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + "… [line truncated]"
-            out.append(f"{n:>6}\t{line}")
-        rest = len(lines) - (start - 1 + len(chosen))
-        if rest > 0:
-            out.append(f"… [{rest} more lines; continue with offset={start + len(chosen)}]")
-        return ToolResult.ok("Read", clip("\n".join(out), 200_000))
+        try:
+            result = await in_thread(lambda stop: _read_page(path, start, count, stop))
+        except IsADirectoryError:
+            return fail("Read", f"{path} is a directory; use Glob or Bash `ls` to list it.")
+        except (Refused, OSError) as exc:
+            return file_error("Read", path, exc, f"File does not exist: {path}. Use Glob to find the right path.")
+        if not result.is_error:
+            _mark_read(ctx, str(path))
+        return result
 
 
 class WriteTool:
@@ -94,18 +191,23 @@ class WriteTool:
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write ``content`` to ``file_path`` (UTF-8)."""
-        path = resolve(ctx.cwd, params["file_path"])
-        if path.is_dir():
-            return fail("Write", f"{path} is a directory; give a file path.")
-        existed = path.exists()
+        path = checked_target("Write", params, ctx.cwd, ctx.target)
+        data = params["content"].encode("utf-8")
+
+        def write(stop: threading.Event) -> bool:
+            with open_file(path, "write", create_parents=True) as (file, existed):
+                write_all(file, data)
+            return existed
+
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(params["content"], encoding="utf-8")
-        except OSError as exc:
-            return fail("Write", f"Cannot write {path}: {exc.strerror or exc}")
+            existed = await in_thread(write)
+        except IsADirectoryError:
+            return fail("Write", f"{path} is a directory; give a file path.")
+        except (Refused, OSError) as exc:
+            return file_error("Write", path, exc, f"Cannot write {path}: its folder does not exist.")
         _mark_read(ctx, str(path))
         verb = "Updated" if existed else "Created"
-        return ToolResult.ok("Write", f"{verb} {path} ({len(params['content'].encode('utf-8')):,} bytes).")
+        return ToolResult.ok("Write", f"{verb} {path} ({len(data):,} bytes).")
 
 
 class EditTool:
@@ -131,29 +233,59 @@ class EditTool:
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Replace ``old_string`` with ``new_string`` once (or everywhere with ``replace_all``)."""
-        path = resolve(ctx.cwd, params["file_path"])
+        path = checked_target("Edit", params, ctx.cwd, ctx.target)
         old, new = params["old_string"], params["new_string"]
         if old == new:
             return fail("Edit", "old_string and new_string are identical; nothing to change.",
                         ToolErrorKind.INVALID_PARAMS)
         if old == "":
             return fail("Edit", "old_string is empty; use Write to create a file.", ToolErrorKind.INVALID_PARAMS)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return fail("Edit", f"File does not exist: {path}. Use Write to create it.")
-        except (OSError, UnicodeDecodeError) as exc:
-            return fail("Edit", f"Cannot read {path} as UTF-8 text: {exc}")
-        count = text.count(old)
-        if count == 0:
-            return fail("Edit", f"old_string was not found in {path}. Read the file and copy the text exactly.")
-        if count > 1 and not params.get("replace_all"):
-            return fail("Edit", f"old_string occurs {count} times in {path}; add surrounding context to make "
-                        "it unique, or set replace_all to true.")
-        updated = text.replace(old, new) if params.get("replace_all") else text.replace(old, new, 1)
-        try:
-            path.write_text(updated, encoding="utf-8")
-        except OSError as exc:
-            return fail("Edit", f"Cannot write {path}: {exc.strerror or exc}")
-        n = count if params.get("replace_all") else 1
-        return ToolResult.ok("Edit", f"Edited {path}: {n} replacement{'s' if n != 1 else ''}.")
+        every = bool(params.get("replace_all"))
+
+        def change(text: str) -> str | ToolResult:
+            count = text.count(old)
+            if count == 0:
+                return fail("Edit", f"old_string was not found in {path}. Read the file and copy the text exactly.")
+            if count > 1 and not every:
+                return fail("Edit", f"old_string occurs {count} times in {path}; add surrounding context to make "
+                            "it unique, or set replace_all to true.")
+            n = count if every else 1
+            done.append(f"Edited {path}: {n} replacement{'s' if n != 1 else ''}.")
+            return text.replace(old, new) if every else text.replace(old, new, 1)
+
+        done: list[str] = []
+        failed = await update_text("Edit", path, change, f"File does not exist: {path}. Use Write to create it.")
+        return failed or ToolResult.ok("Edit", done[0])
+
+
+async def update_text(tool: str, path: Path, change: Callable[[str], str | ToolResult], missing: str) -> ToolResult | None:
+    """Load the UTF-8 file at ``path`` (at most :data:`MAX_EDIT_BYTES`), pass its text to
+    ``change`` and write back what it returns, in a worker thread, through one descriptor opened
+    as :func:`~.safe_open.open_file` does. None on success, else the error result (``change``'s
+    own, or why the file could not be used; ``missing`` when it does not exist)."""
+
+    def work(stop: threading.Event) -> ToolResult | None:
+        with open_file(path, "update") as (file, _):
+            data = read_capped(file, MAX_EDIT_BYTES)
+            if data is None:
+                return fail(tool, f"{path} is larger than {MAX_EDIT_BYTES // 2**20} MiB; {tool} rewrites whole "
+                            "files, so it does not take one this large. Use Bash (sed, patch) instead.")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return fail(tool, f"Cannot read {path} as UTF-8 text: {exc}")
+            updated = change(text)
+            if isinstance(updated, ToolResult):
+                return updated
+            try:
+                rewrite(file, updated.encode("utf-8"))
+            except OSError as exc:
+                return fail(tool, f"Cannot write {path}: {exc.strerror or exc}")
+        return None
+
+    try:
+        return await in_thread(work)
+    except IsADirectoryError:
+        return fail(tool, f"{path} is a directory; give a file path.")
+    except (Refused, OSError) as exc:
+        return file_error(tool, path, exc, missing)

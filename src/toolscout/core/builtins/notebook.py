@@ -7,8 +7,10 @@ import uuid
 from typing import Any
 
 from ..models import ToolErrorKind, ToolResult
-from ._common import fail, resolve, spec
+from ._common import fail, spec
 from .base import ToolContext
+from .files import update_text
+from .safe_open import checked_target
 
 
 class NotebookEditTool:
@@ -33,55 +35,63 @@ class NotebookEditTool:
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Apply one cell edit and write the notebook back (indent 1, as Jupyter does)."""
-        path = resolve(ctx.cwd, params["notebook_path"])
+        """Apply one cell edit and write the notebook back (indent 1, as Jupyter does), through
+        :func:`~.files.update_text` (no symlink followed, regular files only)."""
+        path = checked_target("NotebookEdit", params, ctx.cwd, ctx.target)
         if path.suffix != ".ipynb":
             return fail("NotebookEdit", f"{path} is not a .ipynb file; use Edit for other files.",
                         ToolErrorKind.INVALID_PARAMS)
-        try:
-            nb = json.loads(path.read_text(encoding="utf-8"))
-            cells = nb["cells"]
-            assert isinstance(cells, list)
-        except FileNotFoundError:
-            return fail("NotebookEdit", f"Notebook does not exist: {path}")
-        except (OSError, ValueError, KeyError, AssertionError, TypeError) as exc:
-            return fail("NotebookEdit", f"{path} is not a readable notebook: {exc}")
-        mode = params.get("edit_mode") or "replace"
-        cell_id = params.get("cell_id")
-        index = _find(cells, cell_id)
-        if cell_id is not None and index is None:
-            return fail("NotebookEdit", f"No cell {cell_id!r} in {path} ({len(cells)} cells).",
+        done: list[str] = []
+
+        def change(text: str) -> str | ToolResult:
+            try:
+                nb = json.loads(text)
+                cells = nb["cells"]
+                assert isinstance(cells, list)
+            except (ValueError, KeyError, AssertionError, TypeError) as exc:
+                return fail("NotebookEdit", f"{path} is not a readable notebook: {exc}")
+            edited = _edit(cells, params, path)
+            if isinstance(edited, ToolResult):
+                return edited
+            done.append(f"{edited} in {path}.")
+            return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+        failed = await update_text("NotebookEdit", path, change, f"Notebook does not exist: {path}")
+        return failed or ToolResult.ok("NotebookEdit", done[0])
+
+
+def _edit(cells: list[dict[str, Any]], params: dict[str, Any], path: object) -> str | ToolResult:
+    """Apply the edit to ``cells`` in place: what was done, or the error result."""
+    mode = params.get("edit_mode") or "replace"
+    cell_id = params.get("cell_id")
+    index = _find(cells, cell_id)
+    if cell_id is not None and index is None:
+        return fail("NotebookEdit", f"No cell {cell_id!r} in {path} ({len(cells)} cells).",
+                    ToolErrorKind.INVALID_PARAMS)
+    source = params["new_source"]
+    if mode == "insert":
+        kind = params.get("cell_type")
+        if kind not in ("code", "markdown"):
+            return fail("NotebookEdit", "cell_type (code or markdown) is required to insert.",
                         ToolErrorKind.INVALID_PARAMS)
-        source = params["new_source"]
-        if mode == "insert":
-            kind = params.get("cell_type")
-            if kind not in ("code", "markdown"):
-                return fail("NotebookEdit", "cell_type (code or markdown) is required to insert.",
-                            ToolErrorKind.INVALID_PARAMS)
-            cell: dict[str, Any] = {"cell_type": kind, "id": uuid.uuid4().hex[:8], "metadata": {},
-                                    "source": source}
-            if kind == "code":
-                cell.update(outputs=[], execution_count=None)
-            at = 0 if index is None else index + 1
-            cells.insert(at, cell)
-            done = f"Inserted a {kind} cell at index {at}"
-        elif index is None:
-            return fail("NotebookEdit", f"cell_id is required to {mode} a cell.", ToolErrorKind.INVALID_PARAMS)
-        elif mode == "delete":
-            cells.pop(index)
-            done = f"Deleted cell {index}"
-        else:
-            cells[index]["source"] = source
-            if params.get("cell_type"):
-                cells[index]["cell_type"] = params["cell_type"]
-            if cells[index].get("cell_type") == "code":
-                cells[index]["outputs"], cells[index]["execution_count"] = [], None
-            done = f"Replaced the source of cell {index}"
-        try:
-            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        except OSError as exc:
-            return fail("NotebookEdit", f"Cannot write {path}: {exc.strerror or exc}")
-        return ToolResult.ok("NotebookEdit", f"{done} in {path}.")
+        cell: dict[str, Any] = {"cell_type": kind, "id": uuid.uuid4().hex[:8], "metadata": {},
+                                "source": source}
+        if kind == "code":
+            cell.update(outputs=[], execution_count=None)
+        at = 0 if index is None else index + 1
+        cells.insert(at, cell)
+        return f"Inserted a {kind} cell at index {at}"
+    if index is None:
+        return fail("NotebookEdit", f"cell_id is required to {mode} a cell.", ToolErrorKind.INVALID_PARAMS)
+    if mode == "delete":
+        cells.pop(index)
+        return f"Deleted cell {index}"
+    cells[index]["source"] = source
+    if params.get("cell_type"):
+        cells[index]["cell_type"] = params["cell_type"]
+    if cells[index].get("cell_type") == "code":
+        cells[index]["outputs"], cells[index]["execution_count"] = [], None
+    return f"Replaced the source of cell {index}"
 
 
 def _find(cells: list[dict[str, Any]], cell_id: str | None) -> int | None:

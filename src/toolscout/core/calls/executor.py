@@ -6,8 +6,11 @@ specific, actionable message (the executor never raises for a bad call):
 1. look the canonical name up in the full registry (built-ins + MCP) with ``catalog.resolve``;
    a tool hidden by a deny rule is *disabled*; a name of a server that is still connecting or
    has failed says so instead of "unknown"; an unknown name lists the closest names;
-2. for direct calls (the stub strategy), the self-healing gate: a deferred tool that no search
-   loaded is not sent; the error carries its full definition and marks it loaded (NOT_LOADED);
+2. for direct calls, the self-healing gate: a tool that was *deferred in the request the model
+   answered* (a stub, its schema never sent) and that no search loaded is not sent; the error
+   carries its full definition and marks it loaded (NOT_LOADED). A tool that request carried with
+   its full schema (tool search off, ``auto`` below its threshold, ``toolSearch.alwaysLoad``, a
+   core built-in) runs: the model had everything it needs to call it;
 3. validate the arguments against the tool's projected ``inputSchema`` (:mod:`.validation`), the
    same schema the model was shown;
 4. decide permission (:mod:`.permissions`), asking through ``asker`` when there is one;
@@ -24,7 +27,9 @@ import difflib
 import json
 import time
 from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..builtins.base import BuiltinTool, ToolContext
@@ -33,12 +38,14 @@ from ..mcp.pool import ServerPool
 from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from ..names import lookup_key, split_mcp_name
 from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
-from ..rules.specs import session_rule
+from ..rules.specs import session_rule, target_path
 from ..schemas import unwrap_arguments
 from .validation import Invalid, SchemaProblem, invalid_text, schema_text, validate_params
 
 if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool runs (catalog-only runs never)
     import mcp_types as types
+
+    from ..mcp.elicitation import Elicitor
 
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
@@ -122,7 +129,8 @@ class ToolExecutor:
         self.revive: Callable[[str], Awaitable[ToolResult | None]] | None = None
 
     async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                      loaded: set[str] | None = None) -> ToolResult:
+                      loaded: set[str] | None = None, elicitor: Elicitor | None = None,
+                      sent_full: AbstractSet[str] | None = None) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
         Args:
@@ -130,10 +138,17 @@ class ToolExecutor:
                 names are accepted when they resolve to exactly one tool.
             params: the arguments: a dict, a JSON string of one, or None for ``{}``.
             asker: asks the user for "ask" tools; None (headless) turns "ask" into a refusal.
-            direct: True when the model called the tool directly (stub strategy) rather than
-                through ExecuteTool; enables the self-healing gate.
+            direct: True when the model called the tool directly rather than through
+                ExecuteTool; enables the self-healing gate.
             loaded: the caller's set of loaded names for the gate (mutated: the refused tool is
                 added). None uses :attr:`loaded`.
+            elicitor: answers the MCP server's questions during the call, when the pool forwards
+                them (:mod:`toolscout.core.mcp.elicitation`); None: nobody is asked.
+            sent_full: canonical names the request the model answered carried with their full
+                schema (a session's :attr:`Projection.full_names
+                <toolscout.core.session.projection.Projection.full_names>` when it sent that
+                request); the gate holds back only tools outside it. None (no request known):
+                the catalog's own deferral (:meth:`ToolCatalog.is_deferred`) stands in.
 
         The result's ``duration_ms`` is the call's own time: the wait for a permission answer
         is left out.
@@ -153,7 +168,8 @@ class ToolExecutor:
 
         started = self.clock()
         try:
-            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded)
+            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded,
+                                         elicitor, sent_full)
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
                                       f"{type(exc).__name__}: {exc}")
@@ -161,12 +177,13 @@ class ToolExecutor:
         return replace(result, duration_ms=(self.clock() - started - asked_s) * 1000.0)
 
     async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
-                       loaded: set[str]) -> ToolResult:
+                       loaded: set[str], elicitor: Elicitor | None = None,
+                       sent_full: AbstractSet[str] | None = None) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
             return found
         tool = found
-        if direct and self.catalog.is_deferred(tool) and tool.name not in loaded:
+        if direct and tool.name not in loaded and self._was_deferred(tool, sent_full):
             loaded.add(tool.name)
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
         args = _normalise_params(params)
@@ -183,12 +200,15 @@ class ToolExecutor:
         unrunnable = self._from_catalog_file(tool)
         if unrunnable is not None:  # before the permission question: there is nothing to allow
             return unrunnable
-        refusal = await self._permit(tool, args, asker)
+        # A built-in path tool's real path is resolved once: the permission check decides on it
+        # and the tool opens exactly it, following no symlink (builtins/safe_open.py).
+        target = target_path(tool.name, args, self.context.cwd) if tool.server is None else None
+        refusal = await self._permit(tool, args, asker, target)
         if refusal is not None:
             return refusal
         if tool.server is None:
-            return await self._run_builtin(tool, args)
-        return await self._run_mcp(tool, args)
+            return await self._run_builtin(tool, args, target)
+        return await self._run_mcp(tool, args, elicitor)
 
     # -- lookup -----------------------------------------------------------------------------
     def lookup(self, name: str) -> ToolSpec | ToolResult:
@@ -252,15 +272,24 @@ class ToolExecutor:
         hint = f" Did you mean: {', '.join(names)}?" if names else ""
         return f"Unknown tool {name!r}.{hint} {self.search_advice}"
 
+    def _was_deferred(self, tool: ToolSpec, sent_full: AbstractSet[str] | None) -> bool:
+        """True if the model had ``tool`` without its schema: outside ``sent_full`` (the request
+        it answered), or, with no request known, a tool the catalog defers."""
+        if sent_full is not None:
+            return tool.name not in sent_full
+        return self.catalog.is_deferred(tool)
+
     def _not_loaded_message(self, tool: ToolSpec) -> str:
         return (f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "
                 f"call it again with arguments that match this definition.\n\nDescription:\n{tool.description}"
                 f"\n\nInput schema:\n{schema_text(tool.input_schema)}")
 
     # -- permission -------------------------------------------------------------------------
-    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None) -> ToolResult | None:
+    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None,
+                      target: Path | None = None) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
-        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args)
+        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args,
+                                     target=target)
         if verdict.decision is Decision.ALLOW:
             return None
         if verdict.decision is Decision.ASK and asker is not None:
@@ -269,7 +298,7 @@ class ToolExecutor:
             except Exception:  # a broken prompt must not allow anything
                 answer = "deny"
             if answer == "always":
-                scoped = session_rule(tool.name, args, self.context.cwd) if tool.server is None else tool.name
+                scoped = session_rule(tool.name, args, self.context.cwd, target) if tool.server is None else tool.name
                 self.policy.allow_for_session(scoped)
                 if self.remember_allow is not None:
                     self.remember_allow(scoped)
@@ -293,16 +322,17 @@ class ToolExecutor:
         return None
 
     # -- running ----------------------------------------------------------------------------
-    async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+    async def _run_builtin(self, tool: ToolSpec, args: dict[str, Any], target: Path | None = None) -> ToolResult:
         builtin = self.builtins.get(tool.name)
         if builtin is None:  # refused before the permission question (_from_catalog_file)
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} cannot be run here.")
         # Built-ins bound themselves (Bash takes its own ``timeout`` of up to 10 min), so
         # mcp.callTimeout is not imposed here; the MCP resource built-ins apply it per request.
-        result = await builtin.run(args, self.context)
+        context = self.context if target is None else replace(self.context, target=target)
+        result = await builtin.run(args, context)
         return replace(result, tool_name=tool.name)
 
-    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any]) -> ToolResult:
+    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any], elicitor: Elicitor | None = None) -> ToolResult:
         assert tool.server is not None
         conn = self.pool.connection(tool.server) if self.pool else None
         if conn is None:
@@ -322,7 +352,7 @@ class ToolExecutor:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
             # The server's own name, even "" (shown under a placeholder, called by its real name).
             try:
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)
             except ServerUnavailable as exc:  # not sent: the server went away since the lookup
                 if self.revive is None:
                     return self._unavailable(tool.name, exc.status)
@@ -332,7 +362,7 @@ class ToolExecutor:
                 conn = self.pool.connection(tool.server) if self.pool else None
                 if conn is None:
                     return self._unavailable(tool.name, exc.status)
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout)  # once more
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)  # once more
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

@@ -4,12 +4,23 @@ by :func:`toolscout.core.calls.validation.field_problems`, the executor's own va
 
 A tool's ``inputSchema`` comes from an untrusted server: anything that is not the expected shape
 becomes a JSON field, and a schema that is itself invalid is reported instead of raising.
+
+A field that asks for the folder to work in starts filled in with the session's project folder,
+shown as ``.`` (:data:`PROJECT_FOLDER`) and sent as the folder's absolute path
+(:func:`project_folder_value`), where the server says that is what the field is
+(:func:`asks_for_folder`): a string field without a default named ``repo_path`` or ``cwd``
+(git's ``repo_path``: "the path to the Git repository"), or named ``path``, ``directory``,
+``dir``, ``folder``, ``root``, ``repo``, ``repository`` or ``working_directory`` with a
+description that speaks of a repository, folder, directory or project. Any other field starts empty.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 #: Field kinds and the widget that edits them.
@@ -27,6 +38,8 @@ class FieldSpec:
         nullable: ``null`` is among the allowed types.
         multiline: a string the schema does not keep to one line (no ``format``, ``pattern`` or
             ``maxLength`` up to :data:`SINGLE_LINE_MAX`): the form takes several lines for it.
+        project_folder: the field asks for the folder to work in (:func:`asks_for_folder`): it
+            starts as :data:`PROJECT_FOLDER`.
     """
 
     name: str
@@ -39,6 +52,7 @@ class FieldSpec:
     has_default: bool = False
     nullable: bool = False
     multiline: bool = False
+    project_folder: bool = False
 
 
 def _types(schema: dict[str, Any]) -> list[str]:
@@ -89,8 +103,37 @@ def fields_of(schema: Any) -> list[FieldSpec]:
         elif len(concrete) == 1 and concrete[0] in ("string", "integer", "number", "boolean"):
             spec.kind = concrete[0]
             spec.multiline = spec.kind == "string" and not _single_line(prop)
+        spec.project_folder = asks_for_folder(spec)
+        spec.multiline = spec.multiline and not spec.project_folder
         out.append(spec)
     return out
+
+
+#: What a folder field starts as: the project folder (sent as its absolute path).
+PROJECT_FOLDER = "."
+#: Field names that ask for the folder to work in whatever their description says.
+FOLDER_NAMES = frozenset({"repo_path", "cwd"})
+#: Field names that ask for it when their description speaks of one (:data:`_FOLDER_WORDS`).
+MAYBE_FOLDER_NAMES = frozenset({"path", "directory", "dir", "folder", "root", "repo", "repository",
+                                "working_directory"})
+_FOLDER_WORDS = re.compile(r"\b(repo|repository|folder|directory|project)\b", re.IGNORECASE)
+
+
+def asks_for_folder(spec: FieldSpec) -> bool:
+    """True when the server says field ``spec`` is the folder to work in (see the module
+    docstring): a string without a default, named so (and described so, for the general names)."""
+    if spec.kind != "string" or spec.has_default:
+        return False
+    name = spec.name.lower()
+    return name in FOLDER_NAMES or (name in MAYBE_FOLDER_NAMES and bool(_FOLDER_WORDS.search(spec.description)))
+
+
+def project_folder_value(spec: FieldSpec, value: Any, project_dir: Path | None) -> Any:
+    """``value`` as sent: :data:`PROJECT_FOLDER` in a folder field is ``project_dir``'s absolute
+    path (the server may run in another folder); anything else as typed."""
+    if spec.project_folder and project_dir is not None and isinstance(value, str) and value.strip() == PROJECT_FOLDER:
+        return str(project_dir.resolve())
+    return value
 
 
 #: A string whose ``maxLength`` is at most this many characters is a one-line field.
@@ -124,7 +167,9 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
         ``(present, value)``; ``present`` is False when the field was left empty.
 
     Raises:
-        FormError: the text is not a valid number or JSON.
+        FormError: the text is not a valid number or JSON, or is a number JSON cannot carry
+            (``inf``, ``nan``, ``1e400``; in a JSON field also ``NaN``, ``Infinity``): sent, it
+            would reach the server as ``null``.
     """
     if spec.kind == "boolean":
         return (raw is not None, bool(raw)) if raw is not None else (False, None)
@@ -145,8 +190,31 @@ def parse_value(spec: FieldSpec, raw: Any) -> tuple[bool, Any]:
             value = float(text.strip())
         except ValueError:
             raise FormError(spec.name, "expected a number") from None
+        if not math.isfinite(value):
+            raise FormError(spec.name, NOT_FINITE.format(text.strip()))
         return True, int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
     try:
-        return True, json.loads(text)
+        return True, json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise FormError(spec.name, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a non-finite number inside the JSON
+        raise FormError(spec.name, str(exc)) from None
+
+
+#: Why a number that JSON cannot carry is refused (``{}``: the number as typed).
+NOT_FINITE = "{} is not a number JSON can carry (no inf or NaN, none past ±1.8e308): the server would get null"
+
+
+def _refuse_constant(name: str) -> float:
+    """``json.loads``' ``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` (which the
+    standard library reads, though JSON has no such values) are refused."""
+    raise ValueError(NOT_FINITE.format(name))
+
+
+def _finite_float(text: str) -> float:
+    """``json.loads``' ``parse_float``: a number past the float range (``1e400``) is refused
+    instead of read as infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(NOT_FINITE.format(text))
+    return value

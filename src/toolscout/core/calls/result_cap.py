@@ -2,7 +2,8 @@
 
 A result longer than ``tools.maxResultTokens`` (default 25,000 tokens, Claude Code's default
 ``MAX_MCP_OUTPUT_TOKENS``) is cut to its head, and the whole text is written to
-``<data dir>/tool-results/<session id>/<call id>.txt``. The model sees the head plus a note
+``<data dir>/tool-results/<session id>/<call id>.txt``, folders owner-only (``0700``) and files
+``0600`` from the moment they are made (another local user must not read a session's results). The model sees the head plus a note
 that names the file and the Read ``offset``/``limit`` to page through it (that folder is part of
 the workspace Read may reach without asking). Transcripts store what the model saw, so a
 ``--resume`` re-sends the capped form, never the whole result.
@@ -10,10 +11,11 @@ the workspace Read may reach without asking). Transcripts store what the model s
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from ..dirs import data_dir
+from ..dirs import data_dir, open_private, private_dir
 from ..tokens import TokenCounter, default_counter
 
 DEFAULT_MAX_RESULT_TOKENS = 25_000
@@ -63,8 +65,9 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
     total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     path = folder / f"{_SAFE_NAME.sub('_', name) or 'result'}.txt"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="replace")
+        private_dir(folder)
+        with os.fdopen(open_private(path), "w", encoding="utf-8", errors="replace") as fh:
+            fh.write(text)
     except OSError as exc:
         return (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens of {len(text):,} characters; "
                 f"the full result could not be saved ({exc.strerror or exc}).]")

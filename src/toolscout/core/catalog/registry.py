@@ -36,6 +36,18 @@ class CatalogDelta:
         return bool(self.added or self.removed)
 
 
+@dataclass
+class _State:
+    """One published state of a :class:`ToolCatalog` (never mutated once published, but for
+    the name index it caches): canonical name → tool, the cache-stable order, server → its
+    tools' names, and :meth:`ToolCatalog.resolve`'s lookup dicts, built on first use."""
+
+    tools: dict[str, ToolSpec]
+    order: tuple[str, ...]
+    by_server: dict[str, list[str]]
+    names: tuple[dict[str, list[str]], ...] | None = None
+
+
 def matches_pattern(tool: ToolSpec, pattern: str) -> bool:
     """True when ``pattern`` names this tool: its server, its full name, or a glob whose server
     part matches the server exactly (see :func:`toolscout.core.rules.match.matches`).
@@ -68,11 +80,8 @@ class ToolCatalog:
     """
 
     def __init__(self, core_names: Iterable[str] = (), always_load: Iterable[str] = ()) -> None:
-        self._tools: dict[str, ToolSpec] = {}
-        self._order: list[str] = []
-        self._by_server: dict[str, list[str]] = {}
+        self._state = _State({}, (), {})
         self._frozen = False
-        self._names: tuple[dict[str, list[str]], ...] | None = None
         self._core_names = set(core_names) | ALWAYS_CORE
         self._always_load = list(always_load)
         self._visible: Callable[[ToolSpec], bool] = lambda _tool: True
@@ -142,11 +151,12 @@ class ToolCatalog:
         if tool.server is not None:
             raise ValueError(f"built-in tool {tool.name!r} must not have a server")
         tool = projected(replace(tool, original_name=tool.original_name or tool.name))
-        existed = tool.name in self._tools
-        self._tools[tool.name] = tool
-        if not existed:
-            self._insert([tool.name])
-        return CatalogDelta(added=() if existed else (tool.name,))
+        state = self._state
+        existed = tool.name in state.tools
+        tools = {**state.tools, tool.name: tool}
+        added = [] if existed else [tool.name]
+        self._publish(tools, self._sorted_in(list(state.order), added, tools), state.by_server)
+        return CatalogDelta(added=tuple(added))
 
     def set_server_tools(
         self,
@@ -166,9 +176,10 @@ class ToolCatalog:
             self.instructions[server] = instructions
         if description is not None:
             self.server_descriptions[server] = description
-        old = self._by_server.get(server, [])
-        old_by_original = {self._tools[n].bare_name: n for n in old}
-        taken = set(self._tools) - set(old)
+        state = self._state
+        old = state.by_server.get(server, [])
+        old_by_original = {state.tools[n].bare_name: n for n in old}
+        taken = set(state.tools) - set(old)
         new_specs: list[ToolSpec] = []
         for tool in tools:
             original = tool.original_name or tool.name
@@ -178,16 +189,17 @@ class ToolCatalog:
             new_specs.append(projected(replace(tool, name=canonical, server=server, original_name=original)))
         new_names = {t.name for t in new_specs}
         removed = [n for n in old if n not in new_names]
-        for name in removed:
-            del self._tools[name]
-        self._order = [n for n in self._order if n not in set(removed)]
-        added = [t.name for t in new_specs if t.name not in self._tools]
+        gone = set(removed)  # once: a set per kept name made removing a server quadratic
+        kept = {n: t for n, t in state.tools.items() if n not in gone}
+        order = [n for n in state.order if n not in gone]
+        added = [t.name for t in new_specs if t.name not in kept]
         for spec in new_specs:
-            self._tools[spec.name] = spec
-        self._by_server[server] = [t.name for t in new_specs]
+            kept[spec.name] = spec
+        by_server = dict(state.by_server)
+        by_server[server] = [t.name for t in new_specs]
         if not new_specs:
-            self._by_server.pop(server, None)
-        self._insert(added)
+            by_server.pop(server, None)
+        self._publish(kept, self._sorted_in(order, added, kept), by_server)
         order_index = {n: i for i, n in enumerate(self._order)}
         return CatalogDelta(
             added=tuple(sorted(added, key=order_index.__getitem__)),
@@ -201,19 +213,36 @@ class ToolCatalog:
         self.instructions.pop(server, None)
         return delta
 
-    def _insert(self, names: list[str]) -> None:
-        self._names = None  # set_server_tools and add_builtin both end here
+    def _sorted_in(self, order: list[str], names: list[str], tools: dict[str, ToolSpec]) -> list[str]:
+        """``order`` (a fresh list) with ``names`` placed by the order rule of the module doc."""
+        def key(name: str) -> tuple[int, str]:
+            return (0 if tools[name].server is None else 1, name)
         if not names:
-            return
+            return order
         if self._frozen:
-            self._order.extend(sorted(names, key=self._sort_key))
-        else:
-            self._order = sorted([*self._order, *names], key=self._sort_key)
+            return [*order, *sorted(names, key=key)]
+        return sorted([*order, *names], key=key)
 
-    def _sort_key(self, name: str) -> tuple[int, str]:
-        return (0 if self._tools[name].server is None else 1, name)
+    def _publish(self, tools: dict[str, ToolSpec], order: list[str], by_server: dict[str, list[str]]) -> None:
+        """Make a new state current. Every change builds new containers and swaps them in with
+        one assignment, never mutating the published ones: a reader on another thread (the
+        gateway searches in a worker thread while the loop applies a re-list) takes
+        :attr:`_state` once and sees one consistent catalog, never a name whose tool is gone."""
+        self._state = _State(tools, tuple(order), by_server)
 
     # -- queries --------------------------------------------------------------------------
+    @property
+    def _tools(self) -> dict[str, ToolSpec]:
+        return self._state.tools
+
+    @property
+    def _order(self) -> tuple[str, ...]:
+        return self._state.order
+
+    @property
+    def _by_server(self) -> dict[str, list[str]]:
+        return self._state.by_server
+
     def __len__(self) -> int:
         return len(self._tools)
 
@@ -221,7 +250,8 @@ class ToolCatalog:
         return name in self._tools
 
     def __iter__(self) -> Iterator[ToolSpec]:
-        return (self._tools[n] for n in self._order)
+        state = self._state  # one snapshot for the whole walk
+        return (state.tools[n] for n in state.order)
 
     def tools(self, *, include_hidden: bool = False) -> list[ToolSpec]:
         """All tools in cache-stable order (hidden ones only if ``include_hidden``)."""
@@ -241,8 +271,9 @@ class ToolCatalog:
 
     def server_tools(self, server: str) -> list[ToolSpec]:
         """Tools of one server in catalog order."""
-        names = set(self._by_server.get(server, []))
-        return [t for t in self if t.name in names]
+        state = self._state
+        names = set(state.by_server.get(server, []))
+        return [state.tools[n] for n in state.order if n in names]
 
     def deferred_tools(self) -> list[ToolSpec]:
         """Visible deferred tools in catalog order: what ToolSearch searches."""
@@ -268,24 +299,28 @@ class ToolCatalog:
         if not name:
             return []
         name = from_announcement(name)
-        exact = self._tools.get(name)
+        state = self._state  # the tools and the name index of one moment
+        exact = state.tools.get(name)
         if exact is not None and self._visible(exact):
             return [exact]
+        index = self._name_index(state)
         for stage, key in enumerate((lookup_key(name), loose_key(name), lookup_key(name), loose_key(name))):
-            found = [t for t in (self._tools[n] for n in self._name_index()[stage].get(key, ())) if self._visible(t)]
+            found = [t for t in (state.tools[n] for n in index[stage].get(key, ())) if self._visible(t)]
             if found:
                 return found
         return []
 
-    def _name_index(self) -> tuple[dict[str, list[str]], ...]:
+    @staticmethod
+    def _name_index(state: _State) -> tuple[dict[str, list[str]], ...]:
         """Lookup keys → canonical names in catalog order, one dict per :meth:`resolve` stage
-        (name lower-cased, name loose, bare name, bare name loose); cached until the catalog
-        changes."""
-        if self._names is None:
+        (name lower-cased, name loose, bare name, bare name loose); cached on ``state`` (a
+        change publishes a new state, so the cache never outlives its tools)."""
+        if state.names is None:
             stages: tuple[dict[str, list[str]], ...] = ({}, {}, {}, {})
-            for tool in self:
+            for name in state.order:
+                tool = state.tools[name]
                 keys = (tool.name.lower(), loose_key(tool.name), lookup_key(tool.bare_name), loose_key(tool.bare_name))
                 for stage, key in zip(stages, keys, strict=True):
                     stage.setdefault(key, []).append(tool.name)
-            self._names = stages
-        return self._names
+            state.names = stages
+        return state.names

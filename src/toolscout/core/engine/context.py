@@ -5,18 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.registry import ToolCatalog
+from ..catalog.registry import ALWAYS_CORE, ToolCatalog
+from ..models import ToolSpec
+from ..rules.match import server_rule
 from ..settings.layers import Settings
 from ..tokens import (
+    MODE_SETTING,
     ModeDecision,
     ServerUsage,
     TokenCounter,
+    ToolLimit,
     context_window,
     decide_mode,
     default_counter,
     tool_tokens,
     usage_by_server,
 )
+from .native_choice import NativeChoice, choose
 
 
 @dataclass
@@ -44,6 +49,8 @@ class ContextReport:
     suggestions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     states: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: the deferral path for the provider the report was made for (None: no provider given)
+    native: NativeChoice | None = None
 
     @property
     def tokens_inline(self) -> int:
@@ -77,7 +84,10 @@ class ContextReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON of ``toolscout context --json``."""
+        """Stable JSON of ``toolscout context --json``. ``mode.mode`` is the internal name
+        (``tst``, ``tst-auto``, ``standard``); ``mode.tool_search`` the UI's word for it
+        (``on``, ``auto``, ``off``: :data:`~toolscout.core.tokens.MODE_SETTING`); ``mode.defer``
+        whether tools are deferred now."""
         d = self.decision
         return {
             "model": self.model,
@@ -85,6 +95,7 @@ class ContextReport:
             "strategy": self.strategy,
             "mode": {
                 "mode": d.mode,
+                "tool_search": MODE_SETTING.get(d.mode, d.mode),
                 "defer": d.defer,
                 "deferred_schema_tokens": d.deferred_schema_tokens,
                 "context_window": d.context_window,
@@ -94,12 +105,14 @@ class ContextReport:
                 "deciding": d.deciding,
                 "estimated_tokens": d.estimated_tokens,
                 "unknown_size": list(d.unknown),
+                "tool_limit": d.limit.to_json(d.tool_count, d.limited) if d.limit else None,
             },
             "pending": list(d.pending),
             "servers": self.server_rows(),
             "total": {"tokens_inline": self.tokens_inline, "tokens_sent": self.tokens_sent, "saved": self.saved},
             "suggestions": self.suggestions,
             "warnings": self.warnings,
+            "native": None if self.native is None else {"native": self.native.native, "reason": self.native.reason},
         }
 
 
@@ -113,6 +126,9 @@ def build_context_report(
     usage_counts: dict[str, int] | None = None,
     counter: TokenCounter | None = None,
     pending: dict[str, int | None] | None = None,
+    tool_limit: ToolLimit | None = None,
+    provider: str | None = None,
+    base_url: str | None = None,
 ) -> ContextReport:
     """Compute the report for ``catalog`` under ``settings``.
 
@@ -122,6 +138,11 @@ def build_context_report(
             turns are suggested for ``alwaysLoad``.
         pending: servers still connecting → last known schema tokens (None: unknown), counted
             by the auto decision (:func:`~toolscout.core.tokens.decide_mode`).
+        tool_limit: the most tools one request to the session's provider may carry
+            (:func:`toolscout.core.session.providers.limits.tool_limit`); None: no limit known.
+            Past it auto mode defers, and ``off`` keeps inline only what fits (:func:`inline_fit`).
+        provider, base_url: the session's provider (``anthropic`` …) and endpoint: the report
+            then says whether it defers natively (:func:`.native_choice.choose`).
     """
     counter = counter or default_counter()
     model = model or settings.get("provider.model")
@@ -130,14 +151,33 @@ def build_context_report(
     deferrable = [t for t in tools if catalog.is_deferred(t)]
     deferred_tokens = sum(tool_tokens(t, counter) for t in deferrable)
     window = context_window(model, settings.get("provider.contextWindow"))
-    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending)
+    inline_count = sum(1 for t in tools if t.name not in ALWAYS_CORE)
+    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending,
+                           tool_count=inline_count, limit=tool_limit)
+    max_tools = tool_limit.max_tools if tool_limit else None
+    fit = inline_fit(catalog, max_tools) if decision.mode == "standard" and decision.limited else []
     rows = usage_by_server(
         tools, catalog.is_deferred, strategy=strategy, defer=decision.defer,
-        loaded_names=loaded_names, counter=counter,
+        loaded_names={*(loaded_names or ()), *(t.name for t in fit)}, counter=counter, max_tools=max_tools,
     )
     suggestions = _suggest(rows, usage_counts or {}, catalog)
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions,
-                         [str(w) for w in settings.warnings])
+    warnings = [str(w) for w in settings.warnings]
+    if decision.mode == "standard" and decision.limited:
+        warnings.append(decision.reason)
+    native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
+    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings, native=native)
+
+
+def inline_fit(catalog: ToolCatalog, max_tools: int | None) -> list[ToolSpec]:
+    """The deferrable tools that fit inline, in catalog order, beside the tools a deferred
+    request always carries (core, always-load, ToolSearch, ExecuteTool), when
+    ``toolSearch.enabled`` is off but more tools exist than ``max_tools`` lets one request
+    carry: the first ones, as Cursor sends the first tools of a catalog too large for it (the
+    rest stay reachable through ToolSearch and ExecuteTool). Every deferrable tool if no limit."""
+    deferrable = [t for t in catalog.tools() if catalog.is_deferred(t)]
+    if max_tools is None:
+        return deferrable
+    return deferrable[: max(max_tools - len(catalog.loaded_tools()), 0)]
 
 
 def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalog) -> list[str]:
@@ -149,7 +189,7 @@ def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalo
         if calls >= 3 and row.tokens_inline < 2_000:
             out.append(
                 f"{row.server}: used {calls} times this session and costs only {row.tokens_inline:,} tokens "
-                f'inline; consider "toolSearch.alwaysLoad": ["{row.server}"]'
+                f'inline; consider "toolSearch.alwaysLoad": ["{server_rule(row.server)}"]'
             )
     big = max((r for r in rows if r.server), key=lambda r: r.tokens_inline, default=None)
     if big and big.tokens_inline > 10_000 and not usage:

@@ -14,8 +14,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..builtins.base import BuiltinTool, ToolContext
 from ..calls.executor import ToolExecutor
@@ -23,10 +24,11 @@ from ..calls.result_cap import results_root
 from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..mcp.pool import ServerPool
 from ..mcp.server_config import ServerConfig
-from ..mcp.server_names import assign_server_names
+from ..mcp.server_names import assign_server_names, builtin_name_warnings
 from ..models import ServerState, ServerStatus, ToolResult, ToolSpec
-from ..policy.local_rules import allow_rules_file, persist_allow_rule
+from ..policy.local_rules import allow_rules_file, forget_allow_rule, persist_allow_rule
 from ..policy.permissions import Asker, PermissionPolicy
+from ..policy.rule_sources import THIS_SESSION, RuleInForce, rules_in_force
 from ..policy.trust import FolderTrust
 from ..rules.specs import Workspace
 from ..schemas import schema_warning_line
@@ -45,6 +47,9 @@ from .progress import ProgressRelay
 from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
+
+if TYPE_CHECKING:
+    from ..mcp.elicitation import Elicitor
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +117,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         servers, renamed = assign_server_names(mcp_servers)  # no-op for loaded configs
         # a rule may name a server by its configured spelling (my.srv) or its canonical one
         self.policy.spellings = {cfg.configured_name or cfg.name: cfg.name for cfg in servers}
-        for message in [*mcp_warnings, *renamed]:
+        for message in [*mcp_warnings, *renamed, *builtin_name_warnings(servers)]:
             self.warnings.append(f"mcp: {message}")
         for cfg in servers:
             if cfg.error:
@@ -185,6 +190,32 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
                       source=str(self.allow_rules_file))
             return None
 
+    def permission_rules(self) -> list[RuleInForce]:
+        """Every permission rule in force with the file (or flag, or session) it comes from
+        (:func:`~toolscout.core.policy.rule_sources.rules_in_force`)."""
+        trust = self.folder_trust
+        return rules_in_force(self.policy, self.settings, project_trusted=trust is None or trust.approved,
+                              answers_file=self.allow_rules_file)
+
+    def forget_allow_rule(self, rule: str) -> Path:
+        """Remove the saved "always allow" answer ``rule`` from its file and stop allowing it
+        now, unless another source in force (a settings file, ``--allowed-tools``) still lists it.
+
+        Returns:
+            The file rewritten.
+
+        Raises:
+            LocalRuleError: no saved answers here, or the file does not list ``rule``.
+            OSError: the file cannot be written.
+        """
+        others = [r for r in self.permission_rules() if r.kind == "allow" and r.rule == rule
+                  and not r.saved_answer and r.source != THIS_SESSION]
+        path = forget_allow_rule(self.settings, self.folder_trust, rule)
+        self.policy.session_allow[:] = [r for r in self.policy.session_allow if r != rule]
+        if not others:
+            self.policy.allow[:] = [r for r in self.policy.allow if r != rule]
+        return path
+
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, warm_search: bool = True) -> None:
         """Load catalog files, build the search index in a worker thread (when ``warm_search``),
@@ -225,6 +256,12 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """How an unknown tool's error says to find tools (one sentence): the model's ToolSearch
         by default; the CLI names ``toolscout search``, which its person can run."""
         self.executor.search_advice = text
+
+    def forward_questions(self) -> None:
+        """Let MCP servers ask questions during a call (``elicitation/create``), answered by the
+        call's ``elicitor`` (:meth:`call_tool`): servers connected from now on are told this
+        client supports elicitation, so call it before :meth:`start`. ``toolscout serve`` does."""
+        self.pool.forward_elicitation = True
 
     async def stop(self) -> None:
         """Disconnect every server and release resources. Safe to call twice.
@@ -272,7 +309,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         await self.pool.disconnect(name)
 
     async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                        loaded: set[str] | None = None) -> ToolResult:
+                        loaded: set[str] | None = None, elicitor: Elicitor | None = None,
+                        sent_full: AbstractSet[str] | None = None) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
 
@@ -281,12 +319,19 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             params: arguments (dict, JSON text, or None).
             asker: ``async asker(tool, params) -> "allow_once" | "always" | "deny"``; without one
                 (headless) tools that need asking are refused with the rule to add.
-            direct: the model called the tool directly (stub strategy): a deferred tool not yet
-                loaded is refused with its full definition (NOT_LOADED) and becomes loaded.
+            direct: the model called the tool directly: a tool that was deferred in the request
+                the model answered (see ``sent_full``) and is not yet loaded is refused with its
+                full definition (NOT_LOADED) and becomes loaded.
             loaded: the caller's loaded-name set for that gate (mutated). None uses the engine's
                 own set, :attr:`loaded`.
+            elicitor: answers the MCP server's questions during the call, when the pool forwards
+                them (``toolscout serve``: :mod:`toolscout.core.mcp.elicitation`).
+            sent_full: names that request carried with their full schema (a session's
+                projection); a direct call of one of them always runs. None: the catalog's
+                deferral decides.
         """
-        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded)
+        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded,
+                                           elicitor=elicitor, sent_full=sent_full)
 
     @property
     def loaded(self) -> set[str]:

@@ -17,7 +17,7 @@ from ..mcp.server_config import ServerConfig
 from ..models import ServerState, ServerStatus, ToolSpec
 from ..search.results import ScoredTool, SearchResult
 from ..settings.layers import Settings
-from ..tokens import tool_tokens
+from ..tokens import ToolLimit, tool_tokens
 from .context import ContextReport, build_context_report
 from .server_sizes import ServerSizes, server_key
 
@@ -187,11 +187,16 @@ class EngineQueries:
     # -- context ----------------------------------------------------------------------------
     def context_report(self, *, model: str | None = None, strategy: str | None = None,
                        loaded_names: set[str] | None = None,
-                       usage_counts: dict[str, int] | None = None) -> ContextReport:
-        """Per-server token usage and the mode decision for the current catalog."""
+                       usage_counts: dict[str, int] | None = None,
+                       tool_limit: ToolLimit | None = None,
+                       provider: str | None = None, base_url: str | None = None) -> ContextReport:
+        """Per-server token usage and the mode decision for the current catalog; ``tool_limit``:
+        the most tools one request to the provider may carry (None: no limit known); with
+        ``provider`` (and its ``base_url``), also the deferral path (native or portable) and why."""
         report = build_context_report(self.catalog, self.settings, model=model, strategy=strategy,
                                       loaded_names=loaded_names, usage_counts=usage_counts,
-                                      pending=self.pending_sizes())
+                                      pending=self.pending_sizes(), tool_limit=tool_limit,
+                                      provider=provider, base_url=base_url)
         report.states = {s.name: (s.state.value, s.error if s.state is ServerState.FAILED else None)
                          for s in self.server_statuses()}
         report.warnings = list(dict.fromkeys([*report.warnings, *self.warnings]))

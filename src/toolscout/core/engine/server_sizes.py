@@ -6,7 +6,8 @@ connected is the best estimate, so it is recorded here whenever a server lists i
 read back by the next run (:meth:`toolscout.core.engine.facade.Engine.pending_sizes`).
 
 The file is ``<user cache dir>/toolscout/server-sizes.json`` (``TOOLSCOUT_CACHE_DIR`` overrides
-the directory; ``TOOLSCOUT_CACHE_DIR=off`` keeps sizes in memory only): ``{"version": 1,
+the directory; ``off``, ``0`` or empty keeps sizes in memory only, as for the vector cache:
+:func:`toolscout.core.dirs.cache_dir`): ``{"version": 1,
 "servers": {KEY: TOKENS}}`` where KEY is the server's configured name plus a hash of how it is
 started (command, args, url), so a renamed or re-pointed entry does not inherit a stale size. A
 missing, oversized, non-regular or malformed file reads as empty; writes are atomic (temp
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..dirs import cache_dir
 from ..safe_read import read_json
 
 if TYPE_CHECKING:
@@ -41,13 +43,9 @@ FILE_NAME = "server-sizes.json"
 
 
 def default_path() -> Path | None:
-    """Where sizes are kept, or None when ``TOOLSCOUT_CACHE_DIR=off``."""
-    override = os.environ.get("TOOLSCOUT_CACHE_DIR")
-    if override is not None:
-        return None if override.strip().lower() == "off" else Path(override) / FILE_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("toolscout")) / FILE_NAME
+    """Where sizes are kept, or None when the disk caches are off (:func:`~toolscout.core.dirs.cache_dir`)."""
+    folder = cache_dir()
+    return None if folder is None else folder / FILE_NAME
 
 
 def server_key(config: ServerConfig) -> str:

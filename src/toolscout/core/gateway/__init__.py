@@ -10,8 +10,12 @@ exposure) tools found by search are appended to the served list. Modules:
 - :mod:`.results`: engine results mapped back to MCP ``CallToolResult`` values;
 - :mod:`.asking`: permission questions through MCP elicitation;
 - :mod:`.resources`: the catalog and ``/context`` report as MCP resources;
-- :mod:`.server`: the MCP server itself (handlers, per-client state, stdio);
+- :mod:`.server`: the MCP server itself (handlers, per-client state, serving alongside the
+  engine's start);
+- :mod:`.starting`: the engine's start, kept off the handshake's path;
+- :mod:`.stdio`: stdio, with a stdin reader a signal can stop;
 - :mod:`.http`: streamable HTTP (bind rules, bearer token, DNS-rebinding protection).
 
-Nothing here imports Textual or Rich; the MCP SDK is imported by :mod:`.server` and :mod:`.http`.
+Nothing here imports Textual or Rich; the MCP SDK is imported by :mod:`.server`, :mod:`.stdio`
+and :mod:`.http`.
 """

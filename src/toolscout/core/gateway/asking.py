@@ -13,6 +13,14 @@ reaches the asker built here. The person confirms in their own client:
 A client that declared no elicitation capability is never asked: :func:`can_elicit` is False and
 the call is refused with the rule to add (:func:`toolscout.core.policy.permissions.denied_message`).
 Accepting with "remember" allows that tool for the rest of this client's session only.
+
+Questions an upstream server asks during a call (its own ``elicitation/create``) are forwarded
+the same way, by :func:`forward_question` (the route from the upstream connection is
+:mod:`toolscout.core.mcp.elicitation`): to a handshake-era client that declared form elicitation,
+on the call's channel, with the message prefixed by the server's name (so a server cannot pass
+its question off as toolscout's permission question), and the client's answer goes upstream as
+it is. A client that declared no elicitation, a 2026-07-28 client (no request can reach it in the
+middle of a call) and URL-mode questions are refused, the server being told why.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ..mcp.elicitation import refusal
 from ..models import ToolSpec
 from ..policy.permissions import AskAnswer
 from ..serialize import dumps
@@ -115,3 +124,29 @@ class ElicitingAsker:
         if content.get("remember") is True:
             self.remembered.add(tool.name)
         return "allow_once"
+
+
+async def forward_question(ctx: Any, server: str, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+    """Ask the client of request context ``ctx`` (a ``tools/call`` of the gateway) the question
+    upstream ``server`` asked during that call; its answer, or a refusal saying why it was not
+    asked (see the module docstring). Raises what the client's exchange raises (the route turns
+    that into a refusal)."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return refusal(f"the client of toolscout serve speaks MCP {ctx.protocol_version}, where nothing can ask "
+                       f"it a question in the middle of a call (2026-07-28 has no server-to-client requests), "
+                       f"so server {server}'s question was not asked")
+    caps = ctx.session.client_capabilities
+    elicitation = caps.elicitation if caps is not None else None
+    if elicitation is None or not ctx.session.can_send_request:
+        return refusal(f"the client of toolscout serve did not declare the elicitation capability, so server "
+                       f"{server}'s question was not asked")
+    if isinstance(params, types.ElicitRequestURLParams):
+        return refusal(f"toolscout serve does not forward URL-mode elicitation, so server {server}'s request to "
+                       "open a URL was not shown to its client")
+    if elicitation.form is None and elicitation.url is not None:  # an empty capability means form
+        return refusal(f"the client of toolscout serve declared URL-mode elicitation only, so server {server}'s "
+                       "form was not shown")
+    message = f"The MCP server {server} asks (through toolscout):\n{params.message}"
+    result: types.ElicitResult = await ctx.session.elicit_form(message, params.requested_schema,
+                                                               related_request_id=ctx.request_id)
+    return result

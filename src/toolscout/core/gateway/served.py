@@ -4,17 +4,25 @@ The served list starts as exactly two tools, :data:`SEARCH_TOOL` and :data:`CALL
 client's context does not grow with the number of upstream tools. The search tool's description
 announces the deferred tools the way the app's announcements do (:func:`announcement`): names
 grouped by server prefix, written once, while that fits :data:`ANNOUNCE_MAX_TOKENS`; beyond that,
-one line per server with its tool count and a pointer to the catalog resource. A client's
-description is computed once, at its first ``tools/list``, and then kept (prompt-cache stable);
-tools that connect later are found by search and listed in the catalog resource.
+one line per server with its tool count and a pointer to the catalog resource; servers still
+connecting are named as such. A client's description is computed once, at its first
+``tools/list`` (answered at once, without waiting for servers), and then kept (prompt-cache
+stable); tools that connect later are found by search and listed in the catalog resource.
+
+Every served tool carries ``_meta`` :data:`ALWAYS_LOAD` (Claude Code's ``anthropic/alwaysLoad``):
+the client sends them to its model inline instead of deferring them behind its own tool search,
+which would cost the model an extra turn to load the gateway's two tools. Tools exposed by
+search (``dynamic``) are served under :func:`served_name`: the canonical name without its
+``mcp__`` prefix, since the client puts its own ``mcp__<gateway>__`` in front.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..models import ToolSpec
+from ..names import MCP_PREFIX, dedupe, shorten
 from ..search.render import MAX_INSTRUCTIONS_CHARS
 from ..search.results import SearchResult
 from ..serialize import announcement_groups
@@ -29,6 +37,10 @@ CONTEXT_URI = "toolscout://context"
 ANNOUNCE_MAX_TOKENS = 4_000
 #: Most hits one search may return (ToolSearch's own cap).
 MAX_RESULTS = 50
+#: ``_meta`` of every served tool: Claude Code keeps a tool with ``anthropic/alwaysLoad`` true in
+#: its model's tool list instead of deferring it (its MCP config schema: "Equivalent to setting
+#: defer_loading: false on the API"); other clients ignore the key.
+ALWAYS_LOAD: dict[str, Any] = {"anthropic/alwaysLoad": True}
 
 _SEARCH_HEAD = (
     "Search the tools of the user's MCP servers (they are not in your tool list) and get their exact "
@@ -66,7 +78,7 @@ def announcement(tools: Sequence[ToolSpec], pending: Sequence[str], *, counter: 
             lines = "\n".join(f"{server}: {n} tools" for server, n in counts.items())
             parts.append(f"Available tools: {len(tools)} on {len(counts)} servers (every name is in the resource "
                          f"{CATALOG_URI}; search by keywords to find them):\n{lines}")
-    else:
+    elif not pending:
         parts.append("No tools are available yet.")
     if pending:
         parts.append("Still connecting (search finds their tools once they are up): " + ", ".join(pending))
@@ -90,6 +102,7 @@ def search_tool(announced: str) -> dict[str, Any]:
             "additionalProperties": False,
         },
         "annotations": {"readOnlyHint": True, "openWorldHint": False},
+        "_meta": dict(ALWAYS_LOAD),
     }
 
 
@@ -111,12 +124,30 @@ def call_tool() -> dict[str, Any]:
             "required": ["name"],
             "additionalProperties": False,
         },
+        "_meta": dict(ALWAYS_LOAD),
     }
 
 
-def exposed_tool(tool: ToolSpec) -> dict[str, Any]:
-    """A tool found by search, served under its canonical name (``--expose dynamic``)."""
-    entry: dict[str, Any] = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+def served_name(canonical: str, taken: Collection[str]) -> str:
+    """The name a tool exposed by search is served under: ``mcp__time__get_current_time`` →
+    ``time__get_current_time`` (Claude Code then shows ``mcp__toolscout__time__get_current_time``,
+    not ``mcp__toolscout__mcp__time__...``).
+
+    Canonical names are unique and the server part never contains ``__``
+    (:func:`~toolscout.core.names.normalise_server_name`), so dropping the constant prefix keeps
+    them apart and never gives :data:`SEARCH_TOOL` or :data:`CALL_TOOL` (which have no ``__``);
+    a name in ``taken`` (the client's served names) is still resolved with
+    :func:`~toolscout.core.names.dedupe`. At most 64 characters.
+    """
+    name = canonical[len(MCP_PREFIX):] if canonical.startswith(MCP_PREFIX) else canonical
+    return dedupe(shorten(name), {SEARCH_TOOL, CALL_TOOL, *taken})
+
+
+def exposed_tool(tool: ToolSpec, name: str) -> dict[str, Any]:
+    """A tool found by search, served as ``name`` (:func:`served_name`; ``--expose dynamic``)
+    with its own description and exact schema."""
+    entry: dict[str, Any] = {"name": name, "description": tool.description, "inputSchema": tool.input_schema,
+                             "_meta": dict(ALWAYS_LOAD)}
     if tool.annotations:
         # Hints are passed on for the client's display; they never grant anything here.
         entry["annotations"] = tool.annotations

@@ -1,4 +1,4 @@
-"""The gateway's MCP server: the served tools, per-client state, and the stdio transport.
+"""The gateway's MCP server: the served tools, per-client state, serving while the engine starts.
 
 Built on the MCP SDK's lowlevel :class:`mcp.server.Server` (the high-level ``MCPServer`` derives
 tool schemas from Python signatures; the gateway serves upstream schemas as they are and needs
@@ -8,20 +8,35 @@ server, a bad argument or a refused permission is an ``isError`` tool result, ne
 Per client (a stdio connection, or one streamable-HTTP session) the gateway keeps a
 :class:`ClientState`: the search tool's description as first listed (kept byte-stable), the tools
 exposed so far (``dynamic`` exposure; the list only grows by appending) and tools the person
-allowed "for the session".
+allowed "for the session". A 2026-07-28 HTTP request carries no session, so it gets a fresh
+state, as with ``--stateless``.
+
+The handshake (``initialize`` / ``server/discover``) and ``tools/list`` never wait for the
+engine: :meth:`Gateway.run` starts the upstream servers and then the search index alongside the
+transport (on stdio only once the first request is answered, so the handshake does not compete
+with N starting servers for the CPU), and only requests that need them (search, call, resource
+reads) wait (:meth:`Gateway.ready`).
+
+``tools.listChanged`` is declared true exactly where ``notifications/tools/list_changed`` may be
+sent: ``--expose dynamic`` on a connection with client state, in the ``initialize`` result and in
+the 2026-07-28 ``server/discover`` result alike (there it is delivered on the client's
+``subscriptions/listen`` stream).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -29,11 +44,12 @@ from toolscout import __version__
 
 from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS
 from ..engine.facade import Engine
+from ..mcp.elicitation import Elicitor
 from ..models import ToolErrorKind, ToolResult, ToolSpec
 from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
-from .asking import ElicitingAsker, can_elicit
+from .asking import ElicitingAsker, can_elicit, forward_question
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -51,11 +67,31 @@ from .served import (
     exposed_tool,
     search_answer,
     search_tool,
+    served_name,
 )
+from .starting import EngineStart
 
 log = logging.getLogger(__name__)
 
 EXPOSE_MODES = ("static", "dynamic")
+
+
+class _ListChangedServer(Server[Any]):
+    """The SDK's lowlevel server whose ``initialize`` result declares ``tools.listChanged`` as
+    given: the streamable-HTTP runner builds it from :meth:`create_initialization_options` with no
+    arguments, which would always say false (the stdio runner is handed the options)."""
+
+    def __init__(self, tools_changed: bool, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tools_changed = tools_changed
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None = None,
+                                      experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+                                      extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
+        """The SDK's, with ``tools_changed`` as :attr:`tools_changed` unless options are given."""
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=self.tools_changed),
+            experimental_capabilities, extensions)
 #: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
 MAX_CLIENTS = 1_024
 INSTRUCTIONS = (
@@ -71,16 +107,28 @@ class ClientState:
 
     Attributes:
         announced: the search tool's announcement as first listed (None until then).
-        exposed: canonical name → served definition of tools exposed by search (insertion order).
+        exposed: served name (:func:`~.served.served_name`) → served definition of tools exposed
+            by search (insertion order).
+        canonical: served name → canonical name of each exposed tool.
         remembered: tools the person allowed for the rest of this client's session.
         wait_until: when (``anyio.current_time()``) the wait of its first requests for
             connecting servers ends (None until its first request; see :meth:`Gateway.ready`).
+        bus: where ``tools/list_changed`` goes for a 2026-07-28 client's listen streams.
     """
 
     announced: str | None = None
     wait_until: float | None = None
     exposed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    canonical: dict[str, str] = field(default_factory=dict)
     remembered: set[str] = field(default_factory=set)
+    bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
+    listen: ListenHandler | None = None
+
+    def resolve(self, name: str) -> str | None:
+        """The canonical name of exposed tool ``name`` (its served or canonical name), or None."""
+        if name in self.canonical:
+            return self.canonical[name]
+        return name if name in self.canonical.values() else None
 
 
 class Gateway:
@@ -88,11 +136,13 @@ class Gateway:
 
     Args:
         engine: a started (or starting) engine; its catalog, search, permission rules and
-            executor are used as they are.
+            executor are used as they are. Call ``engine.forward_questions()`` before starting
+            it, so upstream servers may ask this gateway's clients questions.
         expose: ``static`` (two tools, always) or ``dynamic`` (tools found by search appended).
         stateless: HTTP without sessions: nothing is remembered between requests.
-        first_list_wait: seconds a client's first ``tools/list`` waits for servers that are still
-            connecting, so the announcement it keeps names their tools (0: answer at once).
+        first_list_wait: seconds from a client's first request during which its searches, calls
+            and resource reads wait for servers that are still connecting (0: answer at once);
+            ``tools/list`` never waits.
 
     Raises:
         ValueError: unknown ``expose`` mode.
@@ -107,6 +157,7 @@ class Gateway:
         self.stateless = stateless
         self.first_list_wait = first_list_wait
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        self.starting = EngineStart(engine)
         #: reconnects a crashed stdio server when a call needs it (its clients cannot)
         self.reviver = Reviver(engine)
         engine.executor.reconnect_advice = "restart toolscout serve (tell the user)"
@@ -114,21 +165,49 @@ class Gateway:
         engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
-        self.server: Server[Any] = Server(
-            "toolscout", version=__version__, instructions=INSTRUCTIONS,
+        self.server: Server[Any] = _ListChangedServer(
+            expose == "dynamic", "toolscout", version=__version__, instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources, on_read_resource=self._read_resource,
+            on_subscriptions_listen=self._listen if expose == "dynamic" else None,
         )
+        self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        self.server.middleware.append(self._after_first_request)
 
     def initialization_options(self) -> InitializationOptions:
         """Capabilities for ``initialize``: ``tools.listChanged`` only with dynamic exposure."""
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=self.expose == "dynamic"))
+        return self.server.create_initialization_options()
+
+    # -- the engine's start ------------------------------------------------------------------
+    async def run(self, transport: Callable[[], Awaitable[None]], *, start_at_once: bool = True) -> None:
+        """Serve with ``transport()`` (stdio or HTTP) while the engine starts alongside
+        (:class:`~.starting.EngineStart`); stop the engine when the transport ends (the client
+        left, or this task was cancelled). Call on the loop that serves.
+
+        Args:
+            start_at_once: start the upstream servers now (HTTP); False (stdio): once the
+                client's first request has been answered, or a request needs them.
+        """
+        try:
+            if start_at_once:
+                self.starting.begin()
+            await transport()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.starting.settle()
+                await self.engine.stop()
+
+    async def _after_first_request(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        finally:
+            if not self.starting.begun:
+                self.starting.begin()
 
     # -- per-client state ---------------------------------------------------------------------
     def client(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The state of the client behind ``ctx`` (keyed by its HTTP session id; stdio has one)."""
-        request = ctx.request
-        headers = getattr(request, "headers", None)
+        headers = _headers(ctx)
         key = headers.get("mcp-session-id") if headers is not None else "stdio"
         if key is None or self.stateless:
             return ClientState()
@@ -140,29 +219,34 @@ class Gateway:
         self._clients.move_to_end(key)
         return state
 
-    async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
-        """The client's state, once servers still connecting have settled or the client's wait
-        for them is over: ``first_list_wait`` seconds from its first request.
+    def _first_seen(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+        state = self.client(ctx)
+        if state.wait_until is None:
+            state.wait_until = anyio.current_time() + self.first_list_wait
+        return state
 
-        Every request the client sends in that window waits, not only the first: a client that
+    async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+        """The client's state, once the engine has started and servers still connecting have
+        settled or the client's wait for them is over: ``first_list_wait`` seconds from its
+        first request (``tools/list`` included, which itself never waits).
+
+        Every request that needs servers waits in that window, not only the first: a client that
         sends ``tools/list`` and, without waiting for the answer, a search, has its search wait
-        for the same servers (it would otherwise run against a catalog without their tools).
+        for the servers (it would otherwise run against a catalog without their tools).
         Requests after the window, or with nothing connecting, do not wait.
         """
-        state = self.client(ctx)
-        now = anyio.current_time()
-        if state.wait_until is None:
-            state.wait_until = now + self.first_list_wait
-        left = state.wait_until - now
+        state = self._first_seen(ctx)
+        await self.starting.wait()
+        left = (state.wait_until or 0.0) - anyio.current_time()
         if left > 0 and self.engine.pending_servers():
             await self.engine.wait_for_servers(left)
         return state
 
     def served_tools(self, state: ClientState) -> list[dict[str, Any]]:
-        """The tool list served to a client (the announcement is fixed at its first listing)."""
-        if state.announced is None:
-            state.announced = announcement(self.mcp_tools(), self.engine.pending_servers())
-        return [search_tool(state.announced), call_tool(), *state.exposed.values()]
+        """The tool list served to a client: the announcement as first listed (or as it would be
+        now, before that), the call tool, the tools exposed to it."""
+        announced = state.announced or announcement(self.mcp_tools(), self.engine.pending_servers())
+        return [search_tool(announced), call_tool(), *state.exposed.values()]
 
     def mcp_tools(self) -> list[ToolSpec]:
         """Visible upstream tools (built-ins of the engine are never served)."""
@@ -170,9 +254,34 @@ class Gateway:
 
     # -- handlers ------------------------------------------------------------------------------
     async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
-        state = await self.ready(ctx)
-        tools = self.served_tools(state)
-        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools])
+        state = self._first_seen(ctx)  # at once: the announcement names servers still connecting
+        if state.announced is None:
+            state.announced = announcement(self.mcp_tools(), self.engine.pending_servers())
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.served_tools(state)])
+
+    def keeps_state(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """True when the client behind ``ctx`` has a :class:`ClientState` across requests (stdio,
+        a streamable-HTTP session), so a list it was served can change for it."""
+        headers = _headers(ctx)
+        return not self.stateless and (headers is None or headers.get("mcp-session-id") is not None)
+
+    async def _discover(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.DiscoverResult:
+        """``server/discover`` (2026-07-28): the capabilities ``initialize`` declares, with
+        ``tools.listChanged`` true where it may be sent (the SDK's default derives it from the
+        listen handler alone, and would also claim resource subscriptions)."""
+        changes = self.expose == "dynamic" and self.keeps_state(ctx)
+        return types.DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+                                    capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=changes)),
+                                    instructions=self.server.instructions)
+
+    async def _listen(self, ctx: ServerRequestContext[Any, Any],
+                      params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
+        """``subscriptions/listen`` (2026-07-28, ``dynamic`` only): this client's stream of
+        ``tools/list_changed``."""
+        state = self.client(ctx)
+        if state.listen is None:
+            state.listen = ListenHandler(state.bus, max_subscriptions=8)
+        return await state.listen(ctx, params)
 
     async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
                          params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
@@ -181,14 +290,16 @@ class Gateway:
             await self.ready(ctx)
             if params.name == SEARCH_TOOL:
                 return await self._search(ctx, args)
+            state = self.client(ctx)
             if params.name == CALL_TOOL:
                 if set(args) - {"name", "arguments"} or not isinstance(args.get("name"), str):
                     return error_result(f"{CALL_TOOL} takes {{\"name\": \"<canonical tool name>\", \"arguments\": "
                                         f"{{...}}}}; got {dumps(args)[:500]}")
-                return await self.run(ctx, args["name"], args.get("arguments"), params)
-            state = self.client(ctx)
-            if params.name in state.exposed:
-                return await self.run(ctx, params.name, args, params)
+                name = state.resolve(args["name"]) or args["name"]  # an exposed tool's served name too
+                return await self.call(ctx, name, args.get("arguments"), params)
+            exposed = state.resolve(params.name)
+            if exposed is not None:
+                return await self.call(ctx, exposed, args, params)
             return error_result(f"Unknown tool {params.name!r}: this server serves {SEARCH_TOOL} and {CALL_TOOL}"
                                 + (" and the tools its searches exposed." if self.expose == "dynamic" else "."))
         except Exception as exc:  # the gateway answers every call
@@ -225,20 +336,27 @@ class Gateway:
                 f"{', '.join(names)}. To approve it, {trust.how_to_approve()} (restart the gateway after).")
 
     async def _expose(self, ctx: ServerRequestContext[Any, Any], tools: list[ToolSpec]) -> None:
+        if not self.keeps_state(ctx):
+            return  # nothing would remember the longer list
         state = self.client(ctx)
-        served = {SEARCH_TOOL, CALL_TOOL, *state.exposed}
-        added = [t for t in tools if t.name not in served]
+        added = [t for t in tools if state.resolve(t.name) is None]
         for tool in added:
-            state.exposed[tool.name] = exposed_tool(tool)
-        if added and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            try:
+            name = served_name(tool.name, state.exposed)
+            state.exposed[name] = exposed_tool(tool, name)
+            state.canonical[name] = tool.name
+        if not added:
+            return
+        try:
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                await state.bus.publish(ToolsListChanged())  # to the client's listen streams
+            else:
                 await ctx.session.send_notification(types.ToolListChangedNotification(),
                                                     related_request_id=ctx.request_id)
-            except Exception as exc:  # a lost notification must not fail the search
-                log.warning("could not send tools/list_changed: %s", exc)
+        except Exception as exc:  # a lost notification must not fail the search
+            log.warning("could not send tools/list_changed: %s", exc)
 
-    async def run(self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any,
-                  params: Any) -> types.CallToolResult | types.InputRequiredResult:
+    async def call(self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any,
+                   params: Any) -> types.CallToolResult | types.InputRequiredResult:
         """Run upstream tool ``name`` for the client of ``ctx`` (ExecuteTool semantics: looked up,
         validated against its projected schema, permission rules applied, result passed through);
         a stdio server that disconnected is reconnected first (:mod:`.revive`).
@@ -255,7 +373,9 @@ class Gateway:
             return error_result(f"Unknown tool {name!r}. Use {SEARCH_TOOL} to find tools by what they do.")
         state = self.client(ctx)
         asker = ElicitingAsker(ctx, state.remembered, params) if can_elicit(ctx) else None
-        result = await self.engine.call_tool(name, arguments, asker=asker)
+        # the upstream server's own questions during the call go to this client (or are refused)
+        elicitor = Elicitor(state, lambda server, question: forward_question(ctx, server, question))
+        result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor)
         if asker is not None and asker.input_required is not None:
             return asker.input_required
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
@@ -270,7 +390,7 @@ class Gateway:
                              params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         state = await self.ready(ctx)
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
-        text = resources.read(self.engine, str(params.uri), state.exposed, served_tokens)
+        text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
         if text is None and str(params.uri).startswith(RESULTS_URI):
             text = self.results.read(str(params.uri))
         if text is None:
@@ -280,9 +400,7 @@ class Gateway:
                                                                              mime_type=mime)])
 
 
-async def serve_stdio(gateway: Gateway) -> None:
-    """Serve ``gateway`` on this process's stdin/stdout until the client closes stdin."""
-    from mcp.server.stdio import stdio_server
-
-    async with stdio_server() as (read_stream, write_stream):
-        await gateway.server.run(read_stream, write_stream, gateway.initialization_options())
+def _headers(ctx: ServerRequestContext[Any, Any]) -> Any:
+    """The HTTP request headers of ``ctx`` (a mapping), or None on stdio."""
+    request = ctx.request
+    return getattr(request, "headers", None)

@@ -57,11 +57,14 @@ class McpConfig:
         servers: name → config in precedence order (invalid entries included, with ``error``).
         warnings: file-level problems (unreadable file, bad JSON, no ``mcpServers``).
         files: configuration files that exist and were read.
+        broken: path → why, for each file that exists but cannot be used (each is a warning
+            too): such a file is never silently replaced by the embedded default servers.
     """
 
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    broken: dict[str, str] = field(default_factory=dict)
 
 
 class _MissingVar(ValueError):
@@ -159,27 +162,60 @@ def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> Ser
         return ServerConfig(name, shape, source=source, error=f"invalid entry in {source}: {exc}", written=written)
 
 
+class McpConfigFileError(ValueError):
+    """An MCP config file that exists but cannot be used; the message says why, without the path
+    (unreadable, malformed JSON, not ``{"mcpServers": {...}}``)."""
+
+
+def _servers_of(path: Path) -> dict[str, Any]:
+    """The ``mcpServers`` object of the file at ``path`` (``{}`` for an empty object ``{}``).
+
+    Raises:
+        FileNotFoundError: no such file.
+        McpConfigFileError: the file cannot be read or parsed, or is not an MCP config.
+    """
+    try:
+        data = read_json(path)
+    except SafeReadError as exc:
+        raise McpConfigFileError(str(exc).removeprefix(f"{path}: ")) from None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if servers is None:
+        if isinstance(data, dict) and not data:
+            return {}
+        raise McpConfigFileError("no 'mcpServers' object")
+    if not isinstance(servers, dict):
+        raise McpConfigFileError("'mcpServers' must be an object")
+    return servers
+
+
+def config_file_problem(path: str | Path) -> str | None:
+    """Why the MCP config file at ``path`` cannot be used (``no such file or directory``,
+    ``malformed JSON: ...``, ``no 'mcpServers' object`` ...), or None when it can: what the
+    command line checks of each ``--mcp-config`` file before anything starts."""
+    try:
+        _servers_of(Path(path))
+    except FileNotFoundError:
+        return "no such file or directory"
+    except McpConfigFileError as exc:
+        return str(exc)
+    return None
+
+
 def read_config_file(path: str | Path, env: Mapping[str, str] | None = None) -> McpConfig:
-    """Read one config file; a missing file is empty, a broken one becomes a warning."""
+    """Read one config file; a missing file is empty, a broken one becomes a warning (and an
+    entry of :attr:`McpConfig.broken`)."""
     env = os.environ if env is None else env
     path = Path(path)
     out = McpConfig()
     try:
-        data = read_json(path)
+        servers = _servers_of(path)
     except FileNotFoundError:
         return out
-    except SafeReadError as exc:
-        out.warnings.append(f"MCP config {exc}; no servers read from it")
+    except McpConfigFileError as exc:
+        out.broken[str(path)] = str(exc)
+        out.warnings.append(f"MCP config {path}: {exc}; no servers read from it")
         return out
     out.files.append(str(path))
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
-    if servers is None:
-        if not (isinstance(data, dict) and not data):
-            out.warnings.append(f"{path}: no 'mcpServers' object; no servers read from it")
-        return out
-    if not isinstance(servers, dict):
-        out.warnings.append(f"{path}: 'mcpServers' must be an object; no servers read from it")
-        return out
     for name, raw in servers.items():
         out.servers[name] = parse_entry(name, raw, str(path), env)
     return out
@@ -228,6 +264,7 @@ def load_mcp_config(
         part = read_config_file(path, env)
         merged.files += part.files
         merged.warnings += part.warnings
+        merged.broken.update(part.broken)
         for name, server in part.servers.items():
             merged.servers.pop(name, None)  # a later file wins and moves to its position
             merged.servers[name] = replace(server, scope=scope)

@@ -14,6 +14,11 @@ The handshake is the ``initialize`` one (``mode="legacy"``): the servers in the 
 2024-11-05 … 2025-11-25, ``instructions`` come from ``initialize``, and tool changes arrive as
 ``notifications/tools/list_changed`` (the 2026-07-28 ``subscriptions/listen`` replacement is not
 used here).
+
+A streamable HTTP server that restarted (or expired the session) answers HTTP 404 to the session's
+requests: the session is gone. The request that met the 404 has the lifetime task start one new
+session (``initialize`` again, re-list) and is sent once more; a second 404 right after is an
+error, never a loop (MCP spec, basic/transports, "Session Management").
 """
 
 from __future__ import annotations
@@ -21,10 +26,10 @@ from __future__ import annotations
 import logging
 import math
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 import anyio
 import mcp_types as types
@@ -35,6 +40,7 @@ from pydantic import ValidationError
 from toolscout import __version__
 
 from ..models import ServerState, ServerStatus, ToolSpec
+from .elicitation import ElicitationRoutes, Elicitor
 from .listing import ListingError, list_tools_leniently
 from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
@@ -51,6 +57,12 @@ DEBOUNCE_S = 0.05
 #: Longest a burst may postpone the re-list (s).
 DEBOUNCE_MAX_S = 1.0
 CLIENT_INFO = types.Implementation(name="toolscout", version=__version__)
+#: What starting a new session after an HTTP 404 is called in errors.
+RENEWAL = "initialize of a new session (the server answered HTTP 404 for the old one: it restarted or expired it)"
+#: Beyond the connect timeout, how long a request waits for a new session to start (closing the
+#: old one first) (s); the lifetime task's own bounds end the wait sooner.
+RENEW_GRACE_S = 5.0
+_T = TypeVar("_T")
 
 
 class ConnectionListener(Protocol):
@@ -76,10 +88,11 @@ class ServerUnavailable(Exception):
 
 @asynccontextmanager
 async def _guarded(inner: AbstractAsyncContextManager[Any], owner: ServerConnection) -> AsyncIterator[Any]:
+    session = owner.sessions
     async with inner as (read, write):
         if owner.low_priority and not owner.shared_session:  # the process has just started (mcp.serverPriority)
             lower_new_children()
-        owner.guard = GuardedStream(read, owner._on_eof, owner._on_noise)
+        owner.guard = GuardedStream(read, lambda: owner._on_eof(session), owner._on_noise)
         yield owner.guard, write
 
 
@@ -120,6 +133,15 @@ class ServerConnection:
         self._stage = "start-up"
         self._noise: str | None = None
         self._listing_warned: set[str] = set()
+        #: sessions opened so far (the current one's number); a new one follows an HTTP 404
+        self.sessions = 0
+        #: the sessions the server answered HTTP 404 for (gone)
+        self._gone: set[int] = set()
+        #: set while a new session is being started; set (and dropped) when that has ended
+        self._renewing: anyio.Event | None = None
+        self._connected = False  # a session was open once
+        #: where the server's questions during a call go (``toolscout serve``); None: not asked
+        self.elicitation: ElicitationRoutes | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -127,7 +149,6 @@ class ServerConnection:
         (except for the caller's own cancellation); the outcome is in :attr:`status`."""
         self._set_status(ServerState.CONNECTING)
         errlog: IO[str] | None = None
-        connected = False
         try:
             if self.config.transport == "stdio":
                 # the server's stderr, kept for failure reasons; closed in ``finally``
@@ -138,26 +159,17 @@ class ServerConnection:
                     scope.cancel()
                 scope.deadline = anyio.current_time() + self.connect_timeout
                 self._stage = "initialize"
-                async with self._client_for(errlog) as client:
-                    instructions = client.instructions
-                    tools = await self._list_tools(client)
-                    has_resources = await self._probe_resources(client)
-                    scope.deadline = math.inf  # connected: only stop() ends the session now
-                    self._stage = "the session"
-                    self._client = client
-                    connected = True
-                    self._listener.server_tools_changed(self.name, tools, instructions)
-                    self._set_status(ServerState.CONNECTED, instructions=instructions,
-                                     tool_count=len(tools), has_resources=has_resources)
-                    async with anyio.create_task_group() as tg:
-                        tg.start_soon(self._relist_loop, client)
-                        await self._wake.wait()
-                        tg.cancel_scope.cancel()
-                    self._client = None
+                while True:
+                    await self._session(errlog)
+                    if self._renewing is None or self._stop_requested or self._eof:
+                        break
+                    self._wake = anyio.Event()  # a new session after an HTTP 404 (see :meth:`_renew`)
+                    scope.deadline = anyio.current_time() + self.connect_timeout
+                    self._stage = RENEWAL
             self._client = None
             if self._stop_requested:
                 self._set_status(ServerState.DISCONNECTED, error=None, tool_count=0)
-            elif self._eof and connected:
+            elif self._eof and self._connected:
                 self._set_status(ServerState.DISCONNECTED, tool_count=0,
                                  error=self._with_stderr("the server closed the connection", errlog))
             elif scope.cancelled_caught:
@@ -167,16 +179,43 @@ class ServerConnection:
                     "(raise mcp.timeout or TOOLSCOUT_MCP_TIMEOUT)", errlog))
         except Exception as exc:  # every failure becomes the server's state
             self._client = None
-            state = ServerState.DISCONNECTED if connected else ServerState.FAILED
+            state = ServerState.DISCONNECTED if self._connected else ServerState.FAILED
             if self._stop_requested:
                 self._set_status(ServerState.DISCONNECTED, error=None, tool_count=0)
             else:
                 self._set_status(state, tool_count=0, error=self._with_stderr(self._describe(exc), errlog))
         finally:
             self._client = None
+            self._end_renewal()
             if errlog is not None:
                 errlog.close()
             self.finished.set()
+
+    async def _session(self, errlog: IO[str] | None) -> None:
+        """Open one session (the client), list, serve until woken (stop, EOF or a renewal), close."""
+        async with self._client_for(errlog) as client:
+            instructions = client.instructions
+            tools = await self._list_tools(client)
+            has_resources = await self._probe_resources(client)
+            assert self._scope is not None
+            self._scope.deadline = math.inf  # connected: only stop() ends the session now
+            self._stage = "the session"
+            self._client = client
+            self._connected = True
+            self._listener.server_tools_changed(self.name, tools, instructions)
+            self._set_status(ServerState.CONNECTED, instructions=instructions,
+                             tool_count=len(tools), has_resources=has_resources)
+            self._end_renewal()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._relist_loop, client)
+                await self._wake.wait()
+                tg.cancel_scope.cancel()
+            self._client = None
+
+    def _end_renewal(self) -> None:
+        renewing, self._renewing = self._renewing, None
+        if renewing is not None:
+            renewing.set()
 
     def request_stop(self) -> None:
         """Ask the lifetime task to close the session and end (returns at once; see ``finished``).
@@ -197,17 +236,20 @@ class ServerConnection:
         A request made now fails with :class:`ServerUnavailable`. Exact on the pool loop; read
         from another thread it sees every change made before what that thread last received
         from the pool loop (the failed request that saw the connection close, for one)."""
-        return self.status.state is ServerState.CONNECTED and (self._eof or self._stop_requested
-                                                                or self._client is None)
+        return self.status.state is ServerState.CONNECTED and self._renewing is None and (
+            self._eof or self._stop_requested or self._client is None)
 
-    def _on_eof(self) -> None:
-        self._eof = True
-        self._wake.set()
+    def _on_eof(self, session: int) -> None:
+        if session == self.sessions and self._renewing is None:  # not the old session a renewal closes
+            self._eof = True
+            self._wake.set()
 
     def _client_for(self, errlog: IO[str] | None) -> Client:
         cfg = self.config
         common: dict[str, Any] = {"mode": "legacy", "message_handler": self._on_message,
                                   "client_info": CLIENT_INFO}
+        if self.elicitation is not None:  # declares the capability upstream
+            common["elicitation_callback"] = self.elicitation.answer
         if cfg.transport == "memory":
             return Client(cfg.inproc, **common)
         if cfg.transport == "stdio":
@@ -216,7 +258,10 @@ class ServerConnection:
             self.shared_session = wrapped is not None
             if wrapped is not None:  # the shim that has the launcher start the configured command
                 cfg = replace(cfg, command=wrapped[0], args=tuple(wrapped[1]))
-        return Client(_guarded(open_transport(cfg, errlog=errlog), self), **common)
+        self.sessions += 1
+        session = self.sessions
+        return Client(_guarded(open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session)),
+                               self), **common)
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
@@ -285,40 +330,78 @@ class ServerConnection:
             self._set_status(ServerState.CONNECTED, tool_count=len(tools))
 
     # -- requests (from any task) -----------------------------------------------------------
-    def _require_client(self) -> Client:
+    async def _require_client(self) -> tuple[Client, int]:
+        """The open client and its session number; a new session being started is waited for."""
+        if self._renewing is not None:
+            with anyio.move_on_after(self.connect_timeout + RENEW_GRACE_S):
+                await self._renewing.wait()
         client = self._client
         if client is None or self.status.state is not ServerState.CONNECTED:
             raise ServerUnavailable(self.status)
-        return client
+        return client, self.sessions
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float) -> types.CallToolResult:
-        """``tools/call`` with the server's own tool name.
+    async def _renew(self, gone: int) -> tuple[Client, int]:
+        """A client on a new session, session ``gone`` having met an HTTP 404: the first caller
+        asks the lifetime task for it; callers whose session was already replaced get the new one."""
+        if gone == self.sessions and self._renewing is None and self._client is not None:
+            log.info("server %s: HTTP 404 for the session; starting a new one", self.name)
+            self._renewing = anyio.Event()
+            self._wake.set()
+        return await self._require_client()
+
+    async def _request(self, send: Callable[[Client], Awaitable[_T]], timeout: float,
+                       elicitor: Elicitor | None = None) -> _T:
+        """``send`` on the open client within ``timeout`` s (the server's questions meanwhile go to
+        ``elicitor``: :mod:`.elicitation`); once more on a new session when the server answered
+        HTTP 404 for this one (the request was not run: the session was unknown)."""
+        client, session = await self._require_client()
+        routes = self.elicitation or ElicitationRoutes(self.name)
+        try:
+            with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
+                return await send(client)
+        except MCPError:
+            if session not in self._gone:
+                raise
+        client, session = await self._renew(session)
+        try:
+            with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
+                return await send(client)
+        except MCPError as exc:
+            if session not in self._gone:
+                raise
+            raise MCPError(types.INVALID_REQUEST, "the server answered HTTP 404 (session not found) again right "
+                           f"after a new session was started, so the request was not run: {exc.error.message}") from exc
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float,
+                        elicitor: Elicitor | None = None) -> types.CallToolResult:
+        """``tools/call`` with the server's own tool name (sent once more on a new session after
+        an HTTP 404 for the session: see the module docstring); questions the server asks
+        meanwhile go to ``elicitor`` when the connection forwards them (:attr:`elicitation`).
 
         Raises:
-            ServerUnavailable: the server is not connected.
+            ServerUnavailable: the server is not connected (or a new session could not start).
             TimeoutError: no result within ``timeout`` seconds.
-            MCPError: the server answered with a JSON-RPC error, or the connection closed.
+            MCPError: the server answered with a JSON-RPC error, or the connection closed, or it
+                answered HTTP 404 for the new session too.
         """
-        client = self._require_client()
-        with anyio.fail_after(timeout):
-            return await client.call_tool(tool, arguments)
+        return await self._request(lambda client: client.call_tool(tool, arguments), timeout, elicitor)
 
     async def list_resources(self, timeout: float) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
         """All resources and resource templates (first page of each; raises like :meth:`call_tool`)."""
-        client = self._require_client()
-        with anyio.fail_after(timeout):
+
+        async def both(client: Client) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
             resources = (await client.list_resources(cache_mode="bypass")).resources
             try:
                 templates = (await client.list_resource_templates(cache_mode="bypass")).resource_templates
             except MCPError:
                 templates = []
-        return list(resources), list(templates)
+            return list(resources), list(templates)
+
+        return await self._request(both, timeout)
 
     async def read_resource(self, uri: str, timeout: float) -> types.ReadResourceResult:
         """``resources/read`` (raises like :meth:`call_tool`)."""
-        client = self._require_client()
-        with anyio.fail_after(timeout):
-            return await client.read_resource(uri, cache_mode="bypass")
+        return await self._request(lambda client: client.read_resource(uri, cache_mode="bypass"), timeout)
 
     # -- helpers ----------------------------------------------------------------------------
     def _set_status(self, state: ServerState, **changes: Any) -> None:

@@ -14,6 +14,11 @@ tool is checked on its own:
   to send to a model or back to the server), or a second listing of a name already listed
   (a server that repeats pages): the first listing is the tool.
 
+A listing is bounded as a whole: at most :data:`MAX_LISTING_TOOLS` tools and
+:data:`MAX_LISTING_BYTES` of tool definitions (name, description, schemas as JSON) per server;
+the tools past the bound are dropped, with one warning naming the bound (the connection names
+the server), so one server of 100,000 tools cannot stall the catalog, the index and the app.
+
 Pagination follows ``nextCursor`` (an empty string is a cursor) and stops, with a warning, at a
 cursor seen before, at a page that only repeats tools already listed, or after
 :data:`MAX_PAGES` pages.
@@ -29,6 +34,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 
 from ..models import ToolSpec
+from ..serialize import dumps
 from .wire import SURROGATE, shown_line
 
 log = logging.getLogger(__name__)
@@ -37,6 +43,10 @@ log = logging.getLogger(__name__)
 MAX_PAGES = 500
 #: Deepest ``inputSchema`` kept, in nested objects/arrays (the 47 real catalogs reach 21).
 MAX_SCHEMA_DEPTH = 64
+#: Most tools kept from one server's listing (the largest of the 47 real catalogs has ~300).
+MAX_LISTING_TOOLS = 10_000
+#: Most bytes of tool definitions (name, description and schemas as JSON) kept from one listing.
+MAX_LISTING_BYTES = 32 * 1024 * 1024
 #: Most per-tool warnings spelled out for one listing; the rest are counted in one line.
 MAX_TOOL_WARNINGS = 20
 
@@ -54,6 +64,11 @@ class ToolListing:
     #: ``name -> outputSchema`` of the kept tools (the SDK validates call results with it).
     output_schemas: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _dropped: int = 0
+    #: Bytes of the kept tools' definitions (:data:`MAX_LISTING_BYTES`).
+    size: int = 0
+    #: Tools dropped past the listing bound, and which bound it was.
+    over_bound: int = 0
+    bound: str = ""
 
     def drop(self, tool: str, reason: str) -> None:
         """Record a dropped tool (the first :data:`MAX_TOOL_WARNINGS` get their own line)."""
@@ -61,11 +76,29 @@ class ToolListing:
         if self._dropped <= MAX_TOOL_WARNINGS:
             self.warnings.append(f"tool {tool} dropped: {reason}")
 
+    def fits(self, entry: dict[str, Any]) -> bool:
+        """Whether one more tool, ``entry`` as sent, stays within the listing bound; counts it
+        (kept or not)."""
+        if not self.over_bound:
+            size = len(dumps(entry))
+            if len(self.tools) >= MAX_LISTING_TOOLS:
+                self.bound = f"{MAX_LISTING_TOOLS:,} tools"
+            elif self.size + size > MAX_LISTING_BYTES:
+                self.bound = f"{MAX_LISTING_BYTES // (1024 * 1024)} MB of tool definitions"
+            else:
+                self.size += size
+                return True
+        self.over_bound += 1
+        return False
+
     def finish(self) -> ToolListing:
-        """Add the count of drops not spelled out; returns self."""
+        """Add the count of drops not spelled out and the bound's warning; returns self."""
         if self._dropped > MAX_TOOL_WARNINGS:
             self.warnings.append(f"{self._dropped - MAX_TOOL_WARNINGS} more tools dropped (first "
                                  f"{MAX_TOOL_WARNINGS} listed above)")
+        if self.over_bound:
+            self.warnings.append(f"tools/list is over toolscout's bound of {self.bound} per server: kept the first "
+                                 f"{len(self.tools):,} tools, dropped {self.over_bound:,}")
         return self
 
 
@@ -147,6 +180,8 @@ def read_page(raw: Any, listing: ToolListing, seen: set[str]) -> int:
             listing.drop(shown(tool.name), "listed again; the first listing is kept")
             continue
         seen.add(tool.name)
+        if not listing.fits(entry):
+            continue
         listing.tools.append(tool)
         output = entry.get("outputSchema")
         listing.output_schemas[tool.name] = output if isinstance(output, dict) else None

@@ -82,6 +82,9 @@ class ServerPool:
         #: what the pool chose at start: "shared" or "separate" (see :func:`.shared_sessions.choose`)
         self.sessions_in_use = "separate"
         self._launcher = ServerLauncher()
+        #: connections started from now on forward their servers' questions during a call to
+        #: the call's :class:`~.elicitation.Elicitor` and declare elicitation (``toolscout serve``)
+        self.forward_elicitation = False
         self.call_timeout = call_timeout
         self._listener = listener
         self._connections: dict[str, ServerConnection] = {}
@@ -303,6 +306,10 @@ class ServerPool:
         conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
                                 listener=self)
         conn.low_priority = self.low_priority and cfg.transport == "stdio"
+        if self.forward_elicitation:
+            from .elicitation import ElicitationRoutes
+
+            conn.elicitation = ElicitationRoutes(cfg.name)
         conn.launcher = self._launcher if self.sessions_in_use == "shared" and cfg.transport == "stdio" else None
         self._connections[cfg.name] = conn
         self._statuses[cfg.name] = conn.status

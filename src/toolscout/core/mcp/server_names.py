@@ -15,7 +15,9 @@ made strict):
   free of ``name``, ``name_2``, ``name_3`` ... that no other server is configured as.
 
 Each server keeps the spelling it was configured with (``ServerConfig.configured_name``), so a
-permission rule may name it either way (see :mod:`toolscout.core.rules.match`).
+permission rule may name it either way (see :mod:`toolscout.core.rules.match`), except by a
+built-in's name: a bare ``Bash`` rule means the built-in, so a server called ``Bash`` is named
+``mcp__Bash`` in rules, and :func:`builtin_name_warnings` says so.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..names import dedupe, normalise_server_name
+from ..names import BUILTIN_TOOL_NAMES, MCP_PREFIX, dedupe, normalise_server_name
 from .server_config import ServerConfig
 
 
@@ -67,3 +69,26 @@ def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerCon
                             f"use {name!r}")
         out.append(replace(cfg, name=name, configured_name=configured))
     return out, warnings
+
+
+def builtin_name_warnings(configs: Iterable[ServerConfig]) -> list[str]:
+    """One warning per server whose name (canonical, or as configured) is a built-in tool's
+    (:data:`~toolscout.core.names.BUILTIN_TOOL_NAMES`): a bare rule with that name means the
+    built-in only, so the warning names the server, its config file and the rules that reach
+    its tools (``mcp__<server>``, ``mcp__<server>__<tool>``).
+
+    Args:
+        configs: servers with canonical names (after :func:`assign_server_names`).
+    """
+    out: list[str] = []
+    for cfg in configs:
+        configured = cfg.configured_name or cfg.name
+        builtin = next((n for n in (cfg.name, configured.strip()) if n in BUILTIN_TOOL_NAMES), None)
+        if builtin is None:
+            continue
+        where = f" in {cfg.source}" if cfg.source else ""
+        rule = f"{MCP_PREFIX}{cfg.name}"
+        out.append(f"server {configured!r}{where} has the name of the built-in tool {builtin}: a permission rule "
+                   f"{builtin!r} means the built-in only; to allow, ask or deny this server's tools write "
+                   f"{rule!r} (every tool), {rule + '__*'!r} or {rule + '__<tool>'!r}")
+    return out

@@ -18,18 +18,20 @@ write in a folder approved in the trust store the approval is re-recorded (unles
 stopped being approved since the run started: someone else's change still asks).
 
 A file created inside a git work tree is listed in that repository's ``.git/info/exclude``
-(:func:`git_exclude`), so it is not committed by accident. Writing keeps every other key of the file; a file that is not a JSON object is never overwritten
-(:class:`LocalRuleError`), and the rule still applies for the session.
+(:func:`git_exclude`), so it is not committed by accident. Writing keeps every other key of the
+file and is atomic; a file that is not a JSON object is never overwritten (:class:`LocalRuleError`),
+and the rule still applies for the session. A saved answer is removed again with
+:func:`forget_allow_rule` (the app's ``/permissions``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
 from ..safe_read import SafeReadError, read_json
+from ..safe_write import write_json_atomic
 from ..settings.layers import Settings
 from .trust import FolderTrust, TrustChangedError, approve_folder, check_folder, has_project_config
 
@@ -49,19 +51,14 @@ def allow_rules_file(settings: Settings, trust: FolderTrust | None) -> Path | No
     return paths.project_local
 
 
-def save_allow_rule(path: Path, rule: str) -> bool:
-    """Add ``rule`` to ``permissions.allow`` in the settings file at ``path``, keeping every
-    other key (a dotted ``"permissions.allow"`` key is extended where it is). Creates the file
-    and its folder when missing.
-
-    Returns:
-        True when the rule was added, False when the file already had it.
+def _allow_list(path: Path) -> tuple[dict[str, Any], list[Any]]:
+    """The settings file's whole object and its ``permissions.allow`` list, which is part of it
+    (created empty, in place, when missing; a dotted ``"permissions.allow"`` key is used where it is).
 
     Raises:
         LocalRuleError: the file is malformed JSON, not an object, or its allow list is not a list.
-        OSError: the file cannot be read or written.
+        OSError: the file cannot be read.
     """
-    data: dict[str, Any]
     try:
         raw = read_json(path)
     except FileNotFoundError:
@@ -70,7 +67,7 @@ def save_allow_rule(path: Path, rule: str) -> bool:
         raise LocalRuleError(str(exc).removeprefix(f"{path}: ")) from exc
     if not isinstance(raw, dict):
         raise LocalRuleError("expected a JSON object")
-    data = raw
+    data: dict[str, Any] = raw
     if "permissions.allow" in data:
         holder, key = data, "permissions.allow"
     else:
@@ -81,17 +78,48 @@ def save_allow_rule(path: Path, rule: str) -> bool:
     rules = holder.setdefault(key, [])
     if not isinstance(rules, list):
         raise LocalRuleError(f"{'permissions.allow' if key == 'allow' else key} is not a list")
+    return data, rules
+
+
+def save_allow_rule(path: Path, rule: str) -> bool:
+    """Add ``rule`` to ``permissions.allow`` in the settings file at ``path``, keeping every
+    other key (a dotted ``"permissions.allow"`` key is extended where it is). Creates the file
+    and its folder when missing; writes atomically.
+
+    Returns:
+        True when the rule was added, False when the file already had it.
+
+    Raises:
+        LocalRuleError: the file is malformed JSON, not an object, or its allow list is not a list.
+        OSError: the file cannot be read or written.
+    """
+    data, rules = _allow_list(path)
     if rule in rules:
         return False
     rules.append(rule)
     created = not path.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, data)
     if created:
         git_exclude(path)
     return True
+
+
+def remove_allow_rule(path: Path, rule: str) -> None:
+    """Remove ``rule`` (every copy of it) from ``permissions.allow`` in the settings file at
+    ``path``, keeping every other key; writes atomically (a reader sees the old file or the new).
+
+    Raises:
+        LocalRuleError: the file does not list ``rule``, is malformed JSON, not an object, or
+            its allow list is not a list (nothing is written).
+        OSError: the file cannot be read or written.
+    """
+    if not path.exists():
+        raise LocalRuleError(f"{path} does not exist")
+    data, rules = _allow_list(path)
+    if rule not in rules:
+        raise LocalRuleError(f"{path} does not list {rule!r} in permissions.allow")
+    rules[:] = [r for r in rules if r != rule]
+    write_json_atomic(path, data)
 
 
 def _git_dir(work_tree: Path) -> Path | None:
@@ -145,6 +173,21 @@ def git_exclude(path: Path) -> Path | None:
     return exclude
 
 
+def _still_approved(trust: FolderTrust | None) -> bool:
+    """The folder was approved in the trust store and still is with the files as they are now
+    (checked before a write of the person's own: someone else's change since must still ask)."""
+    return (trust is not None and trust.how == "approved"
+            and check_folder(trust.folder, config_files=trust.config_args).approved)
+
+
+def _keep_approval(trust: FolderTrust | None, keep: bool) -> None:
+    """Record the folder as approved again after the person's own write to the local file (the
+    approval's grants hash covers it), when ``keep``."""
+    if trust is not None and keep:
+        with contextlib.suppress(TrustChangedError):  # .mcp.json changed in between: it asks next run
+            approve_folder(trust.folder, mcp_hash=trust.mcp_hash, configs=trust.configs)
+
+
 def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str) -> Path | None:
     """Save an "always allow" ``rule`` where :func:`allow_rules_file` says; record the folder as
     approved when the file made it a folder with project config (see the module docstring).
@@ -161,11 +204,29 @@ def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str)
     # the person's own answer must not make an approved folder ask again (the grants hash covers
     # this file), but a change made by someone else since the approval (or, in a folder that had
     # no project config, since the run started: a `git pull` bringing a .mcp.json) must still ask
-    still = (trust is not None and trust.how == "approved"
-             and check_folder(trust.folder, config_files=trust.config_args).approved)
+    still = _still_approved(trust)
     fresh = trust is not None and trust.how == "no project config" and not has_project_config(trust.folder)
     save_allow_rule(path, rule)
-    if trust is not None and (fresh or still):
-        with contextlib.suppress(TrustChangedError):  # .mcp.json changed in between: it asks next run
-            approve_folder(trust.folder, mcp_hash=trust.mcp_hash, configs=trust.configs)
+    _keep_approval(trust, fresh or still)
+    return path
+
+
+def forget_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str) -> Path:
+    """Remove a saved "always allow" ``rule`` from :func:`allow_rules_file` (the ``/permissions``
+    view); an approved folder stays approved, as after :func:`persist_allow_rule`.
+
+    Returns:
+        The file rewritten.
+
+    Raises:
+        LocalRuleError: there is no such file here (a folder that is not approved saves
+            nothing), or it does not list ``rule``; as :func:`remove_allow_rule` otherwise.
+        OSError: the file (or the trust store) cannot be written.
+    """
+    path = allow_rules_file(settings, trust)
+    if path is None:
+        raise LocalRuleError("answers are not saved in this folder (it is not approved), so none can be removed")
+    still = _still_approved(trust)
+    remove_allow_rule(path, rule)
+    _keep_approval(trust, still)
     return path

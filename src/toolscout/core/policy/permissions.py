@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..models import ToolSpec
-from ..rules.match import covers_server
+from ..rules.match import covers_server, server_rule
 from ..rules.specs import Workspace, outside_workspace, parse_rule, rule_covers
 from ..settings.layers import Settings, SettingsPaths
 
@@ -88,19 +88,24 @@ class PermissionPolicy:
         return cls(list(settings.get("permissions.allow") or []), list(settings.get("permissions.ask") or []),
                    list(settings.get("permissions.deny") or []))
 
-    def decide(self, tool: ToolSpec, *, read_only: bool = False, args: dict[str, Any] | None = None) -> Verdict:
+    def decide(self, tool: ToolSpec, *, read_only: bool = False, args: dict[str, Any] | None = None,
+               target: Path | None = None) -> Verdict:
         """The verdict for calling ``tool`` with ``args``: deny > ask > allow (settings, then
         session), then the default (``read_only`` built-ins allow, everything else asks). Allow
-        rules without a path specifier, and the default, stop at the workspace (see module doc)."""
+        rules without a path specifier, and the default, stop at the workspace (see module doc).
+
+        ``target``: for a built-in path tool, its real path resolved once by the caller
+        (:func:`~toolscout.core.rules.specs.target_path`), who then opens exactly that path, so
+        nothing can change between the check and the open; None resolves it here."""
         for source, rules, decision in (("permissions.deny", self.deny, Decision.DENY),
                                         ("permissions.ask", self.ask, Decision.ASK),
                                         ("permissions.allow", self.allow, Decision.ALLOW),
                                         ("session", self.session_allow, Decision.ALLOW)):
             rule = _first_match(tool, rules, args, self.workspace, confine=decision is Decision.ALLOW,
-                                spellings=self.spellings)
+                                spellings=self.spellings, target=target)
             if rule is not None:
                 return Verdict(decision, rule, source)
-        outside = outside_workspace(tool, args, self.workspace)
+        outside = outside_workspace(tool, args, self.workspace, target)
         if outside is not None:
             return Verdict(Decision.ASK, source="workspace", outside=outside)
         if read_only and tool.server is None:
@@ -133,9 +138,10 @@ class PermissionPolicy:
 
 
 def _first_match(tool: ToolSpec, rules: Iterable[str], args: dict[str, Any] | None, workspace: Workspace, *,
-                 confine: bool = False, spellings: Mapping[str, str] | None = None) -> str | None:
-    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine, spellings=spellings)),
-                None)
+                 confine: bool = False, spellings: Mapping[str, str] | None = None,
+                 target: Path | None = None) -> str | None:
+    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine, spellings=spellings,
+                                                 target=target)), None)
 
 
 def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
@@ -153,7 +159,7 @@ def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
                 "permissions.allow" + (", or add the folder with --add-dir." if name in ("Read", "Glob", "Grep")
                                        else "."))
     why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
-    server_hint = f" (or {tool.server!r} for every tool of that server)" if tool.server else ""
+    server_hint = f" (or {server_rule(tool.server)!r} for every tool of that server)" if tool.server else ""
     user = SettingsPaths.discover().user
     home = str(Path.home())
     shown = "~" + str(user)[len(home):] if str(user).startswith(home + "/") else str(user)

@@ -2,8 +2,11 @@
 
 Pattern forms (Claude Code's, matched case-sensitively):
 
-- a built-in's name (``Bash``) or a glob over built-in names (``Note*``);
-- a server: ``github`` or ``mcp__github`` (every tool of that server);
+- a built-in's name (``Bash``) or a glob over built-in names (``Note*``): the built-in only;
+- a server: ``github`` or ``mcp__github`` (every tool of that server). A bare word that is a
+  built-in's name (:data:`~toolscout.core.names.BUILTIN_TOOL_NAMES`) never names a server: a
+  server configured as ``Bash`` is reached by ``mcp__Bash`` / ``mcp__Bash__*`` only, so a rule
+  written for the built-in never grants (or denies) the tools of a server that took its name;
 - a tool: ``mcp__github__create_issue``;
 - a glob: ``mcp__github__*``, ``mcp__git*`` (servers), ``mcp__*__read_*``.
 
@@ -26,7 +29,7 @@ import fnmatch
 from collections.abc import Mapping
 
 from ..models import ToolSpec
-from ..names import MCP_PREFIX, mcp_tool_name, normalise_server_name, sanitize
+from ..names import BUILTIN_TOOL_NAMES, MCP_PREFIX, mcp_tool_name, normalise_server_name, sanitize
 
 _GLOB = "*?["
 
@@ -50,14 +53,21 @@ def split_rule(pattern: str) -> tuple[str, str | None] | None:
     """``(server part, tool part or None)`` of an MCP rule, or None for a built-in rule.
 
     ``mcp__github`` → ``("github", None)``; ``mcp__github__x`` → ``("github", "x")``; a bare
-    word without wildcards (``github``) is a server rule too.
+    word without wildcards (``github``) is a server rule too, unless it is a built-in's name
+    (``Bash`` → None).
     """
     if pattern.startswith(MCP_PREFIX):
         server, sep, tool = pattern[len(MCP_PREFIX):].partition("__")
         return server, (tool if sep else None)
-    if is_glob(pattern):
+    if is_glob(pattern) or pattern.strip() in BUILTIN_TOOL_NAMES:
         return None
     return pattern, None
+
+
+def server_rule(server: str) -> str:
+    """The rule to suggest for every tool of ``server`` (canonical name): ``mcp__<server>``, which
+    names that server whatever it is called (a bare ``Bash`` would mean the built-in)."""
+    return f"{MCP_PREFIX}{server}"
 
 
 def server_matches(part: str, server: str, spellings: Mapping[str, str] | None = None) -> bool:

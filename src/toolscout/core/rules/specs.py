@@ -132,12 +132,13 @@ def url_host(url: object) -> str | None:
 
 
 def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
-                      granting: bool = False) -> bool:
+                      granting: bool = False, target: Path | None = None) -> bool:
     """True when ``specifier`` covers this call of the built-in ``tool`` with ``args``.
 
     Without ``args`` (visibility checks) a specifier never matches: a scoped rule never hides
     or grants a whole tool. ``granting``: the rule is an allow rule (Bash: every part of the
-    command must be covered, not just one).
+    command must be covered, not just one). ``target``: the call's real path, already resolved
+    (:func:`target_path`) by a caller that then opens exactly that path; None resolves it here.
     """
     if args is None:
         return False
@@ -151,7 +152,7 @@ def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None,
         if domain.startswith("*."):
             return host.endswith(domain[1:])
         return host == domain
-    path = target_path(tool, args, workspace.project)
+    path = target if target is not None else target_path(tool, args, workspace.project)
     if path is None:
         return False
     return _glob_regex(_anchor(specifier, workspace.project)).fullmatch(str(path)) is not None
@@ -240,17 +241,18 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def session_rule(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
+def session_rule(tool: str, args: Mapping[str, Any], cwd: Path, target: Path | None = None) -> str:
     """The rule an "always allow" answer adds for this call: scoped for network and path tools
     (``WebFetch(domain:host)``, ``Write(/dir/**)``) and for Bash (``Bash(<this exact command>)``:
-    one approved command never allows every other), the bare tool name otherwise."""
+    one approved command never allows every other), the bare tool name otherwise. ``target``:
+    the call's real path when the caller resolved it already (:func:`target_path`)."""
     if tool == "Bash":
         command = args.get("command")
         return f"Bash({command.strip()})" if isinstance(command, str) and command.strip() else tool
     if tool in NETWORK_TOOLS:
         host = url_host(args.get("url"))
         return f"{tool}(domain:{host})" if host else tool
-    path = target_path(tool, args, cwd)
+    path = target if target is not None else target_path(tool, args, cwd)
     if path is None:
         return tool
     folder = path if path.is_dir() else path.parent
@@ -258,7 +260,8 @@ def session_rule(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
 
 
 def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
-                confine: bool = False, spellings: Mapping[str, str] | None = None) -> bool:
+                confine: bool = False, spellings: Mapping[str, str] | None = None,
+                target: Path | None = None) -> bool:
     """True when ``rule`` (``Tool`` or ``Tool(specifier)``) applies to this call.
 
     Args:
@@ -269,22 +272,26 @@ def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, works
         confine: True for allow rules: a bare rule on a path tool then covers only targets
             inside the workspace (a bare ``Write`` never reaches outside the project).
         spellings: configured server spelling → canonical name (:mod:`.rule_match`).
+        target: a built-in path tool's real path, resolved once by the caller (:func:`target_path`),
+            so the path decided on is the one the tool then opens; None resolves it here.
     """
     parsed = parse_rule(rule)
     if not rule_matches(tool, parsed.name, spellings):
         return False
     if parsed.specifier is not None:
         return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace,
-                                                         granting=confine)
+                                                         granting=confine, target=target)
     if confine and args is not None and tool.server is None:
-        path = target_path(tool.name, args, workspace.project)
+        path = target if target is not None else target_path(tool.name, args, workspace.project)
         return path is None or workspace.contains(tool.name, path)
     return True
 
 
-def outside_workspace(tool: ToolSpec, args: Mapping[str, Any] | None, workspace: Workspace) -> Path | None:
-    """The real target path of a built-in path tool when it lies outside the workspace, else None."""
+def outside_workspace(tool: ToolSpec, args: Mapping[str, Any] | None, workspace: Workspace,
+                      target: Path | None = None) -> Path | None:
+    """The real target path of a built-in path tool when it lies outside the workspace, else None
+    (``target``: that path already resolved by the caller, :func:`target_path`)."""
     if args is None or tool.server is not None:
         return None
-    path = target_path(tool.name, args, workspace.project)
+    path = target if target is not None else target_path(tool.name, args, workspace.project)
     return path if path is not None and not workspace.contains(tool.name, path) else None

@@ -38,7 +38,6 @@ from .refs import Path, localize_refs, node_at, parse_pointer, pointer, schema_n
 
 #: Name of the single property a wrapped (non-object) root lives under.
 WRAP_KEY = "value"
-PROVIDERS = ("anthropic", "openai")
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
 _OBJECT_WORDS = ("properties", "required", "additionalProperties", "patternProperties",
                  "minProperties", "maxProperties", "propertyNames", "dependentRequired")

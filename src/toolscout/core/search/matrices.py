@@ -5,11 +5,10 @@ a query's terms over every segment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .segments import FIELD_INDEX, N_FIELDS, Postings, gather
+from .store_view import StoreView
 
 #: Fields whose BM25F average length is taken over the tools that have the field: the search
 #: hint, which few tools have (the built-ins, the default servers' tools), so that 9 hinted
@@ -20,9 +19,6 @@ from .segments import FIELD_INDEX, N_FIELDS, Postings, gather
 OWN_AVERAGE_FIELDS: tuple[str, ...] = ("hint",)
 _OWN = np.zeros(N_FIELDS, dtype=bool)
 _OWN[[FIELD_INDEX[f] for f in OWN_AVERAGE_FIELDS]] = True
-
-if TYPE_CHECKING:
-    from .store import TermStore
 
 
 class Matrices:
@@ -41,7 +37,7 @@ class Matrices:
         version: store version this view was taken at (for caches).
     """
 
-    def __init__(self, store: TermStore) -> None:
+    def __init__(self, store: StoreView) -> None:
         self.store = store
         self.version = store.version
         self.segments = tuple(store.segments)

@@ -5,7 +5,7 @@ The list is copied so that tokenizing does not import scikit-learn (whose import
 since 1.9, which the core must not load).
 
 Source: ``sklearn/feature_extraction/_stop_words.py`` (scikit-learn 1.9.1, BSD-3-Clause; the list
-itself comes from the Glasgow Information Retrieval Group). ``tests/core/test_tokenize.py`` checks
+itself comes from the Glasgow Information Retrieval Group). ``tests/core/search/test_tokenize.py`` checks
 that it still equals scikit-learn's.
 """
 

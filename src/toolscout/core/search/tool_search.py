@@ -276,12 +276,15 @@ class ToolSearch:
             self._drain_locked()
 
     def _drain_locked(self) -> None:
+        """Apply every queued change, a run of delta changes merged into one (a re-list storm of
+        thousands of renamed tools is one removal, one add and one sweep, not one per delta)."""
         while True:
             with self._queue_lock:
                 if not self._queue:
                     return
-                change = self._queue.pop(0)
-            self._apply(change)
+                batch, self._queue = self._queue, []
+            for change in _merged(batch):
+                self._apply(change)
 
     # -- search -------------------------------------------------------------------------
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
@@ -403,6 +406,24 @@ class _Change:
     add: list[ToolSpec]
     #: every searchable tool's name (a full compare), or None: look each indexed tool up instead
     searchable: frozenset[str] | None
+
+
+def _merged(changes: list[_Change]) -> list[_Change]:
+    """``changes`` with each run of delta changes (``deferred`` None) merged into one that has
+    the same effect: removed names united, the latest definition of each added tool, minus
+    those a later change removed; the last change's server descriptions."""
+    out: list[_Change] = []
+    for change in changes:
+        prev = out[-1] if out else None
+        if prev is None or prev.deferred is not None or change.deferred is not None:
+            out.append(change)
+            continue
+        gone = set(change.removed)
+        add = {t.name: t for t in prev.add if t.name not in gone}
+        add.update((t.name, t) for t in change.add)
+        removed = tuple(dict.fromkeys([*prev.removed, *change.removed]))
+        out[-1] = _Change(change.descriptions, removed, list(add.values()), None)
+    return out
 
 
 def _clamp(value: object, default: int) -> int:

@@ -12,7 +12,6 @@ file without bound. The in-memory dict is bounded by :attr:`VectorCache.MAX_MEMO
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+
+from ..dirs import cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -160,13 +161,8 @@ class VectorCache:
 
 
 def default_cache_path() -> Path | None:
-    """``<user cache dir>/toolscout/embeddings.sqlite``; ``TOOLSCOUT_CACHE_DIR`` overrides the
-    directory and ``TOOLSCOUT_CACHE_DIR=off`` disables the disk cache."""
-    override = os.environ.get("TOOLSCOUT_CACHE_DIR")
-    if override is not None and override.strip().lower() in ("", "0", "off", "none"):
-        return None
-    if override:
-        return Path(override) / "embeddings.sqlite"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("toolscout")) / "embeddings.sqlite"
+    """``<user cache dir>/toolscout/embeddings.sqlite``, or None when the disk caches are off:
+    ``TOOLSCOUT_CACHE_DIR`` overrides the directory, ``off``, ``0`` or empty disables it
+    (:func:`~toolscout.core.dirs.cache_dir`, which ``server-sizes.json`` follows too)."""
+    folder = cache_dir()
+    return None if folder is None else folder / "embeddings.sqlite"

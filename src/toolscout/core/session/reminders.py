@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import ToolSpec
-from ..serialize import announcement_groups, one_line, parse_announcement_line
+from ..serialize import budgeted_groups, one_line, parse_announcement_line
+from ..tokens import default_counter
+from .native import referenced
 
 FULL_TAG = "available-deferred-tools"
 ADDED_TAG = "deferred-tools-added"
@@ -37,26 +39,63 @@ HOW_TO_READ = ("Names are grouped by prefix, written once: the line \"mcp__githu
                "(prefix + name).")
 
 
-def full_announcement(tools: Sequence[ToolSpec], strategy: str) -> str:
-    """The first announcement: every deferred tool by name, grouped by server."""
+#: How a server summary line reads (an announcement over its token budget).
+HOW_TO_READ_SUMMARY = ("A line \"mcp__github__* (26 tools): issue, branch\" stands for every tool of that server: "
+                       "find them with ToolSearch keywords (or \"select:\" when you know a name).")
+#: Default of ``toolSearch.announceBudget``: tokens an announcement's name lines may take.
+DEFAULT_ANNOUNCE_BUDGET = 1_500
+
+
+def _lines(tools: Sequence[ToolSpec], budget: int | None) -> list[str]:
+    big = 10**9 if budget is None else budget
+    return budgeted_groups(tools, big, default_counter().count)
+
+
+def _how_to_read(lines: Sequence[str]) -> str:
+    return f"{HOW_TO_READ} {HOW_TO_READ_SUMMARY}" if any("__* (" in line for line in lines) else HOW_TO_READ
+
+
+def full_announcement(tools: Sequence[ToolSpec], strategy: str, budget: int | None = None) -> str:
+    """The first announcement: every deferred tool by name, grouped by server; over ``budget``
+    tokens (``toolSearch.announceBudget``; None: no budget), the largest servers as one summary
+    line each (:func:`~toolscout.core.serialize.budgeted_groups`)."""
     how = ("then call it directly by name" if strategy == "stub"
            else "then call it with ExecuteTool {\"tool_name\": NAME, \"params\": {...}}")
-    body = "\n".join(announcement_groups(tools)) if tools else "(none yet)"
+    lines = _lines(tools, budget)
+    body = "\n".join(lines) if tools else "(none yet)"
     return wrap(
         "These deferred tools are available by name only; their schemas are not loaded. "
-        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}. {HOW_TO_READ}\n"
+        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}. {_how_to_read(lines)}\n"
         f"<{FULL_TAG}>\n{body}\n</{FULL_TAG}>"
     )
 
 
-def delta_announcement(added: Sequence[ToolSpec], removed: Sequence[str]) -> str:
-    """A later change to the deferred set: tools added (grouped) and names removed."""
+def delta_announcement(added: Sequence[ToolSpec], removed: Sequence[str], budget: int | None = None) -> str:
+    """A later change to the deferred set: tools added (grouped, within ``budget`` tokens as
+    :func:`full_announcement`) and names removed (``mcp__server__*`` for a summarised server)."""
     parts = ["The set of deferred tools changed."]
     if added:
-        parts.append(f"<{ADDED_TAG}>\n" + "\n".join(announcement_groups(added)) + f"\n</{ADDED_TAG}>")
+        lines = _lines(added, budget)
+        if any("__* (" in line for line in lines):
+            parts[0] += " " + HOW_TO_READ_SUMMARY
+        parts.append(f"<{ADDED_TAG}>\n" + "\n".join(lines) + f"\n</{ADDED_TAG}>")
     if removed:
         parts.append(f"<{REMOVED_TAG}>\n" + "\n".join(removed) + f"\n</{REMOVED_TAG}>")
     return wrap("\n".join(parts))
+
+
+def unlisted_announcement(tools: Sequence[ToolSpec], max_tools: int | None, budget: int | None = None) -> str:
+    """Stub strategy: deferred tools that got no stub because the tools array holds the most
+    tools one request may carry (``max_tools``); they are called through ExecuteTool. Within
+    ``budget`` tokens as :func:`full_announcement`."""
+    full = f"holds the {max_tools:,} tools one request may carry" if max_tools else "is full"
+    lines = _lines(tools, budget)
+    return wrap(
+        f"These deferred tools are not in your tool list (it {full}), not even as stubs. Load one with "
+        "ToolSearch (\"select:NAME\" or keywords), then call it with ExecuteTool {\"tool_name\": NAME, "
+        f"\"params\": {{...}}}}. {_how_to_read(lines)}\n"
+        f"<{ADDED_TAG}>\n" + "\n".join(lines) + f"\n</{ADDED_TAG}>"
+    )
 
 
 def discovery_reminder(tools: Iterable[tuple[str, str]], strategy: str) -> str:
@@ -94,6 +133,18 @@ class HistoryState:
     discovered: set[str] = field(default_factory=set)
     recommended: set[str] = field(default_factory=set)
     full_sent: bool = False
+
+    def covers(self, name: str) -> bool:
+        """True if ``name`` was announced: by name, or by its server's summary line
+        (``mcp__github__*`` in :attr:`announced`)."""
+        return name in self.announced or any(
+            a.endswith("__*") and name.startswith(a[:-1]) for a in self.announced)
+
+    def gone(self, now: set[str]) -> list[str]:
+        """Announced entries that ``now`` (the current deferred names) no longer has: names,
+        and summary wildcards of servers with no deferred tool left."""
+        return [a for a in self.announced
+                if (not any(n.startswith(a[:-1]) for n in now) if a.endswith("__*") else a not in now)]
 
 
 def rebuild_state(messages: Iterable[dict[str, Any]], initial: Iterable[str] | None = None) -> HistoryState:
@@ -140,6 +191,7 @@ def rebuild_state(messages: Iterable[dict[str, Any]], initial: Iterable[str] | N
                 use_id = str(block.get("tool_use_id"))
                 if use_id in search_ids:
                     _apply_tags(state, _result_text(block.get("content")), loaded=True)
+                    state.discovered.update(referenced(block.get("content")))  # native: tool_reference blocks
                 elif use_id in targets:
                     # A success, or the self-healing gate's refusal that carried the definition
                     # (its trailer); only the call's own target counts, whatever the text says.

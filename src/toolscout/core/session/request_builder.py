@@ -15,9 +15,19 @@ from ..models import ToolSpec
 from ..settings.layers import Settings
 from ..tokens import ModeDecision
 from .events import AnnouncementSent, ToolSearchSwitched
-from .modes import decide, may_switch, switch_notice, switched_projection
+from .modes import (
+    decide,
+    fitted_projection,
+    limit_warning,
+    may_switch,
+    rebuilt_notice,
+    session_limit,
+    switch_notice,
+    switched_projection,
+)
+from .native import NativeChoice, choose, is_native_refusal, portable_history, remember_refusal
 from .prefetch import Prefetcher
-from .projection import INLINE, Projection
+from .projection import DEFAULT_STRATEGY, INLINE, NATIVE, Projection
 from .providers import ModelRequest, Provider
 from .reminders import (
     HistoryState,
@@ -25,6 +35,7 @@ from .reminders import (
     discovery_reminder,
     full_announcement,
     rebuild_state,
+    unlisted_announcement,
 )
 from .server_notes import server_notes
 
@@ -51,6 +62,7 @@ class RequestBuilder:
     prefetch: Prefetcher
     turn: int
     _loaded: set[str]
+    native_choice: NativeChoice | None
     emit: Callable[[Any], None]
     _record: Callable[[dict[str, Any]], None]
 
@@ -72,21 +84,31 @@ class RequestBuilder:
     def _sync_projection(self) -> None:
         """Fix the projection on first use; later, append late tools and, in auto mode, switch
         from inline to deferral once if the inline schemas (with the last known sizes of servers
-        still connecting) now cross the threshold, so no request ever exceeds it."""
+        still connecting) now cross the threshold, so no request ever exceeds it. The provider's
+        tool limit works the same way (:mod:`.modes`): no request carries more tools than it,
+        even after the provider or ``provider.maxTools`` changed or a session resumed."""
         catalog = self.engine.catalog
         if self.projection is None:
             self.mode_decision = self._decide_mode()
-            self.projection = Projection.build(catalog, self.strategy, defer=self.mode_decision.defer)
+            self.native_choice = self._choose_native()
+            self.projection = fitted_projection(catalog, self.strategy, self.mode_decision,
+                                                native=self.native_choice.native)
             self._record_projection()
+            self._warn_limit()
             return
-        decision = self._decide_mode() if may_switch(self.projection, self.settings) else None
-        if decision is not None and decision.defer:
-            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy)
+        limit = session_limit(self.provider, self.settings)
+        over = limit.max_tools is not None and len(self.projection.tools) > limit.max_tools
+        decision = self._decide_mode() if over or may_switch(self.projection, self.settings, limit) else None
+        if decision is not None and (decision.defer or over):
+            notice = rebuilt_notice(len(self.projection.tools), limit, decision) if over else switch_notice(decision)
+            self.native_choice = self._choose_native()
+            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy, decision,
+                                                  native=self.native_choice.native)
             self.mode_decision = decision
-            notice = switch_notice(decision)
             self._record({"type": "event", "name": "tool_search_switched", "turn": self.turn, "notice": notice})
             self._record_projection()
             self.emit(ToolSearchSwitched(notice, decision.reason, self.turn))
+            self._warn_limit()
             return
         catalog.freeze()
         appended = self.projection.sync(catalog)
@@ -95,9 +117,17 @@ class RequestBuilder:
 
     def _record_projection(self) -> None:
         assert self.projection is not None and self.mode_decision is not None
+        native = self.native_choice
         self._record({"type": "projection", **self.projection.to_json(),
                       "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
-                               "reason": self.mode_decision.reason}})
+                               "reason": self.mode_decision.reason},
+                      "native": {"native": native.native, "reason": native.reason} if native else None})
+
+    def _warn_limit(self) -> None:
+        assert self.projection is not None and self.mode_decision is not None
+        warning = limit_warning(self.mode_decision, self.projection, self.engine.catalog)
+        if warning is not None:
+            self.engine.warn(warning, "provider limit")
 
     def request_body(self, extra_user_text: str | None = None) -> dict[str, Any]:
         """The exact wire body the provider would send for :meth:`build_request`."""
@@ -106,9 +136,45 @@ class RequestBuilder:
     def _decide_mode(self) -> ModeDecision:
         return decide(self.engine, self.settings, self.provider, self.strategy)
 
+    def fall_back_to_portable(self, status: int | None, message: str) -> bool:
+        """After the endpoint refused a native request: if ``message`` (HTTP ``status``) names a
+        native field, remember it for this base URL, re-project on the portable path (tools the
+        history called keep their definitions; ``tool_reference`` results become text) and say
+        so once. True if the request should be sent again."""
+        if self.projection is None or self.projection.strategy != NATIVE or not is_native_refusal(status, message):
+            return False
+        base_url = self.provider.base_url
+        remember_refusal(base_url, message)
+        self.native_choice = NativeChoice(False, f"{base_url or self.provider.name} refused native tool search "
+                                                 f"({message[:120]}): portable path")
+        self.messages[:] = portable_history(self.messages)
+        plain = Projection(self.projection.strategy, self.projection.system,
+                           [{k: v for k, v in d.items() if k != "defer_loading"} for d in self.projection.tools])
+        assert self.mode_decision is not None
+        self.projection = switched_projection(plain, self.messages, self.engine.catalog, self.strategy,
+                                              self.mode_decision)
+        notice = ("The endpoint refused provider-native tool search, so this session uses ToolSearch + "
+                  "ExecuteTool from now on (one prompt-cache miss; remembered for this endpoint).")
+        self._record({"type": "event", "name": "native_fallback", "turn": self.turn, "notice": notice,
+                      "error": message[:300]})
+        self._record_projection()
+        self.emit(ToolSearchSwitched(notice, self.native_choice.reason, self.turn))
+        return True
+
+    def _choose_native(self) -> NativeChoice:
+        return choose(str(self.settings["toolSearch.native"]), self.provider.name, self.provider.model,
+                      self.provider.base_url)
+
+    @property
+    def call_wording(self) -> str:
+        """How reminders say to call a loaded deferred tool: ``stub`` (directly by name, also
+        native) or ``execute-proxy`` (through ExecuteTool)."""
+        directly = self.projection is not None and self.projection.strategy in ("stub", NATIVE)
+        return "stub" if directly else DEFAULT_STRATEGY  # the default is the ExecuteTool proxy
+
     def _history_state(self) -> HistoryState:
-        initial = self.projection.initial_deferred if self.projection and self.strategy == "stub" else None
-        return rebuild_state(self.messages, initial)
+        stub = self.projection if self.projection is not None and self.projection.strategy == "stub" else None
+        return rebuild_state(self.messages, stub.initial_deferred if stub else None)
 
     def _is_deferred(self, tool: ToolSpec) -> bool:
         if self.projection is not None:
@@ -127,22 +193,26 @@ class RequestBuilder:
         state = self._history_state()
         current = self.projection.deferred(self.engine.catalog)
         texts: list[str] = []
+        budget = int(self.settings["toolSearch.announceBudget"])
         if not state.full_sent:
-            texts.append(full_announcement(current, self.strategy))
+            texts.append(full_announcement(current, self.call_wording, budget))
             if consume:
                 self.emit(AnnouncementSent(tuple(t.name for t in current), (), True))
         else:
-            now = {t.name for t in current}
-            added = [t for t in current if t.name not in state.announced]
-            removed = [n for n in state.announced if n not in now]
+            unlisted = {t.name for t in self.projection.unlisted(self.engine.catalog)}
+            added = [t for t in current if not state.covers(t.name) and t.name not in unlisted]
+            beyond = [t for t in current if not state.covers(t.name) and t.name in unlisted]
+            removed = state.gone({t.name for t in current})
             if added or removed:
-                texts.append(delta_announcement(added, removed))
-                if consume:
-                    self.emit(AnnouncementSent(tuple(t.name for t in added), tuple(removed), False))
+                texts.append(delta_announcement(added, removed, budget))
+            if beyond:  # stub mode, past the tool limit: no stubs, reached through ExecuteTool
+                texts.append(unlisted_announcement(beyond, self.projection.max_tools, budget))
+            if consume and (added or removed or beyond):
+                self.emit(AnnouncementSent(tuple(t.name for t in [*added, *beyond]), tuple(removed), False))
         texts.extend(notes)
         recs = self.prefetch.take() if consume else list(self.prefetch.pending)
         recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded
                 and r.name not in state.recommended and self.engine.catalog.get(r.name) is not None]
         if recs:
-            texts.append(discovery_reminder([(r.name, r.description) for r in recs], self.strategy))
+            texts.append(discovery_reminder([(r.name, r.description) for r in recs], self.call_wording))
         return [{"type": "text", "text": t} for t in texts]

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..calls.result_cap import cap_result, results_root
 from ..engine.events import EventSource
 from ..policy.permissions import Asker
-from ..settings.layers import Settings
+from ..settings.layers import KEYS_BY_NAME, Settings
+from ..settings.provider_registry import OFFLINE
 from ..tokens import ModeDecision
 from .events import (
     AssistantMessageDone,
@@ -38,18 +39,22 @@ from .events import (
 )
 from .manual import CANCELLED_TEXT, ManualDriver
 from .modes import admit_invented
+from .native import NativeChoice
 from .prefetch import Prefetcher, query_text
-from .projection import EXECUTE_TOOL, Projection, check_request, normalize_tool_use
+from .projection import EXECUTE_TOOL, NATIVE, Projection, check_request, normalize_tool_use
 from .providers import Provider, ProviderError, create_provider
 from .providers.base import DEFAULT_MAX_TOKENS
 from .request_builder import RequestBuilder
 from .stats import CacheMeter, usage_record
 from .tools import ToolRouter
 from .transcript import (
+    TranscriptBusy,
     TranscriptStore,
     find_transcript,
     interrupted_results,
     load_for_resume,
+    load_transcript,
+    message_blocks,
     new_session_id,
     sessions_dir,
 )
@@ -63,12 +68,20 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 #: Model requests allowed in one turn before the session stops it (a runaway tool loop).
 MAX_STEPS = 50
-#: Settings a provider is built from: a change to one of them builds a new provider.
-PROVIDER_KEYS = ("provider.name", "provider.model", "provider.baseUrl", "provider.openaiStrict")
+#: Settings a provider is built from: a change to one of them builds a new provider. Every
+#: ``provider.*`` key (``provider.openaiStrict``, and any a new provider adds) but the context
+#: window, which sizes the auto mode decision, not the provider.
+PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.")
+                      and k not in ("provider.contextWindow", "provider.maxTools"))  # read per request
 
 
 class SessionNotFound(LookupError):
     """``--resume ID`` named no transcript."""
+
+
+class SessionInUse(SessionNotFound):
+    """``--resume ID`` named a session another toolscout has open (a :class:`SessionNotFound`,
+    so every caller that refuses a bad ``--resume`` refuses this one the same way)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +122,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.messages: list[dict[str, Any]] = []
         self.projection: Projection | None = None
         self.mode_decision: ModeDecision | None = None
-        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl") if persist else None
+        self.native_choice: NativeChoice | None = None
+        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl",
+                                     lambda text: engine.warn(text, "transcript")) if persist else None
         self._listeners = []
         self._loaded: set[str] = set()
         self.router = ToolRouter(engine, self.emit, asker, self._loaded,
@@ -117,6 +132,10 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
             text, limit=int(self.settings["tools.maxResultTokens"]),
             folder=results_root() / self.id, name=call_id)
+        self.router.record_search = lambda call_id, result: self._record(
+            {"type": "search", "call_id": call_id, "result": result.to_record()})
+        #: ToolSearch call id → its result as recorded (a resumed session's, for showing them).
+        self.saved_searches: dict[str, dict[str, Any]] = {}
         self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
         self.offline_recommendations: list[Recommendation] = []
         self.turn = 0
@@ -163,7 +182,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
     @property
     def offline(self) -> bool:
         """True when no model is configured and the person drives."""
-        return self.provider.name == "offline"
+        return self.provider.name == OFFLINE
 
     @property
     def busy(self) -> bool:
@@ -271,7 +290,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             if self.projection is not None and admit_invented(self.projection, response.content, self.engine.catalog):
                 self._record({"type": "tools_appended", "tools": self.projection.tools[-1:]})
                 names.add(EXECUTE_TOOL)
-            blocks = [normalize_tool_use(b, names) for b in response.content]
+            blocks = [normalize_tool_use(b, names, unknown_as_text=True) for b in response.content]
             if not blocks:  # APIs reject empty assistant messages in history
                 blocks = [{"type": "text", "text": "(no response)"}]
             self._append({"role": "assistant", "content": blocks})
@@ -282,13 +301,19 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             if not uses:
                 return text, response.stop_reason
             results = await self._run_tools(uses)
+            if self.router.sibling_notes:  # native: beside the tool_results, never inside them
+                results.append({"type": "text", "text": " ".join(self.router.sibling_notes)})
+                self.router.sibling_notes.clear()
             self._append_user(results)
         return f"Stopped after {MAX_STEPS} model requests in one turn.", "max_steps"
 
     async def _call_model(self, turn: int) -> Any:
         request = self.build_request()
-        check_request(request.tools, request.messages)
         assert self.projection is not None
+        check_request(request.tools, request.messages, self.projection.max_tools)
+        # The tool calls of this request's answer are judged by what it carried: a tool sent with
+        # its full schema runs on a direct call, the gate only holds back tools it deferred.
+        self.router.sent_full = frozenset(self.projection.full_names)
         self.meter.measure(self.projection.prefix_hash(), self.router.load_texts[self._load_mark :])
         self._load_mark = len(self.router.load_texts)
         partial: list[str] = []
@@ -297,8 +322,20 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             partial.append(delta)
             self.emit(AssistantTextDelta(delta, turn))
 
+        self.router.native = self.projection.strategy == NATIVE
+        # Anthropic loads by reference anywhere; OpenAI's Responses only through tool_search, so
+        # there the gate's answer stays the portable one (the definition as text).
+        self.router.gate_by_reference = self.router.native and self.provider.name == "anthropic"
         try:
-            response = await self.provider.complete(request, on_text)
+            try:
+                response = await self.provider.complete(request, on_text)
+            except ProviderError as exc:
+                if not self.fall_back_to_portable(exc.status, str(exc)):
+                    raise
+                request = self.build_request()
+                check_request(request.tools, request.messages, self.projection.max_tools)
+                self.router.native = False
+                response = await self.provider.complete(request, on_text)
         except asyncio.CancelledError:
             if "".join(partial).strip():  # keep what the person already saw
                 self._append({"role": "assistant", "content": [{"type": "text", "text": "".join(partial)}]})
@@ -372,13 +409,26 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         if path is None:
             raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
                                   else "there is no saved session to resume")
-        saved = load_for_resume(path)
+        store = TranscriptStore(path, lambda text: engine.warn(text, "transcript"))
+        try:
+            store.claim()  # one writer per transcript, before the repair below writes to it
+        except TranscriptBusy as exc:
+            holder = f"another toolscout (pid {exc.pid})" if exc.pid else "another toolscout"
+            raise SessionInUse(f"session {path.stem} is open in {holder}; resume it there or start a new one") from None
+        except OSError:
+            pass  # the first append reports it once; the session goes on unsaved
+        saved = load_for_resume(path) if store.held else load_transcript(path)  # no repair of a file it cannot write
         for warning in saved.warnings:
             engine.warn(warning, "resume")
         kwargs["strategy"] = kwargs.get("strategy") or saved.meta.get("strategy")
         session = cls(engine, session_id=saved.session_id, **kwargs)
+        if session.store is not None:
+            session.store = store
+        else:
+            store.close()
         session._meta_written = True
         session.messages = list(saved.messages)
+        session.saved_searches = dict(saved.searches)
         session.projection = saved.projection
         if session.projection is not None:
             session.strategy = session.projection.strategy
@@ -387,7 +437,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         session._loaded.update(state.discovered)
         session.prefetch.remember([*state.recommended, *state.discovered])
         session.turn = sum(1 for m in saved.messages if m["role"] == "user"
-                           and any(b.get("type") == "text" and not b["text"].startswith("<system-reminder>")
-                                   for b in m["content"]))
+                           and any(b.get("type") == "text" and not str(b.get("text", "")).startswith("<system-reminder>")
+                                   for b in message_blocks(m)))
         session._repair(CRASHED_TEXT)
         return session

@@ -8,6 +8,9 @@ Location: ``$TOOLSCOUT_DATA_DIR/sessions/<id>.jsonl`` when the variable is set, 
   ``{"type": "tools_appended", "tools": [...]}`` for each later append (stub strategy)
 * ``{"type": "message", "message": {"role", "content"}}`` every message, in order
 * ``{"type": "usage", ...}`` per request; ``{"type": "event", ...}`` turn boundaries
+* ``{"type": "search", "call_id", "result"}`` each ToolSearch's ranked result
+  (:meth:`~toolscout.core.search.results.SearchResult.to_record`), written before its
+  ``tool_result`` message: a resumed session shows the search as it was shown live
 
 A line is written and flushed as soon as the thing happened, so a crash loses at most the
 record being written; :func:`repair_torn_tail` cuts a torn last line off before a resume appends.
@@ -15,14 +18,17 @@ record being written; :func:`repair_torn_tail` cuts a torn last line off before 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..dirs import data_dir
+from ..dirs import data_dir, open_private, private_dir
 from ..safe_read import MAX_LARGE_BYTES, SafeReadError, parse_json, read_bytes, read_text
 from ..serialize import dumps
 from .projection import Projection
@@ -38,30 +44,102 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
 
 
+class TranscriptBusy(Exception):
+    """Another toolscout process (or session) holds the transcript's writer lock.
+
+    Attributes:
+        pid: the holder's process id when the OS says (Linux ``/proc/locks``), else None.
+    """
+
+    def __init__(self, path: Path, pid: int | None) -> None:
+        self.path, self.pid = path, pid
+        super().__init__(f"{path} is open in another toolscout" + (f" (pid {pid})" if pid else ""))
+
+
 class TranscriptStore:
-    """Append-only JSONL writer for one session.
+    """Append-only JSONL writer for one session: the only writer of its file.
+
+    The file is created owner-only (``0600``, its folders ``0700``) and held with an advisory
+    lock (``flock``, non-blocking) while open, so two toolscouts resuming one session never
+    interleave their records (:meth:`claim`). A write that fails (a read-only or full data
+    dir, a file where the folder should be) is reported once to ``on_error`` and the store
+    stops writing: the session goes on unsaved.
 
     Args:
         path: the file; its parent is created. Existing content is kept (resume appends).
+        on_error: ``on_error(message)`` for the first write failure (default: ignore).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_error: Callable[[str], None] | None = None) -> None:
         self.path = path
+        self.on_error = on_error
+        #: Why writing stopped (the first failure), or None while it works.
+        self.failed: str | None = None
         self._file: IO[str] | None = None
 
+    @property
+    def held(self) -> bool:
+        """True while the file is open and locked by this store."""
+        return self._file is not None
+
+    def claim(self) -> None:
+        """Open the file and take its writer lock (a no-op when held).
+
+        Raises:
+            TranscriptBusy: another process or session holds the lock; nothing is written.
+            OSError: the file cannot be opened (:meth:`append` turns this into a warning).
+        """
+        if self._file is not None:
+            return
+        fd = open_private(private_dir(self.path.parent) / self.path.name, append=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = lock_holder(fd)
+            os.close(fd)
+            raise TranscriptBusy(self.path, pid) from None
+        except OSError:
+            os.close(fd)
+            raise
+        self._file = os.fdopen(fd, "a", encoding="utf-8")
+
     def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line and flush it to the OS."""
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(dumps(record) + "\n")
-        self._file.flush()
+        """Write one record as a line and flush it to the OS; never raises."""
+        if self.failed is not None:
+            return
+        try:
+            self.claim()
+            assert self._file is not None
+            self._file.write(dumps(record) + "\n")
+            self._file.flush()
+        except (OSError, TranscriptBusy) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.failed = f"the transcript {self.path} cannot be written ({reason}); this session is not saved"
+            self.close()
+            if self.on_error is not None:
+                self.on_error(self.failed)
 
     def close(self) -> None:
-        """Close the file (safe to call twice)."""
+        """Close the file and release its lock (safe to call twice)."""
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):
+                self._file.close()
             self._file = None
+
+
+def lock_holder(fd: int) -> int | None:
+    """The pid holding a ``flock`` on ``fd``'s file, read from ``/proc/locks`` (Linux), or None."""
+    try:
+        st = os.fstat(fd)
+        text = read_text("/proc/locks")
+    except (OSError, SafeReadError):
+        return None
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == device and parts[4].isdigit():
+            return int(parts[4]) or None
+    return None
 
 
 @dataclass
@@ -72,6 +150,7 @@ class LoadedTranscript:
         meta: the ``meta`` record. messages: every message in order.
         projection: the session's projection with later appends applied, or None if no request
             was ever built. usage: the usage records. warnings: skipped lines.
+        searches: ToolSearch call id → its recorded result (``search`` records).
     """
 
     path: Path
@@ -80,6 +159,7 @@ class LoadedTranscript:
     projection: Projection | None = None
     usage: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    searches: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str:
@@ -109,16 +189,32 @@ def load_transcript(path: Path) -> LoadedTranscript:
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "meta":
-            out.meta = record
-        elif kind == "message" and isinstance(record.get("message"), dict):
-            out.messages.append(record["message"])
+            out.meta = out.meta or record  # a second meta: a second writer's (before the lock)
+        elif kind == "message":
+            message = record.get("message")
+            if not _is_message(message):
+                out.warnings.append(f"{path}:{lineno}: malformed message skipped")
+                continue
+            out.messages.append(message)
         elif kind == "projection":
             out.projection = Projection.from_json(record)
         elif kind == "tools_appended" and out.projection is not None:
             out.projection.tools.extend(record.get("tools", []))
         elif kind == "usage":
             out.usage.append(record)
+        elif kind == "search" and isinstance(record.get("result"), dict):
+            out.searches[str(record.get("call_id"))] = record["result"]
     return out
+
+
+def _is_message(message: Any) -> bool:
+    """A message a request can carry: a role of ``user``/``assistant`` and a string content or
+    a list of block objects with a string ``type``."""
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return False
+    content = message.get("content")
+    return isinstance(content, str) or (isinstance(content, list) and all(
+        isinstance(b, dict) and isinstance(b.get("type"), str) for b in content))
 
 
 def repair_torn_tail(path: Path) -> str | None:

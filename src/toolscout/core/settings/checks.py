@@ -73,22 +73,43 @@ def _number(lo: float, hi: float, *, lo_open: bool = False, integer: bool = Fals
 
 
 class Choice:
-    """Validator of a setting with a fixed set of values; :attr:`options` are those values, in
-    the order the CLI and the settings screen list them.
+    """Validator of a setting with a set of values; :attr:`options` are those values, in the
+    order the CLI and the settings screen list them.
+
+    Args:
+        options: the fixed values.
+        more: values registered elsewhere, read at each check (after ``options``): the provider
+            names of :mod:`.provider_registry`, so a provider registered later is accepted too.
 
     Raises:
         ValueError: (when called) the value is not one of :attr:`options` (case-insensitive).
     """
 
-    def __init__(self, *options: str) -> None:
-        self.options: tuple[str, ...] = options
+    def __init__(self, *options: str, more: Callable[[], tuple[str, ...]] | None = None) -> None:
+        self._fixed = options
+        self._more = more
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Every allowed value, the fixed ones first."""
+        return self._fixed + self._more() if self._more is not None else self._fixed
 
     def __call__(self, v: Any) -> str:
-        if isinstance(v, bool) and "true" in self.options:
+        options = self.options
+        if isinstance(v, bool) and "true" in options:
             return "true" if v else "false"
-        if not isinstance(v, str) or v.strip().lower() not in self.options:
-            raise ValueError(f"expected one of {', '.join(self.options)}")
+        if not isinstance(v, str) or v.strip().lower() not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
         return v.strip().lower()
+
+    def to_json(self, value: str) -> str | bool:
+        """``value`` (a checked option) as a settings file writes it: ``"true"``/``"false"`` of
+        a choice that has both (``toolSearch.enabled``: auto, true, false) as the JSON booleans
+        ``true``/``false``, as a person writes them and this validator reads them; the others as
+        they are."""
+        if {"true", "false"} <= set(self.options) and value in ("true", "false"):
+            return value == "true"
+        return value
 
 
 @dataclass(frozen=True)

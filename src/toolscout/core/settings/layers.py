@@ -25,6 +25,7 @@ from typing import Any
 import platformdirs
 
 from ..safe_read import SafeReadError, read_json
+from ..safe_write import write_json_atomic
 from .checks import (
     Choice,
     EntryList,
@@ -34,6 +35,7 @@ from .checks import (
     _number,
     _opt_str,
 )
+from .provider_registry import AUTO, provider_names
 
 APP_NAME = "toolscout"
 
@@ -64,6 +66,9 @@ KEYS: tuple[Key, ...] = (
     Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
         "share of the context window (0 < r ≤ 1) above which auto mode defers"),
     Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
+    Key("toolSearch.announceBudget", 1500, _number(0, 1_000_000, integer=True),
+        "tokens the deferred-tool announcement may take; over it, the largest servers are one line each "
+        "(prefix, tool count, what it works on) and their tools are found by search"),
     Key("toolSearch.alwaysLoad", [], EntryList(), "servers, tool names or globs never deferred"),
     Key("toolSearch.ranker", "default", Choice("default", "bm25f", "hybrid"),
         "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
@@ -76,14 +81,19 @@ KEYS: tuple[Key, ...] = (
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
+    Key("toolSearch.native", "auto", Choice("auto", "on", "off"),
+        "provider-native deferral (Anthropic defer_loading + tool_reference): auto when the model is known "
+        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
     Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
         "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
-    Key("provider.name", "auto", Choice("auto", "anthropic", "openai", "offline"),
+    Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
         "model provider; auto picks from the keys and endpoints that are set, else offline"),
     Key("provider.model", None, _opt_str, "model name"),
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
     Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
         "context window in tokens, overriding the built-in table"),
+    Key("provider.maxTools", None, lambda v: None if v is None else _number(2, 100_000, integer=True)(v),
+        "most tools one request may carry (2–100000), overriding the provider's limit (openai 128)"),
     Key("provider.openaiStrict", False, _bool,
         "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
@@ -142,9 +152,11 @@ ENV_KEYS: dict[str, str] = {
     "TOOLSCOUT_WEIGHT_TFIDF": "toolSearch.weights.tfidf",
     "TOOLSCOUT_RECOMMENDATIONS": "recommendations.enabled",
     "TOOLSCOUT_STRATEGY": "session.strategy",
+    "TOOLSCOUT_NATIVE": "toolSearch.native",
     "TOOLSCOUT_MCP_TIMEOUT": "mcp.timeout",
     "TOOLSCOUT_PROVIDER": "provider.name",
     "TOOLSCOUT_MODEL": "provider.model",
+    "TOOLSCOUT_MAX_TOOLS": "provider.maxTools",
     "TOOLSCOUT_TRUST_PROJECT": "projectTrust.autoApprove",
 }
 #: Keys a project's own settings files may never set (they would approve the project itself).
@@ -421,7 +433,7 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
             f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
             f"{key} = {json.dumps(checked)} applies for this session only",
             settings.with_overrides({key: checked}, source="session"))
-    data[key] = checked
+    data[key] = spec.check.to_json(checked) if isinstance(spec.check, Choice) else checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():
         node = nested
@@ -432,8 +444,5 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
                 break
         else:
             node[leaf] = v
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(nested, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, nested)
     return settings.with_overrides({key: checked}, source=str(path))

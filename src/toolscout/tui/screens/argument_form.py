@@ -11,12 +11,15 @@ field's box and label take the accent colour, descriptions wrap in full, and eve
 the title and the buttons scrolls, so a long form still fits an 80×24 terminal.
 Enter moves to the next field and runs the tool from the last one; Ctrl+S runs from anywhere. A
 string the schema does not keep to one line takes several (Shift+Enter or Ctrl+J, or a paste).
+A field that asks for the folder to work in (git's ``repo_path``) starts as ``.``, the project
+folder, sent as its absolute path (:func:`toolscout.core.calls.form_model.asks_for_folder`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -29,13 +32,21 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
-from toolscout.core.calls.form_model import FieldSpec, FormError, fields_of, parse_value
+from toolscout.core.calls.form_model import (
+    PROJECT_FOLDER,
+    FieldSpec,
+    FormError,
+    fields_of,
+    parse_value,
+    project_folder_value,
+)
 from toolscout.core.calls.validation import field_problems
 from toolscout.core.models import ToolSpec
 
+from ..mouse import SafeMouseScreen
 from ..text import clean
 from ..widgets.multiline import MultiLineInput
-from ..widgets.typeahead import advance_on_enter, pass_on
+from ..widgets.typeahead import KeysWaitForFocus, advance_on_enter, pass_on
 
 #: Longest tool description shown above the fields (characters; it wraps and scrolls).
 DESCRIPTION_LIMIT = 2_000
@@ -56,11 +67,15 @@ class FieldInput(Input):
             advance_on_enter(self, event, self.advance)
 
 
-class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
+class ArgumentFormScreen(SafeMouseScreen, KeysWaitForFocus, ModalScreen[dict[str, Any] | None]):
     """Dismisses with the validated arguments, or None when cancelled.
 
     Args:
         tool: the tool to run (its ``input_schema`` defines the fields).
+        project_dir: the session's project folder (what ``.`` in a folder field stands for);
+            None leaves folder fields empty.
+        typed: keys typed for the form before it was pushed (after the Enter that picked the
+            tool); they, and keys that come while the form is being built, go to its first field.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -68,9 +83,12 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
-    def __init__(self, tool: ToolSpec) -> None:
+    def __init__(self, tool: ToolSpec, project_dir: Path | None = None,
+                 typed: list[events.Key] | None = None) -> None:
         super().__init__()
+        self.keys_waiting = list(typed or [])
         self.tool = tool
+        self.project_dir = project_dir
         self.fields = fields_of(tool.input_schema)
         self._ids = {spec.name: f"arg-{i}" for i, spec in enumerate(self.fields)}
         self._touched: set[str] = set()
@@ -102,14 +120,19 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
             label.append(" *", style="bold red")
         label.append(f"  {clean(spec.type_label, single_line=True)}", style="dim")
         yield Label(label, classes="field-label")
-        if spec.description:
-            yield Static(Text(clean(spec.description, limit=FIELD_HELP_LIMIT).strip(), style="dim"),
-                         classes="field-help")
+        help_text = clean(spec.description, limit=FIELD_HELP_LIMIT).strip()
+        if self._prefills(spec):
+            help_text = f"{help_text} ({PROJECT_FOLDER} is the project folder)".strip()
+        if help_text:
+            yield Static(Text(help_text, style="dim"), classes="field-help")
         yield self._editor(spec)
+
+    def _prefills(self, spec: FieldSpec) -> bool:
+        return spec.project_folder and self.project_dir is not None
 
     def _editor(self, spec: FieldSpec) -> Widget:
         wid = self._ids[spec.name]
-        default = spec.default if spec.has_default else None
+        default = spec.default if spec.has_default else PROJECT_FOLDER if self._prefills(spec) else None
         if spec.kind == "boolean":
             return Switch(value=bool(default), id=wid, classes="field")
         if spec.kind == "enum":
@@ -168,7 +191,7 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
                 problems.append((spec.name, str(exc).split(": ", 1)[-1]))
                 continue
             if present:
-                arguments[spec.name] = value
+                arguments[spec.name] = project_folder_value(spec, value, self.project_dir)
         if not problems:
             problems = field_problems(self.tool.input_schema, arguments)
         return arguments, problems
@@ -233,7 +256,6 @@ class ArgumentFormScreen(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         fields = self.query(".field")
-        if fields:
-            fields.first().focus()
-        else:
-            self.query_one("#run", Button).focus()
+        # now, not deferred: the keys that waited for the form go to this field next
+        self.set_focus(fields.first() if fields else self.query_one("#run", Button))
+        self.keys_ready()

@@ -6,24 +6,38 @@ from __future__ import annotations
 from textual import events
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
+from ..mouse import SafeMouseScreen
+from ..panels import side_panel
 from ..widgets.prompt import PromptInput
-from ..widgets.typeahead import typing_on_a_panel
+from ..widgets.typeahead import KeysWaitForFocus, typing_on_a_panel
 
-PANELS = {"catalog": "tab-catalog", "scoring": "tab-scoring", "usage": "tab-usage"}
+#: Longest wait for the form an Enter opens, keys typed meanwhile kept for it (s): a bound for
+#: a pick that opened nothing after all, far above what opening a form takes on a loaded machine.
+FORM_WAIT_S = 5.0
 
 
-class SidePanels(Screen[None]):
+class SidePanels(SafeMouseScreen, KeysWaitForFocus, Screen[None]):
     """Base of :class:`~.main.MainScreen`: the chat column and one side panel (``#sidebar``, a
-    ``TabbedContent`` of catalog, scoring and usage) next to it, and the prompt (``PromptInput``)."""
+    ``TabbedContent`` of the registered panels: catalog, scoring, usage, …) next to it, and the
+    prompt (``PromptInput``).
+
+    Keys typed before the prompt is mounted wait for it (:class:`KeysWaitForFocus`: a terminal
+    delivers keys typed during start-up at once), Enter included; keys typed after the Enter that
+    opens a tool's form wait for the form (:meth:`route_key`)."""
 
     sidebar: reactive[bool | None] = reactive(None)
     """Side panel shown (True), hidden (False) or automatic by width (None)."""
-    #: Text typed before the prompt was mounted, for the prompt (:meth:`route_key`); None once
-    #: :meth:`take_early_text` gave it to the prompt.
-    _typed_early: str | None = ""
+    #: Keys typed since the Enter that opens a tool's form, for the form; None when no form opens.
+    _for_form: list[events.Key] | None = None
+    _form_wait: Timer | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys_waiting = []  # until the prompt has the focus (:meth:`keys_ready`)
 
     def watch_sidebar(self, value: bool | None) -> None:
         self.set_class(value is True, "-sidebar-shown")
@@ -35,13 +49,14 @@ class SidePanels(Screen[None]):
         return self.query_one("#sidebar").display and self.query_one("#sidebar").region.width > 0
 
     def show_panel(self, name: str) -> None:
-        """Show side panel ``name`` (catalog, scoring, usage) and focus it (already shown: it
-        stays; Ctrl+B hides the panel)."""
+        """Show side panel ``name`` (a registered one: catalog, scoring, usage, …,
+        :mod:`toolscout.tui.panels`) and focus it (already shown: it stays; Ctrl+B hides it)."""
+        panel = side_panel(name)
         tabs = self.query_one("#sidebar", TabbedContent)
-        target = {"catalog": "#catalog-filter", "scoring": "#scoring-query", "usage": "#usage"}[name]
-        tabs.active = PANELS[name]
+        tabs.active = panel.tab_id
         self.sidebar = True
-        self._focus_now(self.query_one(target))
+        widget = self.query_one(f"#{panel.name}")
+        self._focus_now(widget.query_one(panel.focus) if panel.focus else widget)
 
     def _focus_now(self, widget: Widget) -> None:
         """Move focus to ``widget`` before whatever had it is hidden.
@@ -75,24 +90,40 @@ class SidePanels(Screen[None]):
         self._focus_now(prompt)
 
     def route_key(self, event: events.Key) -> bool:
-        """Before the focused widget gets ``event``: typing on a read-only panel moves the focus to the
-        prompt now, so this key and every one after it land there in order. Text typed before this
-        screen has its prompt (a terminal delivers keys typed during start-up at once) is kept for
-        it: returns True for such a key (taken here; Textual must not hand it on)."""
-        if self._typed_early is not None:  # the prompt is not mounted yet
-            if event.is_printable and event.character:
-                self._typed_early += event.character
-                return True
+        """Before the focused widget gets ``event`` (the screen is ready: :class:`KeysWaitForFocus`):
+        typing on a read-only panel moves the focus to the prompt now, so this key and every one
+        after it land there in order. After an Enter that opens a tool's form (:meth:`opens_a_form`)
+        the keys wait for the form, where they were meant to go (they reached the prompt, or
+        moved the focus there before the Enter was handled, which then picked nothing): returns
+        True for such a key (taken here; Textual must not hand it on)."""
+        if self._for_form is not None:
+            self._for_form.append(event)
+            return True
+        if event.key == "enter" and self.opens_a_form(self.focused):
+            self._for_form = []
+            self._form_wait = self.set_timer(FORM_WAIT_S, self.release_keys_for_form)
             return False
         if typing_on_a_panel(self, event):
             self.action_focus_prompt()
             self._focus_now(self.query_one(PromptInput))
         return False
 
-    def take_early_text(self) -> None:
-        """The prompt is mounted: put the text typed before (see :meth:`route_key`) in it; keys
-        go on to the focused widget from now on."""
-        text, self._typed_early = self._typed_early, None
-        if text:
-            self.take_typed_text(text)
+    def opens_a_form(self, widget: Widget | None) -> bool:
+        """True when Enter on ``widget`` opens a tool's argument form (the main screen knows)."""
+        return False
 
+    def take_keys_for_form(self) -> list[events.Key]:
+        """The form opens now: the keys typed for it since the Enter (none when no Enter opened it)."""
+        if self._form_wait is not None:
+            self._form_wait.stop()
+            self._form_wait = None
+        keys, self._for_form = self._for_form or [], None
+        return keys
+
+    def release_keys_for_form(self) -> None:
+        """No form opened after all (the tool is gone; or :data:`FORM_WAIT_S` passed): the keys
+        kept for it go where they would have gone, in order."""
+        for key in self.take_keys_for_form():
+            key = events.Key(key.key, key.character)
+            if not self.route_key(key):
+                (self.focused or self)._forward_event(key)

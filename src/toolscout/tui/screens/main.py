@@ -18,14 +18,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from toolscout.core.models import ServerStatus
+from toolscout.core.models import ServerStatus, ToolSpec
+from toolscout.core.tokens import MODE_SETTING
 
 from .. import messages as m
+from ..panels import side_panels
+from ..search_again import SearchAgain
 from ..text import clean
 from ..throttle import Throttle
-from ..widgets.catalog import CatalogPanel
+from ..widgets.catalog import CatalogPanel, CatalogTree
 from ..widgets.chat import (
     AssistantEntry,
     ChatView,
@@ -38,7 +42,7 @@ from ..widgets.chat import (
 )
 from ..widgets.multiline import MultiLineInput
 from ..widgets.prompt import PromptInput
-from ..widgets.recommendations import RecommendationBar
+from ..widgets.recommendations import RecommendationBar, RecommendationItem
 from ..widgets.scoring import ScoringPanel
 from ..widgets.status import StatusBar
 from ..widgets.usage import UsagePanel
@@ -54,7 +58,8 @@ REPORT_INTERVAL_S = 1.0
 
 
 class MainScreen(SidePanels):
-    """Chat on the left, one side panel (catalog, scoring, usage) on the right.
+    """Chat on the left, one side panel (catalog, scoring, usage: the registered ones,
+    :mod:`toolscout.tui.panels`) on the right.
 
     At widths under the app's breakpoint the side panel, when shown, replaces the chat.
     """
@@ -88,6 +93,7 @@ class MainScreen(SidePanels):
         #: The chat's welcome entry (added on mount; its settings and mode parts follow changes).
         self.welcome: WelcomeEntry | None = None
         self._report = Throttle(self, self._start_report, REPORT_INTERVAL_S, lambda: bool(engine.pending_servers()))
+        self._again = SearchAgain()
 
     def request(self, message: Message) -> None:
         """Post a request (``…Requested``) up to the app, which hands it to the controller."""
@@ -104,21 +110,19 @@ class MainScreen(SidePanels):
                     enabled=MainScreen.recommendations_enabled, min_score=MainScreen.recommendations_min_score,
                     max_items=MainScreen.recommendations_max)
                 yield PromptInput(placeholder="Message, or /help", id="prompt")
-            with TabbedContent(id="sidebar", initial="tab-catalog"):
-                with TabPane("Catalog", id="tab-catalog"):
-                    yield CatalogPanel(self.engine, id="catalog")
-                with TabPane("Scoring", id="tab-scoring"):
-                    yield ScoringPanel(self.engine, id="scoring")
-                with TabPane("Usage", id="tab-usage"):
-                    yield UsagePanel(id="usage")
+            panels = side_panels()
+            with TabbedContent(id="sidebar", initial=panels[0].tab_id):
+                for panel in panels:  # the registry's (tui/panels.py), in tab order
+                    with TabPane(panel.title, id=panel.tab_id):
+                        yield panel.make(self.engine, panel.name)
         yield Footer()
 
     def on_mount(self) -> None:
         self.apply_settings()
         self.servers = {s.name: s for s in self.engine.server_statuses()}
         self.starting = self.controller.start_engine  # until EngineStarted
-        self.query_one(PromptInput).focus()
-        self.take_early_text()
+        self.set_focus(self.query_one(PromptInput))  # now: the keys typed during start-up go there next
+        self.keys_ready()
         self.refresh_report()
         session = self.controller.session
         self.welcome = WelcomeEntry(self._session_kind(), bool(self.controller.settings["recommendations.enabled"]))
@@ -126,7 +130,7 @@ class MainScreen(SidePanels):
         self.apply_settings()  # the welcome's settings part
         self.show_startup_warnings()
         if session is not None and session.messages:  # a --resume'd session: show what was said before
-            self.chat.show_history(list(session.messages), session.id)
+            self.chat.show_history(list(session.messages), session.id, session.saved_searches)
 
     def show_startup_warnings(self) -> None:
         """Show the warnings recorded before the app started (settings files, MCP config, a
@@ -159,8 +163,7 @@ class MainScreen(SidePanels):
         self.recommendations_max = int(settings["recommendations.max"])
         self.provider = self.controller.provider_name
         self.model = self.controller.model_name
-        search = {"true": "on", "false": "off"}.get(str(settings["toolSearch.enabled"]).lower(), "auto")
-        self.mode = f"tool search {search} · {settings['session.strategy']}"
+        self.mode = f"tool search {MODE_SETTING[settings.mode]} · {settings['session.strategy']}"
         if self.welcome is not None:  # its first steps follow the provider too (F5 can change it)
             self.welcome.show(kind=self._session_kind(), recommendations=bool(settings["recommendations.enabled"]),
                               source=str(settings.sources.get("toolSearch.enabled", "")))
@@ -184,6 +187,13 @@ class MainScreen(SidePanels):
         status = message.status
         self.query_one(CatalogPanel).set_status(status)
         self.servers = {**self.servers, status.name: status}
+        due = self._again.due(self.servers)
+        if due is not None and not self.busy:  # busy: the person is doing something else
+            question, connected = due
+            self.chat.add(NoticeEntry(f"{', '.join(clean(n, single_line=True) for n in connected)} connected: "
+                                      f"searching again for “{clean(question, single_line=True, limit=80)}”",
+                                      title="search again"))
+            self.send(question)
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
         self.query_one(CatalogPanel).schedule_refresh()
@@ -232,7 +242,7 @@ class MainScreen(SidePanels):
         catalog.set_defer(decision.defer if decision is not None else True)
         self.query_one(UsagePanel).show_report(message.report)
         if self.welcome is not None and decision is not None:
-            self.welcome.show(decision=decision)
+            self.welcome.show(decision=decision, native=message.report.native)
 
     # -- session facts -----------------------------------------------------------------------
     @property
@@ -243,8 +253,9 @@ class MainScreen(SidePanels):
     def on_turn_started(self, message: m.TurnStarted) -> None:
         self.busy = True
         self.query_one(RecommendationBar).show_hits([])  # the last turn's tools; this turn's may follow
-        if message.text:
+        if message.text and message.text != self._again.repeating:  # searched again: the notice says so
             self.chat.add(UserEntry(message.text))
+        self._again.moved_on(message.text)
 
     def on_turn_ended(self, message: m.TurnEnded) -> None:
         self.busy = False
@@ -281,6 +292,8 @@ class MainScreen(SidePanels):
                 bar.show_hits([h for h in bar.hits if h.name not in loaded])
         if message.result is not None:
             self.chat.add(SearchEntry(message.result))
+            if self.controller.offline:  # the person's question: still connecting servers may have its tools
+                self._again.searched(message.query, message.result.pending_servers)
         else:
             self.chat.add(ErrorEntry(f"ToolSearch {message.query}: {message.text}"))
 
@@ -298,6 +311,8 @@ class MainScreen(SidePanels):
 
     def on_busy_changed(self, message: m.BusyChanged) -> None:
         self.busy = message.busy
+        if message.busy:  # a tool run by hand: an earlier question is not searched again
+            self._again.moved_on()
         if not message.busy:
             self.action_focus_prompt()
 
@@ -324,19 +339,41 @@ class MainScreen(SidePanels):
             self.send(text)
 
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        self.focus_picks()  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
+
+    def on_scoring_panel_tabbed_out(self, message: ScoringPanel.TabbedOut) -> None:
+        if not self.focus_picks():  # nothing to pick: round the panel again, never into the chat
+            self.set_focus(self.query_one("#scoring-query"))
+
+    def focus_picks(self) -> bool:
+        """Focus the tools the person can pick now: the recommendation bar's first item, else (no
+        bar: recommendations off) the newest search's hits in the chat. False when there are none.
+        The focus moves now: Enter typed right after Tab picks the tool."""
         bar = self.query_one(RecommendationBar)
         if bar.display and bar.focus_first():
-            return
-        hits = self.chat.query(SearchHits)  # no bar (recommendations off): the newest search's hits
-        if hits:  # else nothing to pick: the cursor stays in the prompt, so typing is never lost
-            self.set_focus(hits.last())  # now: Enter typed right after Tab runs the hit
-            self.chat.scroll_to_widget(hits.last(), animate=False)
+            return True
+        hits = self.chat.query(SearchHits)
+        if not hits:
+            return False
+        self.set_focus(hits.last())
+        self.chat.scroll_to_widget(hits.last(), animate=False)
+        return True
 
     @on(SearchHits.OptionSelected, ".search-hits")
     def use_search_hit(self, event: SearchHits.OptionSelected) -> None:
         event.stop()
         if event.option.id:
             self.request(m.ToolUseRequested(event.option.id))
+
+    def opens_a_form(self, widget: Widget | None) -> bool:
+        """Enter on ``widget`` opens a tool's argument form: a recommended tool, a search hit, or
+        a tool in the catalog, when the person drives (offline, or no session)."""
+        if not (self.controller.offline or self.controller.session is None):
+            return False  # with a model, a pick loads the tool (or shows its details)
+        if isinstance(widget, RecommendationItem | SearchHits):
+            return True
+        return isinstance(widget, CatalogTree) and widget.cursor_node is not None and isinstance(
+            widget.cursor_node.data, ToolSpec)
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
         self.set_focus(self.query_one(PromptInput))  # now, not deferred: typing goes on in the prompt

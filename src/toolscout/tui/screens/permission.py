@@ -19,6 +19,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from toolscout.core.models import ToolSpec
 
+from ..mouse import SafeMouseScreen
 from ..text import clean, first_line, tildify
 from ..widgets.chat import pretty_json
 
@@ -35,7 +36,7 @@ class PermissionDecision(StrEnum):
     DENY = "deny"
 
 
-class PermissionScreen(ModalScreen[PermissionDecision]):
+class PermissionScreen(SafeMouseScreen, ModalScreen[PermissionDecision]):
     """Ask before a tool runs. Dismisses with a :class:`PermissionDecision`.
 
     Args:

@@ -31,6 +31,7 @@ from toolscout.core.settings.layers import (
     overrides_user_file,
 )
 
+from ..mouse import SafeMouseScreen
 from ..text import clean, tildify
 
 #: (key, label) in display order; each editor follows from the key's declaration in
@@ -64,7 +65,7 @@ def widget_id(key: str) -> str:
     return "set-" + key.replace(".", "-")
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(SafeMouseScreen, Screen[None]):
     """Edit settings live.
 
     Args:

@@ -1,5 +1,6 @@
 """Slash commands of the main screen (``/help``, ``/clear``, ``/context``, ``/toolsearch``,
-``/mcp``, ``/search``, ``/settings``) and the help text they and F1 show."""
+``/mcp``, ``/search``, ``/settings``, ``/permissions``, ``/exit`` or ``/quit``) and the help text
+they and F1 show."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.message import Message
 from toolscout.core.models import ServerState, ServerStatus
 
 from .. import messages as m
+from ..panels import side_panels
 from ..text import clean
 from ..widgets.catalog import CatalogPanel
 from ..widgets.chat import ErrorEntry, NoticeEntry, SearchEntry
@@ -50,29 +52,38 @@ HELP_COMMANDS = (
     ("/search QUERY", "run ToolSearch (select:a,b · discover:topic · +required term)"),
     ("/toolsearch on", "switch tool search on for this session (deferred tools, found by search)"),
     ("/settings", "open the settings"),
+    ("/permissions", "the permission rules in force, where each comes from; remove a saved answer"),
     ("/clear", "start a new conversation (the current one stays saved)"),
     ("/help", "this help (F1)"),
+    ("/exit", "quit toolscout (also /quit or ctrl+q); the conversation stays saved for --resume"),
 )
-#: ``/help``'s keys: (key, what it does).
-HELP_KEYS = (
+#: ``/help``'s keys before the side panels' (:func:`help_keys`): (key, what it does).
+HELP_KEYS_FIRST = (
     ("Enter", "send the message; Shift+Enter or ctrl+j: a new line"),
     ("Up/Down", "the prompt's history (on its first or last line)"),
     ("Tab", "into the recommendation bar, or with none the newest search's hits: Enter uses a tool, "
             "Esc returns"),
     ("Esc", "interrupt a running turn"),
-    ("F2", "tool catalog: Enter runs a tool, d shows its details"),
-    ("F3", "live search scoring"),
-    ("F4", "token usage"),
+)
+#: ``/help``'s keys after the side panels'.
+HELP_KEYS_LAST = (
     ("F5", "settings"),
     ("ctrl+b", "show or hide the side panel"),
     ("ctrl+p", "every action (Run tool… runs any tool)"),
+    ("ctrl+q", "quit (or /exit)"),
 )
+
+
+def help_keys() -> tuple[tuple[str, str], ...]:
+    """``/help``'s keys: (key, what it does), each registered side panel's key among them."""
+    return (*HELP_KEYS_FIRST, *((p.key_label, p.help) for p in side_panels()), *HELP_KEYS_LAST)
 
 
 def help_renderable() -> Group:
     """The help ``/help`` and F1 show: two headed grids whose descriptions share one column and
     wrap at word boundaries under themselves, at any chat width."""
-    width = max(len(name) for name, _ in HELP_COMMANDS + HELP_KEYS)
+    keys = help_keys()
+    width = max(len(name) for name, _ in HELP_COMMANDS + keys)
 
     def grid(rows: tuple[tuple[str, str], ...]) -> Padding:
         table = Table.grid(padding=(0, 2))
@@ -83,7 +94,7 @@ def help_renderable() -> Group:
         return Padding(table, (0, 0, 0, 2))
 
     return Group(Text("Slash commands:", style="bold"), grid(HELP_COMMANDS),
-                 Text(""), Text("Keys:", style="bold"), grid(HELP_KEYS))
+                 Text(""), Text("Keys:", style="bold"), grid(keys))
 
 
 def run_command(screen: CommandHost, line: str) -> None:
@@ -96,6 +107,10 @@ def run_command(screen: CommandHost, line: str) -> None:
         chat.add(NoticeEntry(help_renderable(), title="help"))
     elif name == "clear":
         screen.request(m.NewConversationRequested())
+    elif name in ("exit", "quit"):
+        screen.request(m.QuitRequested())
+    elif name == "permissions":
+        screen.request(m.PermissionsRequested())
     elif name == "settings":
         screen.request(m.SettingsRequested())
     elif name == "context":

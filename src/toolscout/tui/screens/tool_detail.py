@@ -16,10 +16,11 @@ from textual.widgets import Footer, Label, Static
 
 from toolscout.core.models import ServerStatus, ToolSpec
 
+from ..mouse import SafeMouseScreen
 from ..text import clean
 
 
-class ToolDetailScreen(ModalScreen[None]):
+class ToolDetailScreen(SafeMouseScreen, ModalScreen[None]):
     """Everything about one tool. Esc or q closes it.
 
     Args:
@@ -67,7 +68,7 @@ class ToolDetailScreen(ModalScreen[None]):
         return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
 
 
-class ServerDetailScreen(ModalScreen[None]):
+class ServerDetailScreen(SafeMouseScreen, ModalScreen[None]):
     """One server's state, transport and the full reason it failed, wrapped. Esc or q closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close", id="detail.close")]

@@ -37,6 +37,7 @@ from toolscout.core.policy.trust import (
 )
 from toolscout.core.sanitize import escape_all
 
+from ..mouse import SafeMouseScreen
 from ..text import clean
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(SafeMouseScreen, ModalScreen[bool]):
     """Ask whether to trust a project folder. Dismisses with True (approve) or False (not now).
 
     Keys typed before the prompt could be read never answer it: the choices stay disabled until

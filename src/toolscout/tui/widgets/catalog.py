@@ -234,7 +234,7 @@ class CatalogPanel(Vertical):
         """Down in the filter: into the tree."""
         self.query_one(CatalogTree).focus()
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+    def on_tree_node_selected(self, event: Tree.NodeSelected[ToolSpec | str]) -> None:
         event.stop()
         data = event.node.data
         if isinstance(data, ToolSpec):

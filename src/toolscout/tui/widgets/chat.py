@@ -197,7 +197,7 @@ def search_label(result: SearchResult) -> list[str]:
     """What a search entry's title says about how ``result`` was found: the query form when it
     is not plain keywords (``select``, ``discover``), and the ranker that ranked the hits, from
     the result itself (``ranker default``; none for ``select:``, which ranks nothing)."""
-    words = [result.mode] if result.mode != "keyword" else []
+    words: list[str] = [result.mode] if result.mode != "keyword" else []
     if result.ranker:
         words.append(f"ranker {clean(result.ranker, single_line=True)}")
     return words
@@ -360,17 +360,24 @@ class ChatView(VerticalScroll, can_focus=True):
         """Remove every entry."""
         self.remove_children()
 
-    def show_history(self, messages: list[dict[str, Any]], session_id: str) -> None:
+    def show_history(self, messages: list[dict[str, Any]], session_id: str,
+                     searches: dict[str, dict[str, Any]] | None = None) -> None:
         """Render a resumed session's transcript: user and assistant text and tool calls (folded,
-        with their saved results); system reminders the session added are left out."""
+        with their saved results); system reminders the session added are left out. A ToolSearch
+        whose ranked result the transcript kept (``searches``: call id → record) shows as the live
+        search entry did; one without (an older transcript) as a tool call."""
+        from toolscout.core.session.projection import TOOL_SEARCH
         from toolscout.core.session.transcript import history
 
         count = 0
         for item in history(messages):
+            found = SearchResult.from_record((searches or {}).get(item.call_id)) if item.tool == TOOL_SEARCH else None
             if item.kind == "user":
                 self.add(UserEntry(item.text))
             elif item.kind == "assistant":
                 self.add(AssistantEntry(f"resumed.{item.key}", item.text))
+            elif found is not None:
+                self.add(SearchEntry(found))
             else:
                 entry = ToolCallEntry(item.call_id, item.tool, item.params)
                 self.add(entry)

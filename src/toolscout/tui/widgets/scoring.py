@@ -23,12 +23,13 @@ import asyncio
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.scalar import Unit
 from textual.message import Message
@@ -148,6 +149,15 @@ class ScoringPanel(Vertical):
 
     clock = staticmethod(time.perf_counter)
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_stop", "Next", show=False, id="scoring.next"),
+    ]
+
+    class TabbedOut(Message):
+        """Tab from the panel's last stop (the explanation): the screen takes the focus on to the
+        tools the person can pick (the recommendation bar, a search's hits), never to the chat,
+        where typing would end up in the prompt."""
+
     @dataclass
     class Scored(Message):
         """A query was ranked (coalesced: only the newest matters)."""
@@ -213,6 +223,13 @@ class ScoringPanel(Vertical):
         can be painted) while searches are fast (:data:`HOLD_ECHO_S`)."""
         if self._last_search_s < HOLD_ECHO_S and self.is_mounted:
             self._hold_frame()
+
+    def action_next_stop(self) -> None:
+        """Tab: query → table → explanation, then out of the panel (:class:`TabbedOut`)."""
+        if self.screen.focused is self.query_one("#scoring-detail"):
+            self.post_message(self.TabbedOut())
+        else:
+            self.screen.focus_next()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "scoring-query":

@@ -6,7 +6,8 @@ focused when the app reads it, so ``Europe/London⏎10:30`` queues every key on 
 before its Enter is handled; moving the focus later (a ``Submitted`` message, ``call_later``)
 lets ``10:30`` land in the wrong field. A field that uses these helpers moves the focus inside
 its own key handler and passes on keys that reach it after the focus left. On the main screen,
-printable keys typed while a read-only panel has the focus go to the prompt.
+printable keys typed while a read-only panel has the focus go to the prompt. Keys that reach a
+screen before it has its focus wait for it (:class:`KeysWaitForFocus`).
 """
 
 from __future__ import annotations
@@ -69,3 +70,34 @@ def typing_on_a_panel(screen: Screen[Any], event: events.Key) -> bool:
     focused = screen.focused
     takes_text = isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
     return not takes_text
+
+
+class KeysWaitForFocus(Screen[Any]):
+    """Mixin for a screen: keys that reach it before it has put the focus where typing goes
+    (its prompt, its first field) wait, in order, and are handed to that widget once it has it.
+
+    A terminal delivers keys typed during start-up, or right after the Enter that opens a form,
+    before the screen is mounted; Textual hands them to the screen itself, which drops them (the
+    Enter too: text typed right after launch lost its Enter, issue 24 item 3). The app holds them
+    here (:meth:`hold_key`, called before Textual routes a key); the screen calls
+    :meth:`keys_ready` once its focus is set. Keys given at construction (:attr:`keys_waiting`)
+    come first: those typed for this screen before it was pushed.
+    """
+
+    #: Keys waiting for the focus, oldest first; None once :meth:`keys_ready` handed them on.
+    keys_waiting: list[events.Key] | None = None
+
+    def hold_key(self, event: events.Key) -> bool:
+        """Keep ``event`` while the screen is not ready; False once it is (route it as usual)."""
+        if self.keys_waiting is None:
+            return False
+        self.keys_waiting.append(event)
+        return True
+
+    def keys_ready(self) -> None:
+        """The focus is where typing goes: hand it the waiting keys, in order, before any key
+        that comes later (this runs before Textual routes the next one)."""
+        keys, self.keys_waiting = self.keys_waiting or [], None
+        target = self.focused or self
+        for key in keys:
+            target._forward_event(events.Key(key.key, key.character))

@@ -125,13 +125,21 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     if d.deciding:  # auto, servers still connecting: the verdict can still change
         n = len(d.pending)
         mode.append(f" · deciding: {n} server{'s' if n != 1 else ''} connecting", style="bold yellow")
+    elif d.limited:  # more tools than one request may carry: the provider's limit decided
+        mode.append(" · deferral on: tool limit", style="bold yellow")
     else:
         mode.append(f" · deferral {'on' if d.defer else 'off'}", style="bold green" if d.defer else "bold yellow")
     mode.append(f" · {report.strategy} · {clean(report.model or 'default model', single_line=True)}", style="dim")
     lines.append(mode)
     lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
                       f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
+    if d.limit is not None and d.limit.max_tools is not None:
+        verdict = "more than fit: the limit decided" if d.limited else "they fit"
+        lines.append(Text(f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, "
+                          f"{verdict}", style="bold yellow" if d.limited else "dim"))
     lines.append(Text(clean(d.reason), style="dim italic"))
+    if report.native is not None and d.defer:  # which deferral path this provider and model take
+        lines.append(Text(clean(report.native.reason), style="dim italic"))
     if not d.defer and not d.deciding:  # why nothing is deferred, and how to see it
         from .welcome import mode_line
 
@@ -168,8 +176,8 @@ class UsagePanel(VerticalScroll, can_focus=True):
         self._redraw()
 
     def _redraw(self) -> None:
-        """Draw now when on screen; otherwise when next shown (a hidden panel's update would
-        still lay out the whole screen, once per report while servers connect)."""
+        """Draw now when on screen; otherwise once it is (a hidden panel's update would still
+        lay out the whole screen, once per report while servers connect)."""
         if self.report is None:
             return
         if not self.is_mounted or not self.region.area:
@@ -178,11 +186,13 @@ class UsagePanel(VerticalScroll, can_focus=True):
         self._stale = False
         self.query_one("#usage-body", Static).update(context_renderable(self.report, self.cache))
 
-    def on_show(self) -> None:
-        if self._stale:
-            self._redraw()
+    def on_mount(self) -> None:
+        # Drawn after the first layout that gives it room, whatever brought it on screen. Show
+        # and Resize do not always come: a region read between the tab switch and the next
+        # layout (after the chat scrolled) lays the panel out early, and it kept
+        # "counting tokens…" until the tab was switched again (issue 24 item 4).
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
 
-    def on_resize(self) -> None:
-        # Laid out with no room (no Show comes when it grows): the postponed redraw happens here.
+    def _laid_out(self, _screen: object) -> None:
         if self._stale:
             self._redraw()

@@ -16,6 +16,7 @@ from ..text import clean
 from .chat import NoticeEntry
 
 if TYPE_CHECKING:
+    from toolscout.core.engine.native_choice import NativeChoice
     from toolscout.core.tokens import ModeDecision
 
 #: What to do first, by kind of session (``model``, ``offline``, ``none``) and whether the
@@ -61,6 +62,8 @@ class WelcomeEntry(NoticeEntry):
         self.recommendations = recommendations
         self.decision: ModeDecision | None = None
         self.source = ""
+        #: the provider's deferral path (native or portable) once a report says it
+        self.native: NativeChoice | None = None
         self.update(self.body())
 
     def body(self) -> Text:
@@ -69,12 +72,16 @@ class WelcomeEntry(NoticeEntry):
         if self.kind != "none" or self.decision is not None:
             out.append("\n")
             out.append_text(mode_line(self.decision, self.source))
+            if self.native is not None and self.decision is not None and self.decision.defer:
+                out.append("\n" + clean(self.native.reason, single_line=True), style="dim")
         out.append("\n/help lists the commands and keys.")
         return out
 
     def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: ModeDecision | None = None,
-             source: str | None = None) -> None:
-        """Redraw with what changed (settings, the mode's source, session kind or the decision)."""
+             source: str | None = None, native: NativeChoice | None = None) -> None:
+        """Redraw with what changed (settings, the mode's source, session kind, the decision or
+        the deferral path)."""
+        self.native = native if native is not None else self.native
         self.kind = kind if kind is not None else self.kind
         self.source = source if source is not None else self.source
         self.recommendations = recommendations if recommendations is not None else self.recommendations

@@ -16,6 +16,7 @@ server object itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO
 
 from mcp.client import Transport
@@ -28,7 +29,8 @@ from .streamable_http import open_streamable_http
 __all__ = ["open_transport"]
 
 
-def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None) -> Transport:
+def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None,
+                   on_session_gone: Callable[[], None] | None = None) -> Transport:
     """The SDK transport for ``config``, not yet entered (nothing starts before ``async with``).
 
     Args:
@@ -37,6 +39,8 @@ def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None) -> Tr
             (streamable HTTP: ``url``, ``headers``).
         errlog: where a stdio server's stderr goes (a text file; default: this process's
             stderr). Unused by sse and http.
+        on_session_gone: http only: called when the server answers HTTP 404 to a request that
+            carried the session id (the session is gone; see :mod:`.streamable_http`).
 
     Returns:
         An async context manager yielding ``(read_stream, write_stream)``: the read stream
@@ -56,6 +60,6 @@ def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None) -> Tr
     if config.transport == "sse":
         return open_sse(config)
     if config.transport == "http":
-        return open_streamable_http(config)
+        return open_streamable_http(config, on_session_gone)
     raise ValueError(f"server {config.name}: transport {config.transport!r} has nothing to open "
                      "(expected stdio, sse or http; an in-process server is passed to Client as is)")

@@ -16,6 +16,9 @@ from .base import (
     ErrorWording,
     ModelRequest,
     ModelResponse,
+    ProviderConfigError,
+    ProviderSetup,
+    ProviderSpec,
     Usage,
     merge_consecutive,
     provider_error,
@@ -100,3 +103,19 @@ def _message(exc: Any) -> str:
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
     return str(getattr(exc, "message", exc))
+
+
+def _detect(setup: ProviderSetup) -> bool:
+    return bool(setup.env.get("ANTHROPIC_API_KEY"))
+
+
+def _create(setup: ProviderSetup) -> AnthropicProvider:
+    key = setup.env.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise ProviderConfigError("provider anthropic needs ANTHROPIC_API_KEY to be set "
+                                  "(or use --provider offline).")
+    return AnthropicProvider(key, setup.model, setup.base_url("ANTHROPIC_BASE_URL"), max_retries=setup.max_retries)
+
+
+#: ``auto`` picks Anthropic when ``ANTHROPIC_API_KEY`` is set (before any other provider).
+PROVIDER = ProviderSpec(create=_create, detect=_detect)

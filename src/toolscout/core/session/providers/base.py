@@ -9,9 +9,12 @@ translates it into its own wire format in :meth:`Provider.body`, which is exactl
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ...settings.layers import Settings
 
 DEFAULT_MAX_TOKENS = 8192
 
@@ -47,7 +50,19 @@ class ModelResponse:
 
 
 class ProviderError(Exception):
-    """A model call failed for a reason a person can act on (the message says how)."""
+    """A model call failed for a reason a person can act on (the message says how).
+
+    Attributes:
+        status: the HTTP status of an API's refusal (400, 529 …), None for other failures.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ProviderConfigError(ProviderError):
+    """The configured provider cannot be used (e.g. missing key); the message says what to set."""
 
 
 @dataclass(frozen=True)
@@ -80,15 +95,18 @@ def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: st
         return ProviderError(f"Cannot reach {base_url or wording.service}: {exc.__cause__ or exc}. Check the "
                              f"network or --base-url / {wording.url_var}.")
     if isinstance(exc, sdk.APIStatusError):
-        return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}")
+        return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}", exc.status_code)
     return ProviderError(f"{wording.api_error}: {exc}")
 
 
 class Provider(Protocol):
-    """A model API. ``name``: ``anthropic`` | ``openai`` | ``offline``; ``model``: model name."""
+    """A model API. ``name``: its registered name (``anthropic``, ``openai``, ``offline``, …:
+    :mod:`toolscout.core.settings.provider_registry`); ``model``: model name; ``base_url``: the
+    endpoint it talks to (None: the provider's own API, or none at all)."""
 
     name: str
     model: str
+    base_url: str | None
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The exact request body (JSON-serialisable) :meth:`complete` sends."""
@@ -124,3 +142,55 @@ def merge_consecutive(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             message["content"] = ([b for b in blocks if b.get("type") == "tool_result"]
                                   + [b for b in blocks if b.get("type") != "tool_result"])
     return out
+
+
+@dataclass(frozen=True)
+class ProviderSetup:
+    """What a provider is built from: the settings, the environment and the SDK retries.
+
+    Attributes:
+        settings: resolved settings (flags applied): ``provider.model``, ``provider.baseUrl``
+            and any key of the provider's own.
+        env: the environment (``os.environ`` unless a test gives one): API keys, base URLs.
+        max_retries: SDK retries on connection errors, 429 and 5xx (0 in tests).
+    """
+
+    settings: Settings
+    env: Mapping[str, str]
+    max_retries: int = 2
+
+    @property
+    def model(self) -> str | None:
+        """``provider.model`` (None: the provider's default model)."""
+        model: str | None = self.settings.get("provider.model")
+        return model
+
+    def base_url(self, var: str) -> str | None:
+        """The API base URL: ``--base-url`` > the environment variable ``var`` (such as
+        ``OPENAI_BASE_URL``) > ``provider.baseUrl`` in a settings file; None: the SDK's default."""
+        configured: str | None = self.settings.get("provider.baseUrl")
+        if configured and self.settings.sources.get("provider.baseUrl") == "cli":
+            return configured
+        return self.env.get(var) or configured
+
+
+def never(setup: ProviderSetup) -> bool:
+    """A :attr:`ProviderSpec.detect` that never picks the provider under ``auto``."""
+    return False
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """How :func:`~toolscout.core.session.providers.create_provider` handles one provider: the
+    ``PROVIDER`` of its module (registered by name in
+    :mod:`toolscout.core.settings.provider_registry`).
+
+    Attributes:
+        create: builds the provider; raises :class:`ProviderConfigError` saying what to set when
+            it cannot (a missing key).
+        detect: True when ``provider.name = auto`` should pick this provider (its key or endpoint
+            is set); providers are asked in registration order, and none → ``offline``.
+    """
+
+    create: Callable[[ProviderSetup], Provider]
+    detect: Callable[[ProviderSetup], bool] = never

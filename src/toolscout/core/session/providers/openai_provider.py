@@ -18,10 +18,14 @@ from .base import (
     ErrorWording,
     ModelRequest,
     ModelResponse,
+    ProviderConfigError,
+    ProviderSetup,
+    ProviderSpec,
     Usage,
     merge_consecutive,
     provider_error,
 )
+from .openai_responses import is_native, parse_response, responses_body
 
 WORDING = ErrorWording("The endpoint", "the OpenAI API", "API error", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
@@ -98,7 +102,10 @@ class OpenAIProvider:
                                    max_retries=max_retries, timeout=timeout)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        """The ``chat.completions.create`` parameters."""
+        """The ``chat.completions.create`` parameters; for a native request (deferred tools
+        marked ``defer_loading``), the Responses API's (:mod:`.openai_responses`)."""
+        if is_native(request):
+            return responses_body(request, self.model)
         body: dict[str, Any] = {
             "model": request.model or self.model,
             "max_tokens": request.max_tokens,
@@ -114,6 +121,16 @@ class OpenAIProvider:
         """Stream one completion; see :class:`~.base.Provider`."""
         import openai
 
+        if is_native(request):
+            try:
+                async with self._client.responses.stream(**self.body(request)) as events:
+                    async for event in events:
+                        if event.type == "response.output_text.delta":
+                            on_text(event.delta)
+                    final = await events.get_final_response()
+            except openai.APIError as exc:
+                raise provider_error(openai, exc, WORDING, self.base_url, lambda e: str(e.message)) from exc
+            return parse_response(final)
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         finish: str | None = None
@@ -168,3 +185,22 @@ def _usage(u: Any) -> Usage:
     prompt = u.prompt_tokens or 0
     return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0,
                  cache_read_tokens=cached)
+
+
+def _detect(setup: ProviderSetup) -> bool:
+    env = setup.env
+    return bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or setup.settings.get("provider.baseUrl"))
+
+
+def _create(setup: ProviderSetup) -> OpenAIProvider:
+    base_url = setup.base_url("OPENAI_BASE_URL")
+    key = setup.env.get("OPENAI_API_KEY")
+    if not key and not base_url:
+        raise ProviderConfigError("provider openai needs OPENAI_API_KEY, or --base-url for a "
+                                  "local OpenAI-compatible server that needs no key.")
+    return OpenAIProvider(key, setup.model, base_url, max_retries=setup.max_retries,
+                          strict=bool(setup.settings.get("provider.openaiStrict")))
+
+
+#: ``auto`` picks OpenAI(-compatible) when an OpenAI key or base URL is set (or ``provider.baseUrl``).
+PROVIDER = ProviderSpec(create=_create, detect=_detect)

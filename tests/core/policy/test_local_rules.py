@@ -148,3 +148,44 @@ def test_an_always_allow_answer_never_approves_a_mcp_json_that_came_during_the_r
     assert not check_folder(project).approved  # the next run asks
     assert run(["mcp", "list"]) == 0
     assert not marker.exists()
+
+
+def test_rules_in_force_name_their_files_and_removing_a_saved_answer_keeps_the_rest(tmp_path: Path) -> None:
+    """The ``/permissions`` view's data (issue 24 item 6b): each rule in force with the file it
+    comes from; ``--allowed-tools`` and an unsaved answer say so; a project's allow rules in a
+    folder that is not approved are not in force, so not listed. Removing a saved answer
+    rewrites only that list entry (a dotted key where it is, other keys kept)."""
+    from toolscout.core.policy.local_rules import forget_allow_rule, remove_allow_rule
+    from toolscout.core.policy.permissions import PermissionPolicy
+    from toolscout.core.policy.rule_sources import RuleInForce, rules_in_force
+
+    user, project, local = tmp_path / "user.json", tmp_path / "p" / "settings.json", tmp_path / "p" / "local.json"
+    project.parent.mkdir()
+    user.write_text(json.dumps({"permissions": {"deny": ["Bash(rm *)"], "allow": ["Read"]}}), encoding="utf-8")
+    project.write_text(json.dumps({"permissions": {"allow": ["Bash"], "ask": ["Write"]}}), encoding="utf-8")
+    local.write_text(json.dumps({"permissions.allow": ["Glob", "Read"], "x-note": "mine"}), encoding="utf-8")
+    paths = SettingsPaths(user, project, local, None)
+    for trusted, project_allow in ((True, [RuleInForce("allow", "Bash", str(project))]), (False, [])):
+        settings = load_settings(paths, env={}, project_trusted=trusted).with_overrides(
+            {"permissions.allow": ["Edit"]}, source="cli")
+        policy = PermissionPolicy.from_settings(settings)
+        policy.allow_for_session("mcp__x__y")
+        rows = rules_in_force(policy, settings, project_trusted=trusted, answers_file=local if trusted else None)
+        local_rows = [RuleInForce("allow", "Glob", str(local), trusted)] if trusted else []
+        read = [RuleInForce("allow", "Read", str(user))]
+        read += [RuleInForce("allow", "Read", str(local), True)] if trusted else []
+        allow = ([*read, *project_allow, *local_rows] if trusted else read)
+        assert rows == [RuleInForce("deny", "Bash(rm *)", str(user)), RuleInForce("ask", "Write", str(project)),
+                        *allow, RuleInForce("allow", "Edit", "--allowed-tools"),
+                        RuleInForce("allow", "mcp__x__y", "this session")], trusted
+    remove_allow_rule(local, "Glob")
+    assert json.loads(local.read_text(encoding="utf-8")) == {"permissions.allow": ["Read"], "x-note": "mine"}
+    with pytest.raises(LocalRuleError, match="does not list 'Glob'"):
+        remove_allow_rule(local, "Glob")
+    folder = tmp_path / "q"
+    folder.mkdir()
+    (folder / ".mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")  # project config, not approved
+    untrusted = check_folder(folder)
+    assert not untrusted.approved
+    with pytest.raises(LocalRuleError, match="not approved"):
+        forget_allow_rule(load_settings(paths, env={}), untrusted, "Read")

@@ -10,8 +10,8 @@ from toolscout.core.catalog.registry import ToolCatalog
 from toolscout.core.models import ToolSpec
 from toolscout.core.search.dense import dense_available
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "search_catalog.json"
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "search_catalog.json"
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
 DENSE = dense_available()
 
 

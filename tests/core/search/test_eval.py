@@ -21,7 +21,7 @@ from toolscout.core.search.evaluation import (
     run_eval_cli,
 )
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
 LOG2_3 = math.log2(3)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from toolscout.core.calls.form_model import FormError, fields_of, parse_value
+from toolscout.core.calls.form_model import FieldSpec, FormError, fields_of, parse_value
 from toolscout.core.calls.validation import field_problems as validate_arguments
 
 SCHEMA = {
@@ -111,3 +113,16 @@ def test_the_form_and_the_executor_agree(schema, arguments) -> None:
     blocking = [p for p in validate_arguments(schema, arguments)
                 if p[0] or not p[1].startswith("the tool's input schema")]
     assert bool(blocking) == isinstance(validate_params(schema, arguments), Invalid)
+
+
+@pytest.mark.parametrize(("kind", "typed", "shown"), [
+    ("number", "inf", "inf"), ("number", " nan ", "nan"), ("number", "1e400", "1e400"),
+    ("number", "-Infinity", "-Infinity"), ("json", "[1, 1e400]", "1e400"), ("json", '{"a": NaN}', "NaN"),
+    ("json", "-Infinity", "-Infinity")])
+def test_a_number_json_cannot_carry_is_refused(kind: str, typed: str, shown: str) -> None:
+    """Python reads ``inf``, ``nan`` and ``1e400`` (and ``json.loads`` reads ``NaN`` and
+    ``Infinity``) as floats that reach the server as ``null``: the form refuses them, saying so."""
+    field = FieldSpec("x", kind)
+    with pytest.raises(FormError, match=f"^x: {re.escape(shown)} is not a number JSON can carry"):
+        parse_value(field, typed)
+    assert parse_value(field, "1e300") == (True, 1e300)

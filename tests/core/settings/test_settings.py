@@ -74,6 +74,9 @@ BAD_VALUES = [
     ("session.strategy", "magic"),
     ("provider.name", "gemini"),
     ("mcp.timeout", 0),
+    ("provider.maxTools", 1),  # issue 21 item 2: at least ToolSearch and ExecuteTool must fit
+    ("provider.maxTools", "many"),
+    ("provider.maxTools", 1_000_000),
     ("permissions.deny", {"a": 1}),
 ]
 
@@ -211,7 +214,7 @@ def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
     listed = default("toolSearch.alwaysLoad")
     listed.append("x")
     assert default("toolSearch.alwaysLoad") == []  # a fresh copy each time
-    src = Path(__file__).resolve().parents[2] / "src" / "toolscout"
+    src = Path(__file__).resolve().parents[3] / "src" / "toolscout"
     restated = []
     for path in src.rglob("*.py"):
         if path.name == "layers.py" and path.parent.name == "settings":

@@ -42,7 +42,7 @@ def test_parse_query_modes():
     assert (p.mode, p.text, p.required) == ("keyword", "read + y", ("file", "x"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.text(alphabet=st.characters(exclude_categories=()), max_size=200))
 def test_parse_query_total(text):
     parse_query(text)
@@ -256,7 +256,7 @@ def test_the_result_names_the_ranker_that_ranked_it(catalog):
     assert fallback.search("   ").ranker == ""
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.text(alphabet=st.characters(exclude_categories=()), max_size=300))
 def test_search_never_raises(text):
     ts = _shared_ts()
