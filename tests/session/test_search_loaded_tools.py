@@ -4,54 +4,56 @@ the model reads says "call it directly" rather than sending the definition again
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import json
+import re
 
 import pytest
 from session_helpers import Recorder, make_engine, provider_for
 
+from fixtures.inline_matrix import NATIVE_MODELS
 from fixtures.providers import FakeModelServer, Reply, ToolCall
 from toolscout.core.search.dense import dense_available
 from toolscout.core.session.events import RecommendationsReady, SearchResultsReady
 from toolscout.core.session.providers import OfflineProvider
+from toolscout.core.session.providers.anthropic_provider import AnthropicProvider
+from toolscout.core.session.providers.openai_provider import OpenAIProvider
 from toolscout.core.session.session import Session
 
 RANKERS = [pytest.param("default", marks=pytest.mark.skipif(not dense_available(), reason="no dense extra")),
            "bm25f"]
 
 
-def tool_result_texts(body: dict[str, Any]) -> list[str]:
-    """The text of every tool result in a request body (Anthropic ``tool_result`` blocks or
-    OpenAI ``tool`` messages)."""
-    out = []
-    for m in body["messages"]:
-        if m["role"] == "tool":
-            out.append(m["content"] if isinstance(m["content"], str) else str(m["content"]))
-        elif isinstance(m.get("content"), list):
-            for b in m["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    c = b["content"]
-                    out.append(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
-    return out
+#: (provider, strategy, toolSearch.native): the portable path with either strategy, and the
+#: provider-native one (Anthropic's tool_reference, OpenAI's Responses tool_search)
+CELLS = [*((p, s, "off") for p in ("anthropic", "openai") for s in ("execute-proxy", "stub")),
+         *((p, "execute-proxy", "on") for p in NATIVE_MODELS)]
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
-@pytest.mark.parametrize("strategy", ["execute-proxy", "stub"])
-async def test_model_searching_for_the_shell_is_told_to_call_bash(tmp_path, provider, strategy) -> None:
-    engine = make_engine(tmp_path, **{"toolSearch.ranker": "bm25f"})
+@pytest.mark.parametrize(("provider", "strategy", "native"), CELLS, ids="-".join)
+async def test_model_searching_for_the_shell_is_told_to_call_bash(tmp_path, monkeypatch, provider, strategy,
+                                                                  native) -> None:
+    monkeypatch.setenv("TOOLSCOUT_CACHE_DIR", str(tmp_path / "cache"))  # no remembered native refusals
+    engine = make_engine(tmp_path, **{"toolSearch.ranker": "bm25f", "toolSearch.native": native})
     script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "run a shell command"})]), Reply(text="ok")]
     with FakeModelServer(script) as server:
-        session = Session(engine, provider=provider_for(provider, server.url), strategy=strategy)
+        if native == "on":
+            url = server.url if provider == "anthropic" else server.url + "/v1"
+            cls = AnthropicProvider if provider == "anthropic" else OpenAIProvider
+            chosen = cls("test-key", NATIVE_MODELS[provider], url, max_retries=0, timeout=20)
+        else:
+            chosen = provider_for(provider, server.url)
+        session = Session(engine, provider=chosen, strategy=strategy, persist=False)
         rec = Recorder()
         session.subscribe(rec)
         assert (await session.send("list the files here")).text == "ok"
         first, second = server.bodies
-    (answer,) = tool_result_texts(second)
-    lines = answer.splitlines()
-    assert "Already loaded, call directly (no search needed): Bash" in lines, answer
-    assert not any(line.startswith('{"name":"Bash"') for line in lines)  # no second copy of its definition
-    trailer = answer[answer.index("<loaded-tools>"):] if "<loaded-tools>" in answer else ""
-    assert "Bash" not in trailer  # not reported as newly loaded
-    assert second["tools"] == first["tools"]  # the tools array is unchanged
+        assert server.refused == []  # the API's own rules held (native: no reference to a loaded tool)
+    said = json.dumps({k: v for k, v in second.items() if k != "tools"}, separators=(",", ":"))
+    assert "Already loaded, call directly (no search needed): Bash" in said
+    assert '"name":"Bash","description"' not in said  # no second copy of its definition
+    assert not re.search(r'"tool_name":"Bash"|<loaded-tools>[^<]*\bBash\b', said)  # not loaded again
+    tools = "tools" if "tools" in first else None
+    assert tools is None or second[tools] == first[tools]  # the tools array is unchanged
     assert "Bash" not in rec.of(SearchResultsReady)[0].loaded and "Bash" not in session.loaded_tools
 
 

@@ -33,7 +33,7 @@ from ..catalog.registry import ALWAYS_CORE, CatalogDelta, ToolCatalog
 from ..models import ToolSpec
 from ..names import written_name
 from ..settings.layers import Settings
-from .grammar import ParsedQuery, parse_query
+from .grammar import ParsedQuery, parse_query, why_nothing
 from .results import ScoredTool, SearchResult
 from .select import select_tools
 
@@ -360,7 +360,7 @@ class ToolSearch:
         result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
         if not result.hits:
             result.no_good_match = True
-            result.errors.extend(_why_nothing(parsed, searchable(self.catalog), bool(result.pending_servers)))
+            result.errors.extend(why_nothing(parsed, searchable(self.catalog), bool(result.pending_servers)))
 
     def _named(self, text: str) -> list[ToolSpec]:
         """Searchable tools the query names exactly, in query order: every token that is a tool
@@ -409,13 +409,13 @@ class _Change:
 
 
 def _merged(changes: list[_Change]) -> list[_Change]:
-    """``changes`` with each run of delta changes (``deferred`` None) merged into one that has
+    """``changes`` with each run of delta changes (``searchable`` None) merged into one that has
     the same effect: removed names united, the latest definition of each added tool, minus
     those a later change removed; the last change's server descriptions."""
     out: list[_Change] = []
     for change in changes:
         prev = out[-1] if out else None
-        if prev is None or prev.deferred is not None or change.deferred is not None:
+        if prev is None or prev.searchable is not None or change.searchable is not None:
             out.append(change)
             continue
         gone = set(change.removed)
@@ -438,22 +438,3 @@ def searchable(catalog: ToolCatalog) -> list[ToolSpec]:
     """The tools ToolSearch searches, in catalog order: every visible tool but the proxies
     ToolSearch and ExecuteTool (deferred tools, and loaded ones: core built-ins, always-load)."""
     return [t for t in catalog.tools() if t.name not in ALWAYS_CORE]
-
-
-def _why_nothing(parsed: ParsedQuery, tools: Iterable[ToolSpec], pending: bool) -> list[str]:
-    """What about the query itself left it without hits, for the notes: ``+word`` terms that no
-    name of ``tools`` has (they must be in a tool's *name*; not said while servers are still
-    connecting, whose tools may have them), or a query of common words only (nothing to rank by)."""
-    from .tokenize import analyze, query_terms
-
-    if parsed.required:
-        wanted = {t.term for w in parsed.required for t in analyze(w)}
-        if pending or not wanted or any(wanted <= {t.term for t in analyze(tool.name)} for tool in tools):
-            return []  # some name has them: the other words found nothing (the usual answer)
-        words = ", ".join(f"+{w}" for w in parsed.required)
-        return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
-                "drop the + to match descriptions too"]
-    if parsed.text.strip() and not query_terms(parsed.text):
-        return [f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
-                "should do, e.g. \"send a slack message\""]
-    return []
