@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from .matrices import Matrices
 from .segments import FIELD_INDEX, Postings, Segment, field_weights
 from .store import TermStore
-from .tokenize import analyze
+from .tokenize import query_terms
 
 V = TypeVar("V")
 
@@ -79,7 +79,7 @@ class Query:
         surfaces: dict[str, str] = {}
         counts: dict[str, int] = {}
         compounds: set[str] = set()
-        for term in analyze(text):
+        for term in query_terms(text):
             surfaces.setdefault(term.term, term.surface)
             counts[term.term] = counts.get(term.term, 0) + 1
             if term.compound:
@@ -148,7 +148,9 @@ class BM25F:
     """BM25F with per-field length normalisation (see the module docstring for constants).
 
     ``score(d, q) = Σ_t qtf_t · idf_t · tf̃ (k1 + 1) / (tf̃ + k1)`` where
-    ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)``.
+    ``tf̃ = Σ_f w_f · tf_{f,d,t} / (1 − b + b · len_{f,d} / avglen_f)`` and ``avglen_f`` the
+    field's average length over all tools, or for the search hint over the tools that have one
+    (:data:`~.matrices.OWN_AVERAGE_FIELDS`).
 
     Computed at query time from the postings of the query's terms and the running collection
     statistics, so adding tools never rebuilds anything.

@@ -21,7 +21,8 @@ class ScoredTool:
             (e.g. ``{"keyword": 0.2, "tfidf": 0.4}`` for the hybrid profile).
         raw: the same components before weighting/normalisation (for the detailed explanation).
         matched: field name → query terms that matched in that field.
-        exact_name: True when the query was exactly this tool's full or bare name.
+        exact_name: True when the query was exactly this tool's full or bare name, or spelled
+            it in words ("find symbol" for ``find_symbol``; see :mod:`.name_keys`).
     """
 
     tool: ToolSpec
