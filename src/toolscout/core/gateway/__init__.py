@@ -11,7 +11,10 @@ exposure) tools found by search are appended to the served list. Modules:
 - :mod:`.asking`: permission questions through MCP elicitation;
 - :mod:`.resources`: the catalog and ``/context`` report as MCP resources;
 - :mod:`.server`: the MCP server itself (handlers, per-client state, stdio);
-- :mod:`.http`: streamable HTTP (bind rules, bearer token, DNS-rebinding protection).
+- :mod:`.http`: streamable HTTP (bind rules, bearer token, DNS-rebinding protection);
+- :mod:`.clients`: who a request comes from, sessions bound to their client, limits per client;
+- :mod:`.guard`: connection timeouts and caps at the transport, the user of a loopback peer;
+- :mod:`.limits`: the values of those limits (``serve.*`` settings).
 
 Nothing here imports Textual or Rich; the MCP SDK is imported by :mod:`.server` and :mod:`.http`.
 """
