@@ -167,11 +167,12 @@ class GuardedH11Protocol(H11Protocol):
         return self.cycle is not None and not self.cycle.response_complete
 
     def drop(self) -> None:
-        """Close at once, discarding what is buffered for the peer."""
+        """Close at once, discarding what is buffered for the peer (also after uvicorn's own
+        ``close()``, which waits for that buffer to drain: for ever, if the peer stopped reading)."""
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
-        if self.transport is not None and not self.transport.is_closing():
+        if self.transport is not None:
             self.transport.abort()
 
     def _arm(self, name: str, seconds: float, fire: Callable[[], None]) -> None:
@@ -209,9 +210,9 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         before = self.cycle
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._arm("head", self.pool.limits.header_timeout, self._head_late)
-            self._after_events(before)  # a pipelined request may have started
+        # also when closing: a close waits for the peer to read what is buffered
+        self._arm("head", self.pool.limits.header_timeout, self._head_late)
+        self._after_events(before)  # a pipelined request may have started
 
     def pause_writing(self) -> None:
         super().pause_writing()

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
-from ..calls.result_cap import DEFAULT_MAX_RESULT_TOKENS, head_within, over_limit
+from ..calls.result_cap import (
+    DEFAULT_MAX_RESULT_TOKENS,
+    SURELY_OVER_CHARS_PER_TOKEN,
+    head_within,
+    over_limit,
+)
 from ..models import ContentBlock, ToolResult
 from ..serialize import dumps
 
@@ -134,9 +139,14 @@ def cap_answer(answer: dict[str, Any], limit: int, counter: TokenCounter) -> dic
     note saying so (its call's argument errors quote the schema's start). The answer unchanged
     when it fits.
     """
-    if over_limit(dumps(answer), limit, counter) is None:
-        return answer
     hits: list[dict[str, Any]] = list(answer.get("results") or [])
+    sizes = [len(dumps(h)) + 1 for h in hits]  # each hit serialized once (a hostile one may be megabytes)
+    rest = len(dumps({k: v for k, v in answer.items() if k != "results"}))
+    if rest + sum(sizes) <= limit:  # a token is at least one character
+        return answer
+    surely_over = limit * SURELY_OVER_CHARS_PER_TOKEN
+    if rest + sum(sizes) <= surely_over and over_limit(dumps(answer), limit, counter) is None:
+        return answer
     base = {k: v for k, v in answer.items() if k != "results"}
     if isinstance(base.get("query"), str) and len(base["query"]) > ANSWER_QUERY_CHARS:
         base["query"] = base["query"][:ANSWER_QUERY_CHARS] + "…"
@@ -158,7 +168,11 @@ def cap_answer(answer: dict[str, Any], limit: int, counter: TokenCounter) -> dic
     def fits(candidate: dict[str, Any]) -> bool:
         return over_limit(dumps(candidate), limit, counter) is None
 
-    low, high = 0, len(hits)  # the longest fitting prefix: 0 fits or nothing does (binary search)
+    high, total = 0, rest
+    while high < len(hits) and total + sizes[high] <= surely_over:  # longer prefixes are surely over
+        total += sizes[high]
+        high += 1
+    low = 0  # the longest fitting prefix (binary search; the empty one is taken as fitting)
     while low < high:
         mid = (low + high + 1) // 2
         if fits(build(hits[:mid], hits[mid:])):
@@ -169,12 +183,12 @@ def cap_answer(answer: dict[str, Any], limit: int, counter: TokenCounter) -> dic
         capped = build(hits[:low], hits[low:])
     else:
         first = dict(hits[0])
-        size = len(dumps(first.get("inputSchema")))
+        size = sizes[0]
         description = str(first.get("description") or "")
         if len(description) > ANSWER_DESCRIPTION_CHARS:
             first["description"] = description[:ANSWER_DESCRIPTION_CHARS] + "…"
         first["inputSchema"] = {"type": "object"}
-        capped = build([first], hits[1:], f"The inputSchema of {first.get('name')} is {size:,} characters, too long "
+        capped = build([first], hits[1:], f"The definition of {first.get('name')} is {size:,} characters, too long "
                        "for this answer; it was replaced by an empty object schema. Call the tool: invalid "
                        "arguments are answered with the start of its real schema.")
     if not fits(capped):  # long instructions or notes: the results and the note on them are what matters

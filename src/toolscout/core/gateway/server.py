@@ -232,7 +232,9 @@ class Gateway:
             answer.setdefault("notes", []).append(waiting)
         if self.expose == "dynamic" and not self.stateless:
             await self._expose(ctx, [h.tool for h in result.hits])
-        return json_result(cap_answer(answer, self.results.limit, self.results.counter))
+        # capped like tool results; serializing a hostile server's huge schemas is CPU work too
+        capped = await anyio.to_thread.run_sync(cap_answer, answer, self.results.limit, self.results.counter)
+        return json_result(capped)
 
     def unapproved_note(self) -> str:
         """``""``, or a note saying which configured servers are not started because the
