@@ -15,6 +15,7 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 from serve_helpers import (
     RAW_HEADERS,
     WAIT_S,
@@ -175,3 +176,42 @@ async def test_one_clients_sessions_never_evict_anothers(tmp_path, monkeypatch):
     assert len(asked) == 1  # remembered for A's session, which B's flood did not end
     assert statuses == [404] * 27 + [200] * 3
     assert log.read_text().splitlines() == ['write_note {"text": "one"}', 'write_note {"text": "two"}']
+
+
+async def test_requests_in_flight_are_capped_per_session_not_across_clients(tmp_path, monkeypatch):
+    """Client A has two calls waiting for the person's answer, its cap (serve.maxInFlightPerSession
+    2): its third request is refused at once, saying which limit; client B is served meanwhile."""
+    log = tmp_path / "calls.log"
+    cfg = write_config(tmp_path, {"notes": fixture_entry("notes", "notes", str(log))})
+    write_user_settings({"serve": {"maxInFlightPerSession": 2, "maxInFlightPerClient": 3}})
+    monkeypatch.setenv("TOOLSCOUT_SERVE_TOKEN", "token-of-client-a token-of-client-b")
+    release = anyio.Event()
+    asked: list[str] = []
+    results: list[types.CallToolResult] = []
+
+    async def person(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        await release.wait()
+        return types.ElicitResult(action="decline")
+
+    async with (http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway,
+                http_client(gateway.url, {"authorization": "Bearer token-of-client-a"}, elicit=person) as a,
+                http_client(gateway.url, {"authorization": "Bearer token-of-client-b"}) as b,
+                anyio.create_task_group() as tg):
+        for text in ("one", "two"):
+            tg.start_soon(lambda t=text: _collect(results, a.call_tool(
+                "call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": t}})))
+        with anyio.fail_after(WAIT_S):
+            while len(asked) < 2:
+                await anyio.sleep(0.05)
+        with pytest.raises(MCPError) as refused:
+            await a.call_tool("search_tools", {"query": "write a note"})
+        other = await b.call_tool("search_tools", {"query": "write a note"})
+        release.set()
+    assert "2 requests of this session are being served already (serve.maxInFlightPerSession)" in str(refused.value)
+    assert not other.is_error and other.structured_content["results"]
+    assert [r.is_error for r in results] == [True, True] and log.exists() is False
+
+
+async def _collect(into: list[types.CallToolResult], call) -> None:
+    into.append(await call)
