@@ -178,13 +178,13 @@ async def test_one_clients_sessions_never_evict_anothers(tmp_path, monkeypatch):
     assert log.read_text().splitlines() == ['write_note {"text": "one"}', 'write_note {"text": "two"}']
 
 
-async def test_requests_in_flight_are_capped_per_session_not_across_clients(tmp_path, monkeypatch):
-    """Client A has two calls waiting for the person's answer, its cap (serve.maxInFlightPerSession
-    2): its third request is refused at once, saying which limit; client B is served meanwhile."""
+async def test_requests_in_flight_are_capped_per_session(tmp_path):
+    """Session A has two calls waiting for the person's answer, its cap (serve.maxInFlightPerSession
+    2): its third request is refused at once, saying which limit, instead of queued; session B (a
+    third request of the same client, within serve.maxInFlightPerClient 3) is served meanwhile."""
     log = tmp_path / "calls.log"
     cfg = write_config(tmp_path, {"notes": fixture_entry("notes", "notes", str(log))})
     write_user_settings({"serve": {"maxInFlightPerSession": 2, "maxInFlightPerClient": 3}})
-    monkeypatch.setenv("TOOLSCOUT_SERVE_TOKEN", "token-of-client-a token-of-client-b")
     release = anyio.Event()
     asked: list[str] = []
     results: list[types.CallToolResult] = []
@@ -195,8 +195,8 @@ async def test_requests_in_flight_are_capped_per_session_not_across_clients(tmp_
         return types.ElicitResult(action="decline")
 
     async with (http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway,
-                http_client(gateway.url, {"authorization": "Bearer token-of-client-a"}, elicit=person) as a,
-                http_client(gateway.url, {"authorization": "Bearer token-of-client-b"}) as b,
+                http_client(gateway.url, elicit=person) as a,
+                http_client(gateway.url) as b,
                 anyio.create_task_group() as tg):
         for text in ("one", "two"):
             tg.start_soon(lambda t=text: _collect(results, a.call_tool(
