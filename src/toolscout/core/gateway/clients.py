@@ -31,6 +31,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
@@ -69,9 +71,10 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def principal_of(scope_or_request: Any) -> str | None:
-    """The principal of an ASGI scope, or of a Starlette request (``.scope``); None for stdio."""
-    scope = getattr(scope_or_request, "scope", scope_or_request)
+def principal_of(request: Any) -> str | None:
+    """The principal of a request context's ``request`` (a Starlette request over HTTP, None
+    over stdio); None when it has none."""
+    scope = getattr(request, "scope", None)
     if isinstance(scope, MutableMapping):
         value = scope.get(PRINCIPAL_KEY)
         return value if isinstance(value, str) else None
@@ -88,7 +91,7 @@ def authenticate(app: ASGIApp, tokens: Sequence[str], *, local_users_only: bool)
             (:func:`~.guard.peer_uid`); others, and peers whose user cannot be found, get 403.
     """
     expected = [f"Bearer {t}".encode() for t in tokens]
-    me = os.geteuid() if hasattr(os, "geteuid") else None
+    me = os.geteuid() if sys.platform != "win32" else None
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -245,9 +248,10 @@ async def _status_of(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -
     return status[0] if status else None
 
 
-def session_id_of(ctx: Any) -> str | None:
+def session_id_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
     """The ``Mcp-Session-Id`` of a request context's HTTP request, if any."""
-    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    request = ctx.request
+    headers = getattr(request, "headers", None)
     value = headers.get("mcp-session-id") if headers is not None else None
     return value if isinstance(value, str) else None
 
@@ -262,8 +266,8 @@ class InFlight:
         self.per_client = limits.max_in_flight_per_client
         self.counts: dict[str, int] = {}
 
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        principal = principal_of(getattr(ctx, "request", None))
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        principal = principal_of(ctx.request)
         if ctx.request_id is None or principal is None:
             return await call_next(ctx)
         sid = session_id_of(ctx)
@@ -291,8 +295,8 @@ def request_state_boundary() -> RequestStateBoundary:
     request's principal: a permission answer only counts with the state this gateway gave that
     client for that very call (a state written by the client, or another client's, is refused)."""
 
-    def principal(ctx: Any) -> str | None:
-        return principal_of(getattr(ctx, "request", None))
+    def principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
+        return principal_of(ctx.request)
 
     return RequestStateBoundary(RequestStateSecurity(keys=[os.urandom(32)], bind_principal=principal),
                                 default_audience="toolscout serve")

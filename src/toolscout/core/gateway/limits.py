@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..settings.layers import Settings
 
 #: Open files kept free of connections for everything else the gateway opens (upstream
 #: servers' pipes, settings and catalog files, the search index), and the share of the
@@ -58,9 +61,9 @@ class ServeLimits:
     max_in_flight_per_client: int = 64
 
     @classmethod
-    def from_settings(cls, settings: Any) -> ServeLimits:
-        """The limits set in ``settings`` (a :class:`~toolscout.core.settings.layers.Settings`;
-        invalid values were already replaced by defaults with a warning when it loaded)."""
+    def from_settings(cls, settings: Settings) -> ServeLimits:
+        """The limits set in ``settings`` (invalid values were already replaced by defaults, with
+        a warning, when they loaded)."""
         values: dict[str, Any] = {}
         for f in fields(cls):
             head, *rest = f.name.split("_")

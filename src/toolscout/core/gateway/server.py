@@ -35,7 +35,7 @@ from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
-from .clients import principal_of, request_state_boundary
+from .clients import principal_of, request_state_boundary, session_id_of
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -156,9 +156,7 @@ class Gateway:
     def owner(ctx: ServerRequestContext[Any, Any]) -> str:
         """Who may read back what a request leaves behind (a capped result's full text): its
         HTTP session, else its client (:mod:`.clients`), else the one stdio client."""
-        headers = getattr(ctx.request, "headers", None)
-        session = headers.get("mcp-session-id") if headers is not None else None
-        return str(session or principal_of(ctx.request) or "stdio")
+        return session_id_of(ctx) or principal_of(ctx.request) or "stdio"
 
     async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The client's state, once servers still connecting have settled or the client's wait

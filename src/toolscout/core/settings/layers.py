@@ -35,6 +35,7 @@ from .checks import (
     _opt_str,
 )
 from .provider_registry import AUTO, provider_names
+from .serve_keys import SERVE_KEYS
 
 APP_NAME = "toolscout"
 
@@ -116,23 +117,7 @@ KEYS: tuple[Key, ...] = (
         "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
     Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
         "tool results longer than this (tokens) reach the model cut, with the full text saved on disk"),
-    # toolscout serve --http (issue 28 item 3): what the gateway sheds rather than holds
-    Key("serve.headerTimeout", 10.0, _number(0.1, 3600, lo_open=True),
-        "serve --http: seconds a connection has to send a complete request head (slowloris, idle sockets)"),
-    Key("serve.bodyTimeout", 30.0, _number(0.1, 3600, lo_open=True),
-        "serve --http: seconds a request has, from its head, to send its whole body"),
-    Key("serve.writeTimeout", 30.0, _number(0.1, 3600, lo_open=True),
-        "serve --http: seconds an answer may wait for a client that stopped reading before the connection is dropped"),
-    Key("serve.maxConnections", 512, _number(8, 1_000_000, integer=True),
-        "serve --http: open connections (kept below the open-file limit); over it the oldest idle one is closed"),
-    Key("serve.maxUnauthenticated", 64, _number(1, 1_000_000, integer=True),
-        "serve --http: connections that have not yet made an accepted request; over it the oldest is closed"),
-    Key("serve.maxSessionsPerClient", 32, _number(1, 100_000, integer=True),
-        "serve --http: MCP sessions per client (token, or local user); its own idle or oldest one makes room"),
-    Key("serve.maxInFlightPerSession", 16, _number(1, 100_000, integer=True),
-        "serve --http: requests of one MCP session being served at once; more are refused until one ends"),
-    Key("serve.maxInFlightPerClient", 64, _number(1, 1_000_000, integer=True),
-        "serve --http: requests of one client (token, or local user) being served at once"),
+    *(Key(*fields) for fields in SERVE_KEYS),  # toolscout serve --http limits (serve_keys.py)
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
