@@ -11,13 +11,15 @@ make the lock-out easier. :class:`GuardedH11Protocol` adds what is missing
 (:class:`~.limits.ServeLimits`):
 
 - a deadline for a complete request head from the connection's opening, and again from the end
-  of each answer; bytes received do not move it;
+  of each answer (after uvicorn's keep-alive timeout: its close is graceful); bytes received do
+  not move it;
 - a deadline for the body from the head;
 - a deadline for an answer the client stopped reading (the transport's write buffer stays over
   its high-water mark): the connection is aborted and the buffered answer freed;
 - caps on open connections and on connections that have not yet made an accepted request
-  (:class:`ConnectionPool`): a new connection over a cap closes the *oldest* idle one, so a
-  flood of idle sockets can delay a real client by one accept, never lock it out.
+  (:class:`ConnectionPool`): going over a cap closes the *oldest* idle ones (no request being
+  read or answered), so a flood of idle sockets cannot lock a real client out: its connection
+  has a request in progress when the sweep comes.
 
 :func:`peer_uid` finds the user of the process at the other end of a loopback TCP connection
 in ``/proc/net/tcp`` (Linux): the line whose local address is the peer's and remote address
@@ -43,6 +45,10 @@ from .limits import ServeLimits
 PROC_TCP = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 #: The ASGI scope key carrying the :class:`ConnectionInfo` of the request's connection.
 SCOPE_KEY = "toolscout.connection"
+#: Seconds between going over a connection cap and closing the oldest idle connections, and the
+#: age a connection must have to be closed so (a real client's request is read by then).
+SWEEP_DELAY_S = 0.1
+GRACE_S = 1.0
 
 
 def peer_credentials_available() -> bool:
@@ -110,7 +116,16 @@ class ConnectionInfo:
 
 
 class ConnectionPool:
-    """The open connections, oldest first, and the caps of :class:`~.limits.ServeLimits`."""
+    """The open connections, oldest first, and the caps of :class:`~.limits.ServeLimits`.
+
+    Over a cap, the oldest idle connections at least :data:`GRACE_S` old are closed by a sweep
+    :data:`SWEEP_DELAY_S` after the connection that went over (and again while younger ones keep
+    the count over): a burst of accepts runs every ``connection_made`` before any connection's
+    bytes are read, so deciding at once would close a real client's new connection whose request
+    is already waiting to be read. By the sweep it has a request in progress and is kept; sockets
+    that sent nothing, or half a head, are not. Past twice a cap (a burst beyond the reserve of
+    open files), the sweep runs at once and spares no age.
+    """
 
     def __init__(self, limits: ServeLimits) -> None:
         self.limits = limits
@@ -118,20 +133,49 @@ class ConnectionPool:
         self.open: dict[GuardedH11Protocol, None] = {}
         #: connections closed to make room (for tests and the benchmark's report)
         self.shed = 0
+        self._sweep: asyncio.TimerHandle | None = None
 
     def admit(self, conn: GuardedH11Protocol) -> None:
-        """Add ``conn``; close the oldest idle connections while a cap is exceeded."""
+        """Add ``conn``; sweep (soon, or now past twice a cap) while a cap is exceeded."""
         self.open[conn] = None
-        waiting = [c for c in self.open if not c.info.authenticated and not c.busy()]
-        for old in waiting[: max(0, len(waiting) - self.limits.max_unauthenticated)]:
+        waiting = sum(1 for c in self.open if not c.info.authenticated)
+        if len(self.open) > 2 * self.cap or waiting > 2 * self.limits.max_unauthenticated:
+            self.sweep(conn.loop.time(), hard=True)
+        elif len(self.open) > self.cap or waiting > self.limits.max_unauthenticated:
+            self._schedule(conn.loop, SWEEP_DELAY_S)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, delay: float) -> None:
+        if self._sweep is None:
+            self._sweep = loop.call_later(delay, lambda: self.sweep(loop.time()))
+
+    def sweep(self, now: float, *, hard: bool = False) -> None:
+        """Close the oldest idle connections (no request being read or answered) over the caps,
+        not-yet-accepted ones first, each at least :data:`GRACE_S` old unless ``hard``."""
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
+        young = False
+
+        def idle(c: GuardedH11Protocol) -> bool:
+            nonlocal young
+            if c.busy():
+                return False
+            if not hard and now - c.opened < GRACE_S:
+                young = True
+                return False
+            return True
+
+        waiting = [c for c in self.open if not c.info.authenticated and idle(c)]
+        over = sum(1 for c in self.open if not c.info.authenticated) - self.limits.max_unauthenticated
+        for old in waiting[: max(0, over)]:
             self._shed(old)
         if len(self.open) > self.cap:
-            idle = sorted((c for c in self.open if not c.busy() and c is not conn),
-                          key=lambda c: c.info.authenticated)  # stable: oldest unauthenticated first
-            for old in idle[: len(self.open) - self.cap]:
+            quiet = sorted((c for c in self.open if idle(c)), key=lambda c: c.info.authenticated)  # oldest first
+            for old in quiet[: len(self.open) - self.cap]:
                 self._shed(old)
-        if len(self.open) > self.cap:  # every other one is being served: this one waits its turn elsewhere
-            self._shed(conn)
+        if young and (len(self.open) > self.cap or over > 0):
+            loop = next(iter(self.open)).loop
+            self._schedule(loop, GRACE_S)
 
     def remove(self, conn: GuardedH11Protocol) -> None:
         """Forget a closed connection."""
@@ -152,6 +196,7 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.info = ConnectionInfo(None, None)
+        self.opened = 0.0
         self._timers: dict[str, asyncio.TimerHandle] = {}
         inner = self.app
 
@@ -188,6 +233,7 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.info = ConnectionInfo(self.client, self.server)  # type: ignore[arg-type]
+        self.opened = self.loop.time()
         with contextlib.suppress(OSError, AttributeError):  # answers go out as they are written
             transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm("head", self.pool.limits.header_timeout, self._head_late)
@@ -210,8 +256,9 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         before = self.cycle
         super().on_response_complete()
-        # also when closing: a close waits for the peer to read what is buffered
-        self._arm("head", self.pool.limits.header_timeout, self._head_late)
+        # also when closing: a close waits for the peer to read what is buffered. After uvicorn's
+        # keep-alive close (graceful: a client about to reuse the connection sees it closed)
+        self._arm("head", self.pool.limits.header_timeout + self.timeout_keep_alive, self._head_late)
         self._after_events(before)  # a pipelined request may have started
 
     def pause_writing(self) -> None:

@@ -45,6 +45,9 @@ _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 #: Most bytes of a request head (line and headers); uvicorn's h11 answers 400 beyond.
 MAX_HEAD_BYTES = 16 * 1024
+#: Connections waiting to be accepted (also how many one accept callback takes; uvicorn's 2048
+#: would take more than the open-file limit in one burst).
+ACCEPT_BACKLOG = 128
 
 
 class BindError(ValueError):
@@ -221,7 +224,7 @@ async def serve_http(gateway: Gateway, bind: Bind, *, token: str | Sequence[str]
     shown = f"[{host}]" if ":" in host else host
     pool = guard.ConnectionPool(limits)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, http=guard.protocol_class(pool),
-                            h11_max_incomplete_event_size=MAX_HEAD_BYTES)
+                            h11_max_incomplete_event_size=MAX_HEAD_BYTES, backlog=ACCEPT_BACKLOG)
     server = uvicorn.Server(config)
     (announce or (lambda url: print(f"toolscout serve: listening on {url}", file=sys.stderr, flush=True)))(
         f"http://{shown}:{port}{MCP_PATH}")
