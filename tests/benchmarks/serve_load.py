@@ -21,8 +21,10 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +38,7 @@ sys.path.insert(0, str(HERE.parent / "serve"))
 sys.path.insert(0, str(HERE))
 from common import machine_info  # noqa: E402
 
+SRC_PATH = str(HERE.parents[1] / "src")
 #: The run's deadline (s): the benchmark fails rather than hang.
 DEADLINE_S = 600.0
 SEARCH = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -79,8 +82,8 @@ class Attackers:
         sock.setblocking(False)
         return sock
 
-    async def run(self) -> None:
-        while True:
+    async def run(self, stop: list[bool]) -> None:
+        while not stop:
             for kind, socks in self.socks.items():
                 for sock in [s for s in socks if self.closed(s)]:
                     socks.remove(sock)
@@ -109,7 +112,10 @@ async def legit(url: str, requests: int, latencies: list[float], errors: list[st
         try:
             await _requests(url, requests, done, latencies, errors)
         except Exception as exc:  # the client's transport broke: counted, then a new client
-            errors.append(f"client broke: {type(exc).__name__}: {exc}"[:200])
+            leaf: BaseException = exc
+            while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+                leaf = leaf.exceptions[0]
+            errors.append(f"client broke: {type(leaf).__name__}: {leaf}"[:200])
             done[0] += 1
 
 
@@ -155,7 +161,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
             async with http_client(gateway.url) as warm:  # servers connected, catalog loaded
                 await warm.call_tool("search_tools", {"query": "weather records"})
-            attackers = Attackers(gateway.address, gateway.url, args.idle, args.slow, args.stalled)
+            # the attackers run in a process of their own: in this one, their blocking connects would
+            # stall the real clients (then dropped as idle by the gateway, rightly)
+            attack = subprocess.Popen([sys.executable, __file__, "--attack", gateway.url, "--idle", str(args.idle),
+                                       "--slow", str(args.slow), "--stalled", str(args.stalled)],
+                                      stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": SRC_PATH})
             began = time.perf_counter()
 
             async def sample() -> None:
@@ -165,7 +175,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(sample)
-                tg.start_soon(attackers.run)
                 await anyio.sleep(3)  # the attackers are in place before the first real request
                 start = time.perf_counter()
                 async with anyio.create_task_group() as clients:
@@ -174,7 +183,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 elapsed = time.perf_counter() - start
                 await anyio.sleep(3)
                 tg.cancel_scope.cancel()
-            attackers.close()
+            attack.send_signal(signal.SIGINT)
+            reopened = json.loads(attack.communicate(timeout=60)[0] or "{}")
     finally:
         gateway.stop()
     values = [kb for _, kb in rss]
@@ -187,7 +197,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "requests_per_s": round(len(latencies) / elapsed, 1),
         "latency_ms": {"p50": round(pct(latencies, 50) * 1000, 1), "p95": round(pct(latencies, 95) * 1000, 1),
                        "max": round(max(latencies) * 1000, 1), "mean": round(statistics.fmean(latencies) * 1000, 1)},
-        "attackers_reopened_after_the_gateway_closed_them": attackers.reopened,
+        "attackers_reopened_after_the_gateway_closed_them": reopened,
         "rss_mb": {"first_third_mean": round(statistics.fmean(values[:third]) / 1024, 1),
                    "last_third_mean": round(statistics.fmean(values[-third:]) / 1024, 1),
                    "min": round(min(values) / 1024, 1), "max": round(max(values) / 1024, 1),
@@ -207,6 +217,20 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+async def attack(url: str, idle: int, slow: int, stalled: int) -> None:
+    """The attackers alone (``--attack URL``), until SIGINT; then their reopen counts as JSON."""
+    netloc = url.split("//", 1)[1].split("/", 1)[0]
+    host, _, port = netloc.rpartition(":")
+    attackers = Attackers((host, int(port)), url, idle, slow, stalled)
+    stop: list[bool] = []
+    signal.signal(signal.SIGINT, lambda *_: stop.append(True))
+    try:
+        await attackers.run(stop)
+    finally:
+        attackers.close()
+        print(json.dumps(attackers.reopened), flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--clients", type=int, default=4)
@@ -215,5 +239,10 @@ if __name__ == "__main__":
     parser.add_argument("--slow", type=int, default=100)
     parser.add_argument("--stalled", type=int, default=8)
     parser.add_argument("--json", action="store_true")
-    outcome = anyio.run(main, parser.parse_args())
-    print(json.dumps(outcome, indent=2) if parser.parse_args().json else report(outcome))
+    parser.add_argument("--attack", metavar="URL", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.attack:
+        anyio.run(attack, options.attack, options.idle, options.slow, options.stalled)
+    else:
+        outcome = anyio.run(main, options)
+        print(json.dumps(outcome, indent=2) if options.json else report(outcome))

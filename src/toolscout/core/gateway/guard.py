@@ -123,23 +123,25 @@ class ConnectionPool:
     the count over): a burst of accepts runs every ``connection_made`` before any connection's
     bytes are read, so deciding at once would close a real client's new connection whose request
     is already waiting to be read. By the sweep it has a request in progress and is kept; sockets
-    that sent nothing, or half a head, are not. Past twice a cap (a burst beyond the reserve of
-    open files), the sweep runs at once and spares no age.
+    that sent nothing, or half a head, are not. Past
+    :meth:`~.limits.ServeLimits.hard_connection_cap` (a burst that would exhaust the open files),
+    the sweep runs at once and spares no age.
     """
 
     def __init__(self, limits: ServeLimits) -> None:
         self.limits = limits
         self.cap = limits.connection_cap()
+        self.hard_cap = limits.hard_connection_cap()
         self.open: dict[GuardedH11Protocol, None] = {}
         #: connections closed to make room (for tests and the benchmark's report)
         self.shed = 0
         self._sweep: asyncio.TimerHandle | None = None
 
     def admit(self, conn: GuardedH11Protocol) -> None:
-        """Add ``conn``; sweep (soon, or now past twice a cap) while a cap is exceeded."""
+        """Add ``conn``; sweep soon while a cap is exceeded (now, past the hard cap)."""
         self.open[conn] = None
         waiting = sum(1 for c in self.open if not c.info.authenticated)
-        if len(self.open) > 2 * self.cap or waiting > 2 * self.limits.max_unauthenticated:
+        if len(self.open) > self.hard_cap:  # open files run out: no grace
             self.sweep(conn.loop.time(), hard=True)
         elif len(self.open) > self.cap or waiting > self.limits.max_unauthenticated:
             self._schedule(conn.loop, SWEEP_DELAY_S)

@@ -83,6 +83,15 @@ class ServeLimits:
         reserve = max(FD_RESERVE, soft // FD_RESERVE_SHARE)
         return max(8, min(self.max_connections, soft - reserve))
 
+    def hard_connection_cap(self) -> int:
+        """Open connections past which the oldest idle ones are closed at once, however young:
+        twice :meth:`connection_cap`, but half the reserve of open files short of the limit."""
+        cap, soft = self.connection_cap(), _open_file_limit()
+        if soft is None:
+            return 2 * cap
+        reserve = max(FD_RESERVE, soft // FD_RESERVE_SHARE)
+        return max(cap, min(2 * cap, soft - reserve // 2))
+
 
 def _open_file_limit() -> int | None:
     """The soft ``RLIMIT_NOFILE`` (None where unknown or unlimited)."""
