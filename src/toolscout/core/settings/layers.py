@@ -36,6 +36,7 @@ from .checks import (
     _opt_str,
 )
 from .provider_registry import AUTO, provider_names
+from .serve_keys import SERVE_KEYS
 
 APP_NAME = "toolscout"
 
@@ -120,6 +121,7 @@ KEYS: tuple[Key, ...] = (
         "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
     Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
         "tool results longer than this (tokens) reach the model cut, with the full text saved on disk"),
+    *(Key(*fields) for fields in SERVE_KEYS),  # toolscout serve --http limits (serve_keys.py)
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
