@@ -94,6 +94,8 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.core.gateway.asking", "params", "request_state"): "MCP SDK: newer protocol revisions only",
     ("toolscout.core.gateway.asking", "answer", "model_dump"): "MCP SDK: a result model or a plain dict",
     ("toolscout.core.gateway.server", "request", "headers"): "MCP SDK: only HTTP requests carry headers",
+    ("toolscout.core.gateway.clients", "request", "headers"): "MCP SDK: only HTTP requests carry headers",
+    ("toolscout.core.gateway.clients", "request", "scope"): "MCP SDK: only HTTP requests carry an ASGI scope",
     ("toolscout.core.safe_read", "os", "O_NONBLOCK"): "platform: not on Windows",
     ("toolscout.core.safe_read", "os", "O_CLOEXEC"): "platform: not on Windows",
     ("toolscout.core.builtins.safe_open", "os", "O_PATH"): "platform: Linux only",

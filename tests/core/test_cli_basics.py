@@ -51,6 +51,14 @@ def test_search_json_contract(catalog, capsys):
     assert data["mode"] == "select" and data["missing"] == ["nope"]
 
 
+def test_search_text_marks_a_loaded_hit(catalog, capsys):
+    """A built-in such as Read is found (issue 24) and marked on its own line as already loaded."""
+    assert run(["search", "read a file", "--catalog", catalog]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("  1. Read  score ") and lines[1].endswith("[already loaded]"), lines
+    assert not any("call it directly" in line for line in lines)  # not said twice
+
+
 def test_search_explain_and_context_text(catalog, capsys):
     assert run(["search", "severe alert", "--catalog", catalog, "--explain"]) == 0
     out = capsys.readouterr().out

@@ -221,14 +221,34 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = WAIT
 
 
 class HttpGateway:
-    """``toolscout serve --http 127.0.0.1:0 ARGS`` as a subprocess; :attr:`url` once it listens."""
+    """``toolscout serve --http 127.0.0.1:0 ARGS`` as a subprocess; :attr:`url` once it listens.
+    ``nofile`` sets its open-file limit (``RLIMIT_NOFILE``, soft and hard), as a desktop's 1024 would."""
 
-    def __init__(self, tmp_path: Path, *args: str, bind: str = "127.0.0.1:0") -> None:
+    def __init__(self, tmp_path: Path, *args: str, bind: str = "127.0.0.1:0", nofile: int | None = None) -> None:
         self.log_path = tmp_path / "gateway-http.stderr"
         self.errlog = self.log_path.open("w")
+
+        def limit() -> None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
         self.proc = subprocess.Popen(serve_command("--http", bind, *args), cwd=client_dir(tmp_path), env=serve_env(),
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog)
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog,
+                                     preexec_fn=limit if nofile else None)
         self.url = ""
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """``(host, port)`` of :attr:`url`."""
+        netloc = self.url.split("//", 1)[1].split("/", 1)[0]
+        host, _, port = netloc.rpartition(":")
+        return host.strip("[]"), int(port)
+
+    def rss_kb(self) -> int:
+        """The gateway's resident memory now (``VmRSS`` of /proc/PID/status), in kB."""
+        status = Path(f"/proc/{self.proc.pid}/status").read_text(encoding="ascii")
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
 
     @property
     def stderr(self) -> str:
@@ -258,9 +278,9 @@ class HttpGateway:
 
 
 @asynccontextmanager
-async def http_gateway(tmp_path: Path, *args: str) -> AsyncIterator[HttpGateway]:
+async def http_gateway(tmp_path: Path, *args: str, nofile: int | None = None) -> AsyncIterator[HttpGateway]:
     """A started :class:`HttpGateway`, stopped on exit."""
-    gateway = HttpGateway(tmp_path, *args)
+    gateway = HttpGateway(tmp_path, *args, nofile=nofile)
     try:
         await gateway.start()
         yield gateway
@@ -284,3 +304,32 @@ async def http_client(url: str, headers: dict[str, str] | None = None, *, elicit
     async with Client(transport(), mode="legacy", elicitation_callback=elicit,  # type: ignore[arg-type]
                       message_handler=inbox) as client:
         yield client
+
+
+#: Headers of a raw streamable-HTTP POST (what the SDK client sends).
+RAW_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+async def open_session(url: str, headers: dict[str, str] | None = None) -> str:
+    """Open an MCP session with raw HTTP requests (initialize, initialized); its id."""
+    import httpx2
+
+    async with httpx2.AsyncClient(timeout=30, headers={**RAW_HEADERS, **(headers or {})}) as http:
+        opened = await http.post(url, json=INITIALIZE)
+        assert opened.status_code == 200, (opened.status_code, opened.text)
+        sid = opened.headers["mcp-session-id"]
+        done = await http.post(url, headers={"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"},
+                               json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert done.status_code == 202, done.text
+    return sid
+
+
+def raw_post(path: str, host: str, body: dict[str, Any], headers: dict[str, str]) -> bytes:
+    """The bytes of an HTTP/1.1 POST of ``body`` (JSON) to ``path``, for raw-socket clients."""
+    data = json.dumps(body).encode()
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(data)}",
+             *(f"{k}: {v}" for k, v in {**RAW_HEADERS, **headers}.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + data

@@ -48,7 +48,7 @@ async def test_without_the_bar_search_hits_the_catalog_and_the_palette_each_open
         await pilot.press("enter")
         await sc.settle(pilot)
         assert not app.screen.query_one(RecommendationBar).display  # recommendations are off
-        assert "1. 0.943 mcp__weather__get_forecast" in sc.screen_text(app)
+        assert "1. 0.908 mcp__weather__get_forecast" in sc.screen_text(app)
         await pilot.press("tab")
         await pilot.pause()
         hits = app.screen.query(SearchHits).last()

@@ -80,6 +80,7 @@ def format_result(result: SearchResult, *, explain: bool = False) -> str:
     lines = [f"{result.mode} search: {query!r}"]
     for err in result.errors:
         lines.append(f"  ! {err}")
+    loaded = set(result.already_loaded)
     for i, hit in enumerate(result.hits, 1):
         if explain:  # the explanation's own first line names the hit: each hit is printed once
             head, *rest = explain_hit(hit).splitlines()
@@ -87,8 +88,10 @@ def format_result(result: SearchResult, *, explain: bool = False) -> str:
             lines.extend("     " + line for line in rest)
             continue
         parts = "  ".join(f"{k} {v:.3f}" for k, v in hit.components.items())
-        lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts})")
-    for name in result.already_loaded:
+        note = "  [already loaded]" if hit.tool.name in loaded else ""
+        lines.append(f"{i:>3}. {hit.tool.name}  score {hit.score:.3f}  ({parts}){note}")
+    ranked = {hit.tool.name for hit in result.hits}
+    for name in (n for n in result.already_loaded if n not in ranked):
         lines.append(f"  {name}: already loaded — call it directly")
     for name in (n for n in result.missing if n not in result.ambiguous):  # an ambiguous one has its "!" line
         close = result.suggestions.get(name) or []

@@ -46,8 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "call tool instead of every tool's schema.")
     p.add_argument("--http", metavar="[HOST:]PORT",
                    help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1)")
-    p.add_argument("--token", help=f"bearer token HTTP clients must send (default ${TOKEN_ENV}); required for a "
-                                   "non-loopback HOST")
+    p.add_argument("--token", action="append", metavar="TOKEN",
+                   help=f"bearer token HTTP clients must send (default ${TOKEN_ENV}, several separated by spaces); "
+                        "repeatable: each token is a client of its own; required for a non-loopback HOST")
     p.add_argument("--stateless", action="store_true",
                    help="HTTP without sessions (replicas behind a load balancer); not with --expose dynamic")
     p.add_argument("--expose", choices=("static", "dynamic"), default="static",
@@ -63,10 +64,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_run)
 
 
-def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
+def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
     from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
 
-    token = args.token or os.environ.get(TOKEN_ENV) or None
+    env = os.environ.get(TOKEN_ENV)
+    token: list[str] = list(args.token or []) or (env.split() if env else [])
+    if env and not env.strip() and not args.token:
+        token = [env]  # refused below: a blank token would refuse every request
     if args.stateless and not args.http:
         raise UsageError("--stateless applies to --http only")
     if args.stateless and args.expose == "dynamic":
@@ -77,7 +81,7 @@ def _check(args: argparse.Namespace) -> tuple[Any, str | None]:
         return None, token
     try:
         bind = parse_bind(args.http)
-        check_exposure(bind, token)
+        check_exposure(bind, token or None)
     except BindError as exc:
         raise UsageError(str(exc)) from None
     return bind, token
@@ -123,6 +127,10 @@ def _run(args: argparse.Namespace) -> int:
         if bind is None:
             await gateway.run(lambda: serve_stdio(gateway), start_at_once=False)
         else:
+            from toolscout.core.gateway.http import exposure_notice
+
+            for line in exposure_notice(bind, token, on_command_line=bool(args.token)):
+                warn(line)
             await gateway.run(lambda: serve_http(gateway, bind, token=token, stateless=args.stateless,
                                                  allowed_hosts=args.allowed_host))
 

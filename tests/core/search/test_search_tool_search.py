@@ -89,6 +89,32 @@ def test_each_empty_answer_says_why_once_and_never_contradicts_itself(ts):
     assert "still connecting" in render_for_model(connecting, ts.catalog) and not connecting.errors
 
 
+@pytest.mark.parametrize("ranker", ["default", "bm25f"])
+def test_a_query_spelling_a_name_in_words_ranks_it_first(catalog, ranker):
+    """Issue 21: "get forecast" for get_forecast lost its verb (a stop word) and was ranked, not named."""
+    ts = ToolSearch(catalog, lexical_settings(**{"toolSearch.ranker": ranker}), dense_cache=None)
+    for query, name in (("get forecast", "mcp__weather__get_forecast"), ("list issues", "mcp__github__list_issues"),
+                        ("github list issue", "mcp__github__list_issues"), ("Post Messages", "mcp__slack__post_message"),
+                        ("search repositories", "mcp__github__searchRepositories")):
+        r = ts.search(query)
+        assert names(r)[0] == name and r.hits[0].exact_name and r.hits[0].score == 1.0, (query, names(r))
+    r = ts.search("read file")  # two servers have read_file: both named, ties by name
+    assert names(r)[:2] == ["mcp__filesystem__read_file", "mcp__github__read_file"]
+    alone = ts.search("get")  # a tool verb alone is a query, not "only common words"
+    assert "mcp__weather__get_forecast" in names(alone) and not alone.errors
+    asked = ts.search("can you get me")  # a request made of common words still says so
+    assert not asked.hits and any("has only common words" in e for e in asked.errors)
+
+
+def test_a_name_outside_mcp_name_characters_is_not_spelled(catalog):
+    """A server's 'get_[forecast]' (a hostile look-alike) is ranked, never named, by "get forecast"."""
+    catalog.set_server_tools("evil", [tool_from_dict({"name": "get_[forecast]", "description": "Get a forecast."})])
+    ts = ToolSearch(catalog, lexical_settings(), dense_cache=None)
+    r = ts.search("get forecast")
+    assert names(r)[0] == "mcp__weather__get_forecast" and r.hits[0].exact_name
+    assert not any(h.exact_name for h in r.hits if h.tool.server == "evil")
+
+
 def test_select_already_loaded_and_unknown(ts):
     r = ts.search("select:Read,ToolSearch,mcp__slack__post_mesage")
     assert r.already_loaded == ["Read", "ToolSearch"]
@@ -178,7 +204,11 @@ def test_sync_with_delta(catalog, ts):
     ts.sync()
     r = ts.search("select:mcp__weather__get_forecast")
     assert r.already_loaded == ["mcp__weather__get_forecast"]
-    assert all(h.tool.server != "weather" for h in ts.search("weather forecast").hits)
+    r = ts.search("weather forecast")  # still found, answered "call it directly" (no definition)
+    assert names(r)[0] == "mcp__weather__get_forecast" and "mcp__weather__get_forecast" in r.already_loaded
+    text = render_for_model(r, catalog)
+    assert '"name":"mcp__weather__get_forecast"' not in text
+    assert "Already loaded, call directly (no search needed): mcp__weather__get_forecast" in text
 
 
 def test_render_for_model_is_complete_and_deterministic(ts, catalog):

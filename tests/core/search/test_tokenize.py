@@ -14,8 +14,8 @@ def test_mcp_name_splits_and_drops_prefix():
 
 
 def test_server_colon_name_splits():
-    # "find" is a scikit-learn stop word; "mcp" inside a server name is an ordinary word
-    assert tokenize("osm-mcp-server::find_parking_facilities") == ["osm", "mcp", "server", "park", "facil"]
+    # "mcp" inside a server name is an ordinary word
+    assert tokenize("osm-mcp-server::find_parking_facilities") == ["osm", "mcp", "server", "find", "park", "facil"]
 
 
 def test_camel_case_keeps_joined_word_too():
@@ -80,3 +80,43 @@ def test_word_spans_are_the_words_the_index_reads():
     shown = [text[a:b] for a, b in spans]
     assert shown == ["mcp", "github", "create", "Issue", "post", "comment", "v2", "on", "PR", "éclair", "搜索关键词"]
     assert [w.lower() for w in shown[1:]] == words(text)  # the same split, offsets kept
+
+
+def test_tool_verbs_are_terms_of_names_and_keyword_queries():
+    """find_symbol, get_file_contents, move_file, git_show, describe_table: the verb is a term,
+    in the name and in a query that spells it, though scikit-learn lists it as a stop word."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    for name, terms in (("find_symbol", ["find", "symbol"]), ("get_file_contents", ["get", "file", "content"]),
+                        ("move_file", ["move", "file"]), ("git_show", ["git", "show"]),
+                        ("describe_table", ["describ", "tabl"]), ("browser_take_screenshot", ["browser", "take", "screenshot"])):
+        assert tokenize(name) == terms
+        assert tokenize(name.replace("_", " ")) == terms
+    assert {"find", "get", "show", "move", "describe"} <= ENGLISH_STOP_WORDS
+    # the rest of the list still goes: a preposition inside a name, filler in a query
+    assert tokenize("create_or_update_file") == ["creat", "updat", "file"]
+    assert tokenize("give me the weather") == ["weather"]
+
+
+def test_a_request_drops_the_tool_verbs_a_keyword_query_keeps():
+    from toolscout.core.search.tokenize import query_terms
+
+    def terms(text):
+        return [t.term for t in query_terms(text)]
+
+    assert terms("show commit") == ["show", "commit"]
+    assert terms("find files by name") == ["find", "file", "name"]
+    assert terms("Can you show me the current exchange rate?") == ["current", "exchang", "rate"]
+    assert terms("I need to find a hotel") == ["need", "hotel"]
+    assert terms("please get the weather") == ["weather"]
+    assert terms("show me") == [] and terms("the a of and") == []  # only common words: nothing to rank by
+
+
+def test_spelled_names():
+    from toolscout.core.search.name_keys import spelled
+
+    assert spelled("find_symbol") == spelled("findSymbol") == spelled("Find symbols") == "find symbol"
+    assert spelled("mcp__github__list_issues") == spelled("github list issue")
+    assert spelled("create_or_update_file") == "creat or updat file"  # every word counts
+    assert spelled("browser_network_requests", stemmed=False) == "browser network requests"
+    assert spelled("  ") == "" and spelled("!!") == ""

@@ -39,15 +39,23 @@ async def in_thread(work: Callable[[threading.Event], _T]) -> _T:
         raise
 
 
-def spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
-    """A built-in ToolSpec with a closed object schema (``additionalProperties: false``)."""
+def spec(name: str, description: str, properties: dict[str, Any], required: list[str], *,
+         hint: str | None = None) -> ToolSpec:
+    """A built-in ToolSpec with a closed object schema (``additionalProperties: false``).
+
+    Args:
+        hint: the tool's search hint (``ToolSpec.search_hint``): what it does in a short phrase
+            of the words people ask with, as Claude Code's ``searchHint`` ("execute shell
+            commands"); searched, never sent to the model.
+    """
     schema: dict[str, Any] = {
         "type": "object",
         "properties": properties,
         "required": required,
         "additionalProperties": False,
     }
-    return ToolSpec(name=name, description=description, input_schema=schema, original_name=name)
+    return ToolSpec(name=name, description=description, input_schema=schema, original_name=name,
+                    search_hint=hint)
 
 
 def resolve(ctx_cwd: Path, path: str) -> Path:

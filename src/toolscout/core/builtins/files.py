@@ -139,8 +139,8 @@ class ReadTool:
     read_only = True
     spec = spec(
         "Read",
-        "Read a text file from the local filesystem. Returns lines prefixed with their 1-based "
-        f"line number (cat -n format). By default up to {DEFAULT_READ_LINES} lines from the start; "
+        "Reads a text file from the local filesystem and shows its contents: lines prefixed with "
+        f"their 1-based line number (cat -n format). By default up to {DEFAULT_READ_LINES} lines from the start; "
         "use offset and limit for long files. Lines longer than 2000 characters are cut. "
         "file_path may be absolute or relative to the working directory.",
         {
@@ -149,6 +149,7 @@ class ReadTool:
             "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read"},
         },
         ["file_path"],
+        hint="open a file and show its contents",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -177,14 +178,15 @@ class WriteTool:
     read_only = False
     spec = spec(
         "Write",
-        "Write a file to the local filesystem, creating parent directories as needed. Overwrites "
-        "an existing file completely; prefer Edit for changes to existing files. file_path may "
-        "be absolute or relative to the working directory.",
+        "Writes a file to the local filesystem: creates a new file, or overwrites an existing one "
+        "completely, creating parent directories as needed. Prefer Edit to change part of an "
+        "existing file. file_path may be absolute or relative to the working directory.",
         {
             "file_path": {"type": "string", "description": "Path of the file to write"},
             "content": {"type": "string", "description": "The complete new content of the file"},
         },
         ["file_path", "content"],
+        hint="create a new file or overwrite one",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -214,8 +216,9 @@ class EditTool:
     read_only = False
     spec = spec(
         "Edit",
-        "Replace exact text in a file. old_string must occur exactly once unless replace_all is "
-        "true (include surrounding lines to make it unique). Whitespace and indentation must match "
+        "Edits a file by exact string replacement: replaces old_string with new_string. "
+        "old_string must occur exactly once unless replace_all is true (include surrounding lines "
+        "to make it unique). Whitespace and indentation must match "
         "the file exactly; line-number prefixes from Read are not part of the file.",
         {
             "file_path": {"type": "string", "description": "Path of the file to modify"},
@@ -225,6 +228,7 @@ class EditTool:
                             "description": "Replace every occurrence instead of exactly one"},
         },
         ["file_path", "old_string", "new_string"],
+        hint="modify a file by replacing text in it",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

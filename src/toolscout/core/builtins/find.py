@@ -77,7 +77,7 @@ class GlobTool:
     read_only = True
     spec = spec(
         "Glob",
-        "Find files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
+        "Finds files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
         f"matching paths relative to the search directory, most recently modified first (at most "
         f"{MAX_GLOB_RESULTS}). Skips .git, .venv, node_modules and caches.",
         {
@@ -85,6 +85,7 @@ class GlobTool:
             "path": {"type": "string", "description": "Directory to search in (default: working directory)"},
         },
         ["pattern"],
+        hint="find files by name or path pattern (wildcards)",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -116,10 +117,10 @@ class GrepTool:
     read_only = True
     spec = spec(
         "Grep",
-        "Search file contents with a regular expression (ripgrep syntax: no look-around or "
-        "backreferences). output_mode: \"files_with_matches\" (default, paths only), \"content\" "
-        "(matching lines with line numbers) or \"count\" (matches per file). Filter files with glob "
-        "(e.g. \"*.py\"). Skips binary files, .gitignored files, .git, .venv and node_modules.",
+        "Searches file contents for text matching a regular expression (ripgrep syntax: no "
+        "look-around or backreferences). output_mode: \"files_with_matches\" (default, paths only), "
+        "\"content\" (matching lines with line numbers) or \"count\" (matches per file). Filter files "
+        "with glob (e.g. \"*.py\"). Skips binary files, .gitignored files, .git, .venv and node_modules.",
         {
             "pattern": {"type": "string", "description": "Regular expression to search for"},
             "path": {"type": "string", "description": "File or directory to search (default: working directory)"},
@@ -130,6 +131,7 @@ class GrepTool:
             "head_limit": {"type": "integer", "minimum": 1, "description": "Return at most this many lines"},
         },
         ["pattern"],
+        hint="search inside files for text or a regex",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

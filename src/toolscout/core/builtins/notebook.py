@@ -19,8 +19,8 @@ class NotebookEditTool:
     read_only = False
     spec = spec(
         "NotebookEdit",
-        "Edit a Jupyter notebook (.ipynb) cell: replace its source, insert a new cell after it "
-        "(or at the start when cell_id is omitted), or delete it. cell_id is the cell's id or its "
+        "Edits a Jupyter notebook (.ipynb) cell: replaces its source, inserts a new cell after it "
+        "(or at the start when cell_id is omitted), or deletes it. cell_id is the cell's id or its "
         "0-based index.",
         {
             "notebook_path": {"type": "string", "description": "Path of the .ipynb file"},
@@ -31,6 +31,7 @@ class NotebookEditTool:
             "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"], "default": "replace"},
         },
         ["notebook_path", "new_source"],
+        hint="edit, insert or delete Jupyter notebook cells",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

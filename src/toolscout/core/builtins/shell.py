@@ -23,8 +23,10 @@ class BashTool:
     read_only = False
     spec = spec(
         "Bash",
-        "Run a shell command in the working directory and return its combined stdout and stderr "
-        "(cut at 30,000 characters) and exit code. Use Read/Glob/Grep instead of cat/find/grep. "
+        "Executes a shell command (/bin/sh) in the working directory, as in a terminal, and returns "
+        "its combined stdout and stderr (cut at 30,000 characters) and exit code. Use it to run "
+        "programs and scripts: git, package managers, builds, tests. Use Read, Glob and Grep "
+        "instead of cat, find and grep. "
         f"timeout is in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}).",
         {
             "command": {"type": "string", "description": "The command to run"},
@@ -33,6 +35,7 @@ class BashTool:
             "description": {"type": "string", "description": "What the command does, in 5-10 words"},
         },
         ["command"],
+        hint="execute shell commands and scripts in a terminal",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -18,8 +18,9 @@ class TodoWriteTool:
     read_only = True  # changes only the session's own list, never files
     spec = spec(
         "TodoWrite",
-        "Create or update the task list for this session: pass the complete list each time. "
-        "Use it for work with three or more steps; keep exactly one item in_progress while working.",
+        "Creates and updates the task list (to-do list) for this session: pass the complete list "
+        "each time. Use it to plan and track work with three or more steps; keep exactly one item "
+        "in_progress while working.",
         {
             "todos": {
                 "type": "array",
@@ -37,6 +38,7 @@ class TodoWriteTool:
             },
         },
         ["todos"],
+        hint="plan work and track progress in a to-do list",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

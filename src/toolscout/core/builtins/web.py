@@ -69,13 +69,14 @@ class WebFetchTool:
     network = True
     spec = spec(
         "WebFetch",
-        "Fetch a web page or file over HTTP(S) and return its content as text (HTML is reduced to "
-        "its visible text; output cut at 30,000 characters). Needs network access.",
+        "Fetches a URL over HTTP(S), such as a web page or a file, and returns its content as text "
+        "(HTML is reduced to its visible text; output cut at 30,000 characters). Needs network access.",
         {
             "url": {"type": "string", "format": "uri", "description": "The http:// or https:// URL to fetch"},
             "prompt": {"type": "string", "description": "What to look for in the page (kept with the result)"},
         },
         ["url"],
+        hint="fetch a URL or download a web page",
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:

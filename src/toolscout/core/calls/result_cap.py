@@ -21,7 +21,7 @@ from ..tokens import TokenCounter, default_counter
 DEFAULT_MAX_RESULT_TOKENS = 25_000
 #: A token is at least one character; above this many characters per allowed token a text is
 #: over the limit without counting (real text averages about 4).
-_SURELY_OVER_CHARS_PER_TOKEN = 8
+SURELY_OVER_CHARS_PER_TOKEN = 8
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -35,7 +35,7 @@ def over_limit(text: str, limit: int, counter: TokenCounter) -> int | None:
     surely over), or None when it fits."""
     if len(text) <= limit:
         return None
-    if len(text) > limit * _SURELY_OVER_CHARS_PER_TOKEN:
+    if len(text) > limit * SURELY_OVER_CHARS_PER_TOKEN:
         return 0
     tokens = counter.count(text)
     return tokens if tokens > limit else None

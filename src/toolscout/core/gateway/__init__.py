@@ -14,7 +14,10 @@ exposure) tools found by search are appended to the served list. Modules:
   engine's start);
 - :mod:`.starting`: the engine's start, kept off the handshake's path;
 - :mod:`.stdio`: stdio, with a stdin reader a signal can stop;
-- :mod:`.http`: streamable HTTP (bind rules, bearer token, DNS-rebinding protection).
+- :mod:`.http`: streamable HTTP (bind rules, bearer token, DNS-rebinding protection);
+- :mod:`.clients`: who a request comes from, sessions bound to their client, limits per client;
+- :mod:`.guard`: connection timeouts and caps at the transport, the user of a loopback peer;
+- :mod:`.limits`: the values of those limits (``serve.*`` settings).
 
 Nothing here imports Textual or Rich; the MCP SDK is imported by :mod:`.server`, :mod:`.stdio`
 and :mod:`.http`.

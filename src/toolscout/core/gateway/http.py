@@ -1,6 +1,6 @@
 """Streamable HTTP for the gateway: where it binds, who may connect, and serving with uvicorn.
 
-Rules (README "toolscout serve"):
+Rules (docs/gateway.md, docs/security.md):
 
 - ``--http PORT`` binds 127.0.0.1; ``--http HOST:PORT`` (``[::1]:PORT`` for IPv6) binds HOST.
 - A bind to anything but a loopback address needs a bearer token (``--token`` or the
@@ -12,20 +12,27 @@ Rules (README "toolscout serve"):
   names for a loopback bind; for another bind, that host, this machine's names and the
   ``--allowed-host`` values.
 - ``--stateless``: no MCP sessions, so any replica behind a load balancer can answer any request.
+- Who a request comes from (a token, or the local user of its peer), the sessions bound to it
+  and the limits per client: :mod:`.clients`; timeouts and connection caps: :mod:`.guard`; their
+  values: :mod:`.limits` (the ``serve.*`` settings). :func:`exposure_notice` says at start who can
+  use the gateway.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import ipaddress
+import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .limits import ServeLimits
+
 if TYPE_CHECKING:
+    from .clients import ASGIApp
     from .server import Gateway
 
 #: Environment variable read when ``--token`` is not given.
@@ -36,10 +43,11 @@ MIN_WIDE_TOKEN_CHARS = 16
 MCP_PATH = "/mcp"
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+#: Most bytes of a request head (line and headers); uvicorn's h11 answers 400 beyond.
+MAX_HEAD_BYTES = 16 * 1024
+#: Connections waiting to be accepted (also how many one accept callback takes; uvicorn's 2048
+#: would take more than the open-file limit in one burst).
+ACCEPT_BACKLOG = 128
 
 
 class BindError(ValueError):
@@ -89,14 +97,20 @@ def parse_bind(text: str) -> Bind:
     return Bind(host, port)
 
 
-def check_exposure(bind: Bind, token: str | None) -> None:
+def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
     """Refuse a non-loopback bind without a long enough bearer token, and any token a client
-    could not send.
+    could not send. ``token`` may be several tokens (each is checked).
 
     Raises:
         BindError: ``token`` is given but blank or has spaces or control characters; or ``bind``
             is not loopback and ``token`` is missing or shorter than :data:`MIN_WIDE_TOKEN_CHARS`.
     """
+    if token is not None and not isinstance(token, str):
+        for one in token:
+            check_exposure(bind, one)
+        if not token:
+            check_exposure(bind, None)
+        return
     make = "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
     if token is not None and (not token or any(c.isspace() or not c.isprintable() for c in token)):
         raise BindError(f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without "
@@ -135,31 +149,51 @@ def _machine_names() -> list[str]:
     return [n for n in names if n]
 
 
-def require_token(app: ASGIApp, token: str) -> ASGIApp:
-    """Wrap ``app``: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
-    expected = f"Bearer {token}".encode()
+def exposure_notice(bind: Bind, tokens: Sequence[str], *, on_command_line: bool = False) -> list[str]:
+    """What the person must know of who can use the gateway (printed as warnings at start).
 
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b'Bearer realm="toolscout"')]})
-                await send({"type": "http.response.body",
-                            "body": b'{"error":"invalid_token","error_description":"missing or wrong bearer token"}'})
-                return
-        await app(scope, receive, send)
+    Without a token on loopback, every process of this user can use it, its sessions and the
+    questions meant for the person (other users' are refused where :mod:`.guard` can see the
+    peer's user); where it cannot, any local process can. A token on the command line is in the
+    process list, readable by every local user.
+    """
+    from . import guard
 
-    return guarded
+    lines = []
+    if not tokens:
+        me = _user_name()
+        if guard.peer_credentials_available():
+            lines.append(f"no bearer token: every program of user {me} on this machine can use this gateway, its "
+                         "tools and the permission questions of its calls (other users' programs are refused). "
+                         f"Give --token (or {TOKEN_ENV}) so that only the clients you configure can.")
+        else:
+            lines.append("no bearer token, and this system does not show who is at the other end of a loopback "
+                         f"connection: any local process, of any user, can use this gateway. Give --token (or {TOKEN_ENV}).")
+    if on_command_line:
+        lines.append(f"a --token value is visible to every local user in the process list (ps, /proc/PID/cmdline): "
+                     f"pass it in {TOKEN_ENV} instead.")
+    return lines
 
 
-async def serve_http(gateway: Gateway, bind: Bind, *, token: str | None = None, stateless: bool = False,
-                     allowed_hosts: Iterable[str] = (), announce: Callable[[str], None] | None = None) -> None:
+def _user_name() -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(os.geteuid()).pw_name} (uid {os.geteuid()})"
+    except (ImportError, KeyError, AttributeError):
+        return "you"
+
+
+async def serve_http(gateway: Gateway, bind: Bind, *, token: str | Sequence[str] | None = None, stateless: bool = False,
+                     allowed_hosts: Iterable[str] = (), announce: Callable[[str], None] | None = None,
+                     limits: ServeLimits | None = None) -> None:
     """Serve ``gateway`` over streamable HTTP
-    at ``http://HOST:PORT/mcp`` until cancelled.
+    at ``http://HOST:PORT/mcp`` until cancelled, within ``limits`` (default: the engine's
+    ``serve.*`` settings): connections through :mod:`.guard`, clients and sessions through
+    :mod:`.clients`.
 
     Args:
+        token: the bearer token(s) clients must send (each is a client of its own).
         announce: called once with the URL when the socket listens (default: print to stderr).
 
     Raises:
@@ -168,18 +202,36 @@ async def serve_http(gateway: Gateway, bind: Bind, *, token: str | None = None, 
     """
     import uvicorn
 
-    check_exposure(bind, token)
+    from . import clients, guard
+
+    tokens = _tokens(token)
+    check_exposure(bind, tokens)
+    limits = limits or ServeLimits.from_settings(gateway.engine.settings)
+    principals = max(1, len(tokens))
+    gateway.max_clients = max(gateway.max_clients, limits.max_sessions_per_client * principals + 64)
+    gateway.server.middleware.append(clients.InFlight(limits))
     app: ASGIApp = gateway.server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=stateless, host=bind.host,
-        transport_security=security_settings(bind, allowed_hosts))
-    if token:
-        app = require_token(app, token)
+        transport_security=security_settings(bind, allowed_hosts),
+        # every client's own cap is below this: one client's sessions never refuse another's
+        max_sessions=limits.max_sessions_per_client * principals + 16)
+    if not stateless:
+        app = clients.SessionBook(app, limits, gateway.forget)
+    app = clients.authenticate(app, tokens, local_users_only=bind.loopback and guard.peer_credentials_available())
     family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
     sock = socket.create_server((bind.host, bind.port), family=family)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    pool = guard.ConnectionPool(limits)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, http=guard.protocol_class(pool),
+                            h11_max_incomplete_event_size=MAX_HEAD_BYTES, backlog=ACCEPT_BACKLOG)
     server = uvicorn.Server(config)
     (announce or (lambda url: print(f"toolscout serve: listening on {url}", file=sys.stderr, flush=True)))(
         f"http://{shown}:{port}{MCP_PATH}")
     await server.serve(sockets=[sock])
+
+
+def _tokens(token: str | Sequence[str] | None) -> list[str]:
+    if token is None:
+        return []
+    return [token] if isinstance(token, str) else list(token)

@@ -51,9 +51,11 @@ from ..serialize import dumps
 from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
+from .clients import principal_of, request_state_boundary, session_id_of
 from .results import (
     RESULTS_URI,
     CappedResults,
+    cap_answer,
     error_result,
     json_result,
     to_call_result,
@@ -160,6 +162,8 @@ class Gateway:
         self.first_list_wait = first_list_wait
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
         self.starting = EngineStart(engine)
+        #: most client states kept (raised by serve_http above the sessions it allows)
+        self.max_clients = MAX_CLIENTS
         #: reconnects a crashed stdio server when a call needs it (its clients cannot)
         self.reviver = Reviver(engine)
         engine.executor.reconnect_advice = "restart toolscout serve (tell the user)"
@@ -175,6 +179,8 @@ class Gateway:
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self.server.middleware.append(self._after_first_request)
+        # 2026-07-28 permission answers only count with the state this gateway sealed for that client
+        self.server.middleware.append(request_state_boundary())
 
     def initialization_options(self) -> InitializationOptions:
         """Capabilities for ``initialize``: ``tools.listChanged`` only with dynamic exposure."""
@@ -216,7 +222,7 @@ class Gateway:
         state = self._clients.get(key)
         if state is None:
             state = self._clients[key] = ClientState()
-            while len(self._clients) > MAX_CLIENTS:
+            while len(self._clients) > self.max_clients:  # a backstop: the HTTP session book ends sessions first
                 self._clients.popitem(last=False)
         self._clients.move_to_end(key)
         return state
@@ -226,6 +232,17 @@ class Gateway:
         if state.wait_until is None:
             state.wait_until = anyio.current_time() + self.first_list_wait
         return state
+
+    def forget(self, session_id: str) -> None:
+        """Drop the state of an HTTP session that ended (its client's others are kept)."""
+        self._clients.pop(session_id, None)
+
+    @staticmethod
+    def owner(ctx: ServerRequestContext[Any, Any]) -> str:
+        """Who may read back what a request leaves behind (a capped result's full text): its
+        HTTP session, else its client (:mod:`.clients`), else the one stdio client."""
+        return session_id_of(ctx) or principal_of(ctx.request) or "stdio"
+
 
     async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The client's state, once the engine has started and servers still connecting have
@@ -325,7 +342,9 @@ class Gateway:
             answer.setdefault("notes", []).append(waiting)
         if self.expose == "dynamic" and not self.stateless:
             await self._expose(ctx, [h.tool for h in result.hits])
-        return json_result(answer)
+        # capped like tool results; serializing a hostile server's huge schemas is CPU work too
+        capped = await anyio.to_thread.run_sync(cap_answer, answer, self.results.limit, self.results.counter)
+        return json_result(capped)
 
     def unapproved_note(self) -> str:
         """``""``, or a note saying which configured servers are not started because the
@@ -383,7 +402,7 @@ class Gateway:
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
             result = ToolResult.error(result.tool_name, ToolErrorKind.PERMISSION_DENIED,
                                       f"{result.tool_name} was not run: {asker.failure}.")
-        return to_call_result(self.results.cap(result))
+        return to_call_result(self.results.cap(result, self.owner(ctx)))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
@@ -394,7 +413,7 @@ class Gateway:
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
         text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
         if text is None and str(params.uri).startswith(RESULTS_URI):
-            text = self.results.read(str(params.uri))
+            text = self.results.read(str(params.uri), self.owner(ctx))
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"

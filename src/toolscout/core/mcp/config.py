@@ -293,15 +293,20 @@ def default_servers(project_dir: str | Path) -> list[ServerConfig]:
     """
     import importlib.util
 
+    from .default_hints import DEFAULT_SEARCH_HINTS as hints
+
     project = Path(project_dir).resolve()
     out: list[ServerConfig] = []
     if importlib.util.find_spec("mcp_server_time"):
-        out.append(ServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time"), source="default"))
+        out.append(ServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time"), source="default",
+                                search_hints=dict(hints["time"])))
     if importlib.util.find_spec("mcp_server_git"):
         args: tuple[str, ...] = ("-m", "mcp_server_git")
         if _is_git_repo(project):
             args += ("--repository", str(project))
-        out.append(ServerConfig("git", command=sys.executable, args=args, source="default"))
+        out.append(ServerConfig("git", command=sys.executable, args=args, source="default",
+                                search_hints=dict(hints["git"])))
     if importlib.util.find_spec("mcp_server_fetch"):
-        out.append(ServerConfig("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"), source="default"))
+        out.append(ServerConfig("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"), source="default",
+                                search_hints=dict(hints["fetch"])))
     return out

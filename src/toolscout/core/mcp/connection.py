@@ -286,7 +286,11 @@ class ServerConnection:
             if warning not in self._listing_warned:
                 self._listing_warned.add(warning)
                 self._listener.server_warning(warning, self.name)
-        return listing.tools
+        hints = self.config.search_hints
+        if not hints:
+            return listing.tools
+        return [replace(t, search_hint=hints[t.name]) if t.name in hints and not t.search_hint else t
+                for t in listing.tools]
 
     async def _probe_resources(self, client: Client) -> bool:
         """True when the server declares resources *and* lists any (the SDK's high-level server

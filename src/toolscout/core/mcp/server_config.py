@@ -75,6 +75,9 @@ class ServerConfig:
         written: the launch fields as written in the file (``${VAR}`` unexpanded), for
             :meth:`launch_details`; None for servers built in code (their fields are the text).
             Set on invalid entries too, as far as the entry could be read.
+        search_hints: tool name → search hint for the tools of this server that list none
+            (``ToolSpec.search_hint``); the embedded default servers get toolscout's
+            (:mod:`.default_hints`), configured servers none.
     """
 
     name: str
@@ -92,6 +95,7 @@ class ServerConfig:
     scope: str = ""
     not_approved: bool = False
     written: WrittenLaunch | None = None
+    search_hints: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def command_line(self, *, as_written: bool = False) -> str:
         """What starting this server runs: the shell-quoted command line, or the URL.

@@ -111,11 +111,15 @@ def dense_text(tool: ToolSpec, server_description: str | None = None) -> str:
     """The text embedded for a tool.
 
     Format (research doc, dense step 4): ``"<server> <tool name words>: <description>
-    Parameters: <p1>, <p2>, … <server description>"``; parts that are empty are left out.
+    Parameters: <p1>, <p2>, … <server description>"``; parts that are empty are left out. A tool
+    with a search hint has it before the description (``"<head>: <hint>. <description> …"``),
+    where the 256 word pieces the encoder reads cannot cut it off.
     """
     names, _ = schema_params(tool.input_schema)
     head = " ".join(p for p in (" ".join(words(tool.server or "")), bare_tool_words(tool)) if p)
-    text = f"{head}: {clean(tool.description or '')[:MAX_FIELD_CHARS]}".strip()
+    hint = clean(tool.search_hint or "").strip()[:500]
+    body = clean(tool.description or "")[:MAX_FIELD_CHARS]
+    text = f"{head}: {hint}. {body}".strip() if hint else f"{head}: {body}".strip()
     if names:
         text += " Parameters: " + ", ".join(" ".join(words(n)) or n for n in names[:40])
     if server_description:

@@ -11,11 +11,13 @@ The prefixes are case-insensitive and may be followed by spaces. Parsing never r
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..models import ToolSpec
 from ..names import written_name
 from .results import SearchMode
-from .tokenize import clean
+from .tokenize import analyze, clean, query_terms
 
 #: At most this many names are taken from one ``select:`` (more are reported as an error).
 MAX_SELECT = 50
@@ -77,3 +79,21 @@ def _select_parts(body: str) -> list[str]:
         if isinstance(value, list):
             return [v for v in value if isinstance(v, str)]
     return body.split(",")
+
+
+def why_nothing(parsed: ParsedQuery, tools: Iterable[ToolSpec], pending: bool) -> list[str]:
+    """What about a ranked query itself left it without hits, for the notes (``[]``: nothing to
+    say but "no good match"): ``+word`` terms that no
+    name of ``tools`` has (they must be in a tool's *name*; not said while servers are still
+    connecting, whose tools may have them), or a query of common words only (nothing to rank by)."""
+    if parsed.required:
+        wanted = {t.term for w in parsed.required for t in analyze(w)}
+        if pending or not wanted or any(wanted <= {t.term for t in analyze(tool.name)} for tool in tools):
+            return []  # some name has them: the other words found nothing (the usual answer)
+        words = ", ".join(f"+{w}" for w in parsed.required)
+        return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
+                "drop the + to match descriptions too"]
+    if parsed.text.strip() and not query_terms(parsed.text):
+        return [f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
+                "should do, e.g. \"send a slack message\""]
+    return []

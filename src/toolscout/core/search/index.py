@@ -43,7 +43,7 @@ from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
 from .stuffing import stuffing_notes
-from .tokenize import MIN_CJK_MATCHES, analyze
+from .tokenize import MIN_CJK_MATCHES, analyze, query_terms
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -352,8 +352,9 @@ class ToolIndex(BackgroundDense):
 
         Returns:
             ``(profile, [ScoredTool])``, scores in [0, 1]; ties broken by name; a query that is
-            exactly a tool's full or bare name (case-insensitive) puts that tool first with score
-            1.0 and ``exact_name=True``.
+            exactly a tool's full or bare name (case-insensitive), or spells it in words ("list
+            issues" for ``list_issues``, :mod:`.name_keys`), puts that tool first with score 1.0
+            and ``exact_name=True``.
         """
         prof = self._ranking_profile()
         return prof.name, self._rank(prof, text if isinstance(text, str) else str(text), limit, required)
@@ -361,7 +362,7 @@ class ToolIndex(BackgroundDense):
     def _rank(self, prof: Profile, text: str, limit: int, required: Sequence[str]) -> list[ScoredTool]:
         if limit <= 0 or not len(self.store):
             return []
-        if required and not analyze(text):
+        if required and not query_terms(text):
             text = " ".join([text, *required])
         m, comps, raw, query = self.score_all(text, prof)
         total = sum(comps.values(), np.zeros(m.n_docs))

@@ -35,7 +35,7 @@ from .matrices import Matrices
 from .segments import FIELD_INDEX, Postings, Segment, field_weights
 from .store import TermStore
 from .stuffing import BODY, MAX_BODY_TF, MAX_FIELD_TF
-from .tokenize import analyze
+from .tokenize import query_terms
 
 V = TypeVar("V")
 
@@ -84,7 +84,7 @@ class Query:
         surfaces: dict[str, str] = {}
         counts: dict[str, int] = {}
         compounds: set[str] = set()
-        for term in analyze(text):
+        for term in query_terms(text):
             surfaces.setdefault(term.term, term.surface)
             counts[term.term] = counts.get(term.term, 0) + 1
             if term.compound:
@@ -156,7 +156,9 @@ class BM25F:
     ``tf̃ = head + min(body, max_body)``, ``head`` and ``body`` being
     ``Σ_f w_f · min(tf_{f,d,t}, max_tf) / (1 − b + b · len_{f,d} / avglen_f)`` over the name,
     hint and server fields and over :data:`BODY_FIELDS` (the stuffing bounds of the module
-    docstring; ``max_tf``/``max_body`` None: unbounded, plain BM25F).
+    docstring; ``max_tf``/``max_body`` None: unbounded, plain BM25F), and ``avglen_f`` the
+    field's average length over all tools, or for the search hint over the tools that have one
+    (:data:`~.matrices.OWN_AVERAGE_FIELDS`).
 
     Computed at query time from the postings of the query's terms and the running collection
     statistics, so adding tools never rebuilds anything.

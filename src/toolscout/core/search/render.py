@@ -1,7 +1,8 @@
 """Text renderings of search results: what the model reads, and the human score explanation.
 
 :func:`render_for_model` produces the ToolSearch ``tool_result`` text: one compact JSON
-definition per hit (``name``, ``description``, full ``input_schema``, the bytes of
+definition per hit the model does not have yet (a loaded hit, such as Bash, is only named as
+"already loaded") (``name``, ``description``, full ``input_schema``, the bytes of
 :func:`toolscout.core.serialize.tool_definition`), each server's ``instructions`` once, then
 notes for missing, ambiguous, already-loaded and no-good-match cases. Output is deterministic:
 the same result and catalog give the same bytes (prompt-cache friendly).
@@ -34,13 +35,15 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
         Plain text, lines separated by ``\\n``, no trailing newline.
     """
     lines: list[str] = []
-    if result.hits:
-        noun = "tool" if len(result.hits) == 1 else "tools"
-        lines.append(f"{len(result.hits)} {noun} matched. Their full definitions (JSON):")
-        for hit in result.hits:
+    loaded = set(result.already_loaded)
+    delivered = [hit for hit in result.hits if hit.tool.name not in loaded]
+    if delivered:
+        noun = "tool" if len(delivered) == 1 else "tools"
+        lines.append(f"{len(delivered)} {noun} matched. Their full definitions (JSON):")
+        for hit in delivered:
             lines.append(dumps(tool_definition(hit.tool)))
         shown: set[str] = set()
-        for hit in result.hits:
+        for hit in delivered:
             server = hit.tool.server
             if server is None or server in shown:
                 continue

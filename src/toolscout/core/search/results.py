@@ -21,10 +21,11 @@ class ScoredTool:
             (e.g. ``{"keyword": 0.2, "tfidf": 0.4}`` for the hybrid profile).
         raw: the same components before weighting/normalisation (for the detailed explanation).
         matched: field name → query terms that matched in that field.
-        exact_name: True when the query was exactly this tool's full or bare name.
+        exact_name: True when the query was exactly this tool's full or bare name, or spelled
+            it in words ("find symbol" for ``find_symbol``; see :mod:`.name_keys`).
         notes: what the stuffing bounds took off the lexical score, one line each (a term
             repeated in a field, too much description text for one term:
-            :func:`~toolscout.core.search.lexical.stuffing_notes`); empty when none applied.
+            :func:`~toolscout.core.search.stuffing.stuffing_notes`); empty when none applied.
     """
 
     tool: ToolSpec

@@ -64,6 +64,8 @@ class TermStore:
         self.alive = np.zeros(0, dtype=bool)
         self.lengths = np.zeros((0, N_FIELDS))
         self.length_sums = np.zeros(N_FIELDS)
+        #: live tools with at least one term in each field (the BM25F average length's divisor)
+        self.field_docs = np.zeros(N_FIELDS)
         self.df = np.zeros(0)
         #: Bumped on every rewrite: row numbers changed (holders of row-space data rebuild).
         self.generation = 0
@@ -124,6 +126,7 @@ class TermStore:
         self.alive[entry.row] = True
         self.lengths[entry.row] = entry.lengths
         self.length_sums += entry.lengths
+        self.field_docs += entry.lengths > 0
         self.docs[tool.name] = entry
         self._pending[entry.row] = entry
         self.tokenized += 1
@@ -148,6 +151,7 @@ class TermStore:
         self.alive[entry.row] = False
         self.row_names[entry.row] = None
         self.length_sums -= entry.lengths
+        self.field_docs -= entry.lengths > 0
 
     def _changed(self) -> None:
         self.version += 1
@@ -212,6 +216,7 @@ class TermStore:
         self.alive = np.ones(len(entries), dtype=bool)
         self.lengths = np.vstack([e.lengths for e in entries]) if entries else np.zeros((0, N_FIELDS))
         self.length_sums = self.lengths.sum(axis=0) if entries else np.zeros(N_FIELDS)
+        self.field_docs = (self.lengths > 0).sum(axis=0).astype(np.float64) if entries else np.zeros(N_FIELDS)
         self._pending = {}
         self._pair_cache.clear()
         self.segments = [Segment.build(entries, len(self.terms), len(self.surface_vocab))]

@@ -22,6 +22,7 @@ class StoreView(Protocol):
         alive: bool[n_rows] live rows. df: float64[V] document frequency (any field).
         terms: the vocabulary, by term id. lengths: float64[n_rows, N_FIELDS] field lengths.
         length_sums: float64[N_FIELDS] field lengths summed over live rows.
+        field_docs: float64[N_FIELDS] live rows with at least one term in each field.
         docs: live tool name → its tokenized entry.
     """
 
@@ -33,6 +34,7 @@ class StoreView(Protocol):
     terms: list[str]
     lengths: np.ndarray
     length_sums: np.ndarray
+    field_docs: np.ndarray
     docs: dict[str, DocEntry]
 
     @property

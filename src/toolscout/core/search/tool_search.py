@@ -1,9 +1,12 @@
 """ToolSearch: the query grammar on top of a :class:`ToolIndex` kept in sync with a catalog.
 
-Only ``catalog.deferred_tools()`` are searchable: loaded (core / always-load) tools are answered
-with "call it directly", and tools hidden by the catalog's visibility filter are invisible to
-every mode (they are never indexed, and hits are re-checked against the catalog at query time
-in case the filter changed since the last :meth:`ToolSearch.sync`).
+Every visible tool but the two proxies (ToolSearch, ExecuteTool) is searchable
+(:func:`searchable`): deferred tools, and loaded ones (core built-ins such as Read and Bash,
+always-load tools), which a person asking "run a shell command" must find too. A loaded tool
+among the hits is also named in ``SearchResult.already_loaded`` ("call it directly": its
+definition is in the model's tool list already). Tools hidden by the catalog's visibility filter
+are invisible to every mode (they are never indexed, and hits are re-checked against the catalog
+at query time in case the filter changed since the last :meth:`ToolSearch.sync`).
 
 ``search`` never raises: an unexpected internal error is reported in ``SearchResult.errors``.
 
@@ -26,11 +29,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..catalog.registry import CatalogDelta, ToolCatalog
+from ..catalog.registry import ALWAYS_CORE, CatalogDelta, ToolCatalog
 from ..models import ToolSpec
 from ..names import written_name
 from ..settings.layers import Settings
-from .grammar import ParsedQuery, parse_query
+from .grammar import ParsedQuery, parse_query, why_nothing
 from .results import ScoredTool, SearchResult
 from .select import select_tools
 
@@ -47,7 +50,7 @@ class ToolSearch:
     """Catalog-aware ToolSearch.
 
     Args:
-        catalog: the tool registry; its deferred, visible tools are searched.
+        catalog: the tool registry; its visible tools but the proxies are searched (:func:`searchable`).
         settings: ``toolSearch.ranker``, ``toolSearch.weights.*``, ``toolSearch.maxResults``,
             ``toolSearch.displayFloor`` are read (defaults when None).
         dense_cache: SQLite file for tool vectors; ``"auto"`` = the user cache dir (see
@@ -87,7 +90,7 @@ class ToolSearch:
         self._index: ToolIndex | None = None
         self._dense_held = False
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
-        #: What the last :meth:`sync` before the first build saw: (deferred tools, server descriptions).
+        #: What the last :meth:`sync` before the first build saw: (searchable tools, server descriptions).
         self._snapshot: tuple[list[ToolSpec], dict[str, str]] = ([], {})
         #: Catalog changes captured by :meth:`sync`, not yet applied to the index (background sync).
         self._queue: list[_Change] = []
@@ -216,7 +219,7 @@ class ToolSearch:
         Args:
             delta: what one catalog change did (only those tools, and the tools of
                 ``delta.server``, are looked at); None compares the whole catalog. Either way,
-                indexed tools that are no longer deferred or visible are dropped. Before the
+                indexed tools that are no longer visible are dropped. Before the
                 index is first built this only notes what a sync would index now; the first
                 use indexes exactly that (the same contents as syncing eagerly).
         """
@@ -231,7 +234,7 @@ class ToolSearch:
             return
         with self._lock:
             if self._index is None:
-                self._snapshot = (self.catalog.deferred_tools(), dict(self.catalog.server_descriptions))
+                self._snapshot = (searchable(self.catalog), dict(self.catalog.server_descriptions))
             else:
                 self._drain_locked()
                 self._apply(self._capture(delta))
@@ -239,25 +242,25 @@ class ToolSearch:
     def _capture(self, delta: CatalogDelta | None) -> _Change:
         """What applying ``delta`` to the index needs, read from the catalog now. For a delta
         only its own tools are read (not the whole catalog: 47 servers connecting make ~100
-        deltas on the event loop); the sweep for tools no longer deferred or visible then
+        deltas on the event loop); the sweep for tools no longer visible then
         looks each indexed tool up when the change is applied (:meth:`_apply`)."""
         if delta is None:
-            deferred = {t.name: t for t in self.catalog.deferred_tools()}
-            return _Change(dict(self.catalog.server_descriptions), (), list(deferred.values()), frozenset(deferred))
+            found = {t.name: t for t in searchable(self.catalog)}
+            return _Change(dict(self.catalog.server_descriptions), (), list(found.values()), frozenset(found))
         names = list(delta.added)
         if delta.server is not None:
             names += [t.name for t in self.catalog.server_tools(delta.server)]
-        add = [t for t in (self.catalog.get(n) for n in dict.fromkeys(names)) if t is not None and self._deferred(t)]
+        add = [t for t in (self.catalog.get(n) for n in dict.fromkeys(names)) if t is not None and self._searchable(t)]
         return _Change(dict(self.catalog.server_descriptions), tuple(delta.removed), add, None)
 
-    def _deferred(self, tool: ToolSpec) -> bool:
-        return self.catalog.is_visible(tool) and self.catalog.is_deferred(tool)
+    def _searchable(self, tool: ToolSpec) -> bool:
+        return tool.name not in ALWAYS_CORE and self.catalog.is_visible(tool)
 
-    def _still_deferred(self, name: str) -> bool:
-        """Whether the catalog still has ``name`` as a visible deferred tool (a dict lookup and
+    def _still_searchable(self, name: str) -> bool:
+        """Whether the catalog still has ``name`` as a visible searchable tool (a dict lookup and
         pure predicates: safe from the index worker while the loop changes the catalog)."""
         tool = self.catalog.get(name)
-        return tool is not None and self._deferred(tool)
+        return tool is not None and self._searchable(tool)
 
     def _apply(self, change: _Change) -> None:
         index = self._index
@@ -265,8 +268,8 @@ class ToolSearch:
         index.set_server_descriptions(change.descriptions)
         index.remove(change.removed)
         index.add(change.add)
-        keep = change.deferred.__contains__ if change.deferred is not None else self._still_deferred
-        index.remove([n for n in list(index.store.docs) if not keep(n)])  # no longer deferred/visible
+        keep = change.searchable.__contains__ if change.searchable is not None else self._still_searchable
+        index.remove([n for n in list(index.store.docs) if not keep(n)])  # no longer visible
 
     def _drain(self) -> None:
         with self._lock:
@@ -285,10 +288,17 @@ class ToolSearch:
 
     # -- search -------------------------------------------------------------------------
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
-        """Ranked deferred tools for free text (prefetch/recommendations); no floor applied."""
+        """Ranked deferred tools for free text (prefetch/recommendations: loaded tools need no
+        loading, so they are left out); no floor applied."""
         try:
             with self._lock:
-                return self._visible(self.index.rank(text, _clamp(limit, 5) * 2 + 10))[: _clamp(limit, 5)]
+                want = _clamp(limit, 5)
+                ranked = self.index.rank(text, want * 2 + 10)
+                hits = [h for h in self._visible(ranked) if self.catalog.is_deferred(h.tool)]
+                if len(hits) < want and len(ranked) == want * 2 + 10:  # loaded tools took the places
+                    ranked = self.index.rank(text, len(self.index))
+                    hits = [h for h in self._visible(ranked) if self.catalog.is_deferred(h.tool)]
+                return hits[:want]
         except Exception:
             log.exception("ToolSearch.rank failed")
             return []
@@ -329,7 +339,7 @@ class ToolSearch:
         out = []
         for hit in hits:
             current = self.catalog.get(hit.tool.name)
-            if current is not None and self.catalog.is_visible(current) and self.catalog.is_deferred(current):
+            if current is not None and self._searchable(current):
                 out.append(hit)
         return out
 
@@ -346,13 +356,14 @@ class ToolSearch:
         exact = [_exact_hit(by_name.get(t.name), t) for t in named]
         rest = [h for h in hits if h.score >= self.floor and h.tool.name not in {t.name for t in named}]
         result.hits = [*exact, *rest][:limit]
+        result.already_loaded = [h.tool.name for h in result.hits if not self.catalog.is_deferred(h.tool)]
         result.unmatched_terms = self._unmatched(" ".join([parsed.text, *parsed.required]))
         if not result.hits:
             result.no_good_match = True
-            result.errors.extend(_why_nothing(parsed, self.catalog.deferred_tools(), bool(result.pending_servers)))
+            result.errors.extend(why_nothing(parsed, searchable(self.catalog), bool(result.pending_servers)))
 
     def _named(self, text: str) -> list[ToolSpec]:
-        """Deferred tools the query names exactly, in query order: every token that is a tool
+        """Searchable tools the query names exactly, in query order: every token that is a tool
         name (any form :meth:`ToolCatalog.resolve` accepts). In a query of several words only
         name-shaped tokens count (``_``, ``-``, ``.`` or camelCase), so a plain word that is also
         some tool's bare name does not jump ahead of better matches."""
@@ -362,7 +373,7 @@ class ToolSearch:
             if len(tokens) > 1 and not _NAME_SHAPED.search(token):
                 continue
             for tool in self.catalog.resolve(token):
-                if self.catalog.is_deferred(tool):
+                if self._searchable(tool):
                     named.setdefault(tool.name, tool)
         return list(named.values())
 
@@ -393,18 +404,18 @@ class _Change:
     descriptions: dict[str, str]
     removed: tuple[str, ...]
     add: list[ToolSpec]
-    #: every deferred tool's name (a full compare), or None: look each indexed tool up instead
-    deferred: frozenset[str] | None
+    #: every searchable tool's name (a full compare), or None: look each indexed tool up instead
+    searchable: frozenset[str] | None
 
 
 def _merged(changes: list[_Change]) -> list[_Change]:
-    """``changes`` with each run of delta changes (``deferred`` None) merged into one that has
+    """``changes`` with each run of delta changes (``searchable`` None) merged into one that has
     the same effect: removed names united, the latest definition of each added tool, minus
     those a later change removed; the last change's server descriptions."""
     out: list[_Change] = []
     for change in changes:
         prev = out[-1] if out else None
-        if prev is None or prev.deferred is not None or change.deferred is not None:
+        if prev is None or prev.searchable is not None or change.searchable is not None:
             out.append(change)
             continue
         gone = set(change.removed)
@@ -424,24 +435,6 @@ def _clamp(value: object, default: int) -> int:
 
 
 def searchable(catalog: ToolCatalog) -> list[ToolSpec]:
-    """The tools ToolSearch searches: visible deferred tools in catalog order."""
-    return catalog.deferred_tools()
-
-
-def _why_nothing(parsed: ParsedQuery, tools: Iterable[ToolSpec], pending: bool) -> list[str]:
-    """What about the query itself left it without hits, for the notes: ``+word`` terms that no
-    name of ``tools`` has (they must be in a tool's *name*; not said while servers are still
-    connecting, whose tools may have them), or a query of common words only (nothing to rank by)."""
-    from .tokenize import analyze
-
-    if parsed.required:
-        wanted = {t.term for w in parsed.required for t in analyze(w)}
-        if pending or not wanted or any(wanted <= {t.term for t in analyze(tool.name)} for tool in tools):
-            return []  # some name has them: the other words found nothing (the usual answer)
-        words = ", ".join(f"+{w}" for w in parsed.required)
-        return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
-                "drop the + to match descriptions too"]
-    if parsed.text.strip() and not analyze(parsed.text):
-        return [f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
-                "should do, e.g. \"send a slack message\""]
-    return []
+    """The tools ToolSearch searches, in catalog order: every visible tool but the proxies
+    ToolSearch and ExecuteTool (deferred tools, and loaded ones: core built-ins, always-load)."""
+    return [t for t in catalog.tools() if t.name not in ALWAYS_CORE]

@@ -88,6 +88,9 @@ class ToolRouter:
             loaded = list(self.last_search_names) if not is_error else []
             if self.native and loaded:  # the API expands the references into the full definitions
                 self.sibling_notes.append("Tools loaded: " + ", ".join(loaded) + ".")
+                found = self.last_search.already_loaded if self.last_search is not None else []
+                if found:  # in the tool list already (no reference: the API defers none of them)
+                    self.sibling_notes.append("Already loaded, call directly (no search needed): " + ", ".join(found))
                 return {"type": "tool_result", "tool_use_id": call_id, "content": references(loaded)}, None
         elif name == EXECUTE_TOOL:
             # params may be a JSON string (some models send that); the executor parses it.
@@ -147,7 +150,8 @@ class ToolRouter:
         limit = limit if isinstance(limit, int) and 1 <= limit <= 50 else self.search_limit
         result = self.engine.search_tools(query, limit)
         text = render_for_model(result, self.engine.catalog)
-        names = tuple(h.tool.name for h in result.hits)
+        loaded = set(result.already_loaded)  # in the tool list already: no definition delivered
+        names = tuple(h.tool.name for h in result.hits if h.tool.name not in loaded)
         self.last_search_names = names
         self.loaded.update(names)
         if names:

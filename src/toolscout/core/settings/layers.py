@@ -4,7 +4,7 @@ Layers, lowest to highest precedence (closest wins, as in Claude Code's settings
 user (platform config dir) → project (``.toolscout/settings.json``) → project-local
 (``.toolscout/settings.local.json``) → environment variables → managed (system-wide; its keys
 cannot be overridden). Permission lists (``permissions.allow|ask|deny``) are concatenated over
-all layers instead of replaced, and objects (``permissions.approvedTools``) merged by entry.
+all layers instead of replaced.
 
 Every invalid value (wrong type, out of range, unknown mode, unreadable or malformed file) is
 ignored: the default (or the next lower layer's value) is used and a :class:`SettingsWarning`
@@ -38,6 +38,7 @@ from .checks import (
     approved_tools,
 )
 from .provider_registry import AUTO, provider_names
+from .serve_keys import SERVE_KEYS
 
 APP_NAME = "toolscout"
 
@@ -124,6 +125,7 @@ KEYS: tuple[Key, ...] = (
         "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
     Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
         "tool results longer than this (tokens) reach the model cut, with the full text saved on disk"),
+    *(Key(*fields) for fields in SERVE_KEYS),  # toolscout serve --http limits (serve_keys.py)
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 MERGED_LISTS = ("permissions.allow", "permissions.ask", "permissions.deny", "permissions.additionalDirectories")
@@ -255,9 +257,8 @@ class Settings:
         except (ValueError, TypeError, OverflowError) as exc:
             self.warnings.append(SettingsWarning(source, key, value, str(exc)))
             return False
-        if self.sources.get(key) != "default" and (key in MERGED_LISTS or isinstance(checked, dict)):  # maps: by entry
-            checked = ({**self.values[key], **checked} if isinstance(checked, dict) else
-                       [*self.values[key], *[x for x in checked if x not in self.values[key]]])
+        if key in MERGED_LISTS and self.sources.get(key) != "default":
+            checked = [*self.values[key], *[x for x in checked if x not in self.values[key]]]
         self.values[key] = checked
         self.sources[key] = source
         return True

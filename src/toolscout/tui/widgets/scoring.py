@@ -132,6 +132,9 @@ def hit_detail(hit: ScoredTool, explanation: str) -> Group:
     return Group(*rows)
 
 
+#: Score parts that get no column of their own (``exact_name``: the rest of a named tool's 1.0).
+UNRANKED_PARTS = frozenset({"exact_name"})
+
 
 class ScoringPanel(Vertical):
     """Query input, ranked table and the explanation of the highlighted row.
@@ -300,7 +303,8 @@ class ScoringPanel(Vertical):
         components: list[str] = []
         for hit in result.hits:
             for name in hit.components:
-                if name not in components:
+                # a named tool's lift to 1.0 is no signal: its total says it, the detail explains it
+                if name not in components and name not in UNRANKED_PARTS:
                     components.append(name)
         if components and components != self._components:
             self._set_columns(components)
