@@ -83,8 +83,9 @@ def stuffing_notes(m: Matrices, name: str, terms: Sequence[tuple[int, str]], sco
                 body += scorer.weights.get(f, 0.0) * tf / norm
         parts = [f"repeated terms capped ({', '.join(repeated)}, each counted {scorer.max_tf:g}×)"] if repeated else []
         if scorer.max_body is not None and body > scorer.max_body:
-            parts.append(f"description and parameter text capped at one mention in the name ({body:.2f} → "
-                         f"{scorer.max_body:g})")
+            parts.append(
+                f"description and parameter text capped at one mention in the name ({body:.2f} → {scorer.max_body:g})"
+            )
         if parts:
             notes.append(f"{word!r}: " + "; ".join(parts))
     return tuple(notes)
