@@ -18,10 +18,21 @@ SHARED = Path(os.environ.get("TOOLSCOUT_TEST_SHARED") or REPO.parent / "shared")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 _PROVIDER_VARS = (
-    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "TOOLSCOUT_TOOL_SEARCH", "TOOLSCOUT_RANKER", "TOOLSCOUT_WEIGHT_KEYWORD", "TOOLSCOUT_WEIGHT_TFIDF",
-    "TOOLSCOUT_RECOMMENDATIONS", "TOOLSCOUT_STRATEGY", "TOOLSCOUT_MCP_TIMEOUT", "TOOLSCOUT_PROVIDER",
-    "TOOLSCOUT_MODEL", "TOOLSCOUT_MAX_TOOLS", "TOOLSCOUT_MANAGED_SETTINGS",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "TOOLSCOUT_TOOL_SEARCH",
+    "TOOLSCOUT_RANKER",
+    "TOOLSCOUT_WEIGHT_KEYWORD",
+    "TOOLSCOUT_WEIGHT_TFIDF",
+    "TOOLSCOUT_RECOMMENDATIONS",
+    "TOOLSCOUT_STRATEGY",
+    "TOOLSCOUT_MCP_TIMEOUT",
+    "TOOLSCOUT_PROVIDER",
+    "TOOLSCOUT_MODEL",
+    "TOOLSCOUT_MAX_TOOLS",
+    "TOOLSCOUT_MANAGED_SETTINGS",
 )
 
 
@@ -175,10 +186,15 @@ class NewcomerCli:
         self.home.mkdir(exist_ok=True)
         self.work.mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k not in ("TOOLSCOUT_CONFIG_DIR", "TOOLSCOUT_DATA_DIR")}
-        self.env = {**env, "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
-                    "XDG_CACHE_HOME": str(self.home / ".cache"), "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-                    "TOOLSCOUT_RANKER": "bm25f",
-                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+        self.env = {
+            **env,
+            "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "TOOLSCOUT_RANKER": "bm25f",
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])),
+        }
 
     @property
     def user_mcp_json(self) -> Path:
@@ -186,8 +202,15 @@ class NewcomerCli:
         return self.home / ".config" / "toolscout" / "mcp.json"
 
     def __call__(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=cwd or self.work, env=self.env,
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "toolscout", *args],
+            cwd=cwd or self.work,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
 
 
 @pytest.fixture

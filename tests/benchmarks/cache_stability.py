@@ -157,8 +157,9 @@ class World:
         for n in range(add):
             src = self.originals[server][n % len(self.originals[server])]
             name = f"{src.original_name or src.name}_v{len(tools)}"
-            tools.append(replace(src, name=name, original_name=name,
-                                 description=f"{src.description} (revised edition {n})"))
+            tools.append(
+                replace(src, name=name, original_name=name, description=f"{src.description} (revised edition {n})")
+            )
         for n in range(min(redescribe, len(tools))):
             tools[n] = replace(tools[n], description=f"{tools[n].description} Now paginated.")
         return tools
@@ -208,24 +209,38 @@ def turn_script(i: int, strategy: str, engine: Any, world: World, rng: random.Ra
     done = Reply(text=f"Done with turn {i}.")
     kind = i % 5
     if kind == 0:
-        return [lambda _b: Reply(tool_calls=[ToolCall("ToolSearch", {"query": _keywords(engine, _pick(engine, world, rng))})]),
-                done]
+        return [
+            lambda _b: Reply(
+                tool_calls=[ToolCall("ToolSearch", {"query": _keywords(engine, _pick(engine, world, rng))})]
+            ),
+            done,
+        ]
     if kind == 1:
+
         def call_loaded(body: dict[str, Any]) -> Reply:
             name = _last_loaded(body) or _pick(engine, world, rng)
             if strategy == "stub":
                 return Reply(tool_calls=[ToolCall(name, {})])
             return Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": name, "params": {}})])
 
-        return [lambda _b: Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + _pick(engine, world, rng)})]),
-                call_loaded, done]
+        return [
+            lambda _b: Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:" + _pick(engine, world, rng)})]),
+            call_loaded,
+            done,
+        ]
     if kind == 2:  # a deferred tool called by name without loading it (stub: the self-healing gate)
         return [lambda _b: Reply(tool_calls=[ToolCall(_pick(engine, world, rng), {})]), done]
     if kind == 3:
         return [Reply(text=f"Plain answer {i}.")]
-    return [lambda _b: Reply(tool_calls=[ToolCall("ToolSearch", {"query": _keywords(engine, _pick(engine, world, rng))}),
-                                         ToolCall("Glob", {"pattern": "*.md"})]),
-            done]
+    return [
+        lambda _b: Reply(
+            tool_calls=[
+                ToolCall("ToolSearch", {"query": _keywords(engine, _pick(engine, world, rng))}),
+                ToolCall("Glob", {"pattern": "*.md"}),
+            ]
+        ),
+        done,
+    ]
 
 
 # -- one run ----------------------------------------------------------------------------------
@@ -353,28 +368,49 @@ def measure(strategy: str, world: World, counter: TokenCounter) -> RunResult:
                 delta_texts.append(text)
     delta_events = [a for a in announcements if not a.full]
     turns_with_delta = _delta_turns(session.messages)
-    deltas = [(turns_with_delta[j] if j < len(turns_with_delta) else -1,
-               len(delta_events[j].added) if j < len(delta_events) else -1,
-               len(delta_events[j].removed) if j < len(delta_events) else -1,
-               counter.count(t)) for j, t in enumerate(delta_texts)]
+    deltas = [
+        (
+            turns_with_delta[j] if j < len(turns_with_delta) else -1,
+            len(delta_events[j].added) if j < len(delta_events) else -1,
+            len(delta_events[j].removed) if j < len(delta_events) else -1,
+            counter.count(t),
+        )
+        for j, t in enumerate(delta_texts)
+    ]
     log = session.usage_log
     load_requests = [k for k, u in enumerate(log) if u.load_tokens > 0]
     loads = len(session.router.load_texts)
-    tools_loaded = sum(len(t.split("<loaded-tools>", 1)[1].split("</loaded-tools>", 1)[0].split())
-                       for t in session.router.load_texts if "<loaded-tools>" in t)
+    tools_loaded = sum(
+        len(t.split("<loaded-tools>", 1)[1].split("</loaded-tools>", 1)[0].split())
+        for t in session.router.load_texts
+        if "<loaded-tools>" in t
+    )
     stats = session.cache_stats()
     return RunResult(
-        strategy=strategy, requests=n, pairs=n - 1, identical=identical, append_only=appended,
-        turn_pairs=len(firsts), turn_identical=sum(same(k - 1, k) for k in firsts),
-        turn_append_only=sum(append_only(k - 1, k) for k in firsts), meter_hits=int(stats["prefix_hits"]),
+        strategy=strategy,
+        requests=n,
+        pairs=n - 1,
+        identical=identical,
+        append_only=appended,
+        turn_pairs=len(firsts),
+        turn_identical=sum(same(k - 1, k) for k in firsts),
+        turn_append_only=sum(append_only(k - 1, k) for k in firsts),
+        meter_hits=int(stats["prefix_hits"]),
         prefix_tokens_first=_tok(counter, prefixes[0][0]) + _tok(counter, prefixes[0][1]),
         prefix_tokens_last=_tok(counter, prefixes[-1][0]) + _tok(counter, prefixes[-1][1]),
-        tools_first=len(bodies[0]["tools"]), tools_last=len(bodies[-1]["tools"]),
-        deltas=deltas, full_announcement_tokens=full_tokens, loads=loads, tools_loaded=tools_loaded,
-        load_text_tokens=int(stats["load_tokens"]), load_uncached=[uncached[k] for k in load_requests],
-        uncached_total=sum(uncached), input_total=sum(_tok(counter, p[0]) + _tok(counter, p[1]) for p in prefixes)
+        tools_first=len(bodies[0]["tools"]),
+        tools_last=len(bodies[-1]["tools"]),
+        deltas=deltas,
+        full_announcement_tokens=full_tokens,
+        loads=loads,
+        tools_loaded=tools_loaded,
+        load_text_tokens=int(stats["load_tokens"]),
+        load_uncached=[uncached[k] for k in load_requests],
+        uncached_total=sum(uncached),
+        input_total=sum(_tok(counter, p[0]) + _tok(counter, p[1]) for p in prefixes)
         + sum(_tok(counter, _strip(b["messages"])) for b in bodies),
-        wall_s=wall, errors=errors,
+        wall_s=wall,
+        errors=errors,
     )
 
 
@@ -437,21 +473,36 @@ def report(results: list[RunResult], counter_name: str) -> str:
             f"| {r.meter_hits}/{r.pairs} | {r.prefix_tokens_first:,} → {r.prefix_tokens_last:,} "
             f"| {r.tools_first} → {r.tools_last} |"
         )
-    out += ["", "Target: execute-proxy 100% byte-identical; stub 100% append-only (each appended batch of "
-            "stubs is one prefix miss)."]
+    out += [
+        "",
+        "Target: execute-proxy 100% byte-identical; stub 100% append-only (each appended batch of "
+        "stubs is one prefix miss).",
+    ]
     for r in results:
         if r.errors:
             out += ["", f"**{r.strategy}: {len(r.errors)} turn(s) ended in an error:** " + "; ".join(r.errors[:5])]
-    out += ["", "### Delta announcements", "",
-            "Tokens of each `<deferred-tools-added>`/`<deferred-tools-removed>` reminder the model received, "
-            "in the first user message after the change. " + "; ".join(
-                f"{r.strategy}: full announcement "
-                + (f"{r.full_announcement_tokens:,} tokens once" if r.full_announcement_tokens
-                   else "none (the stubs announce the tools)")
-                + f", {len(r.deltas)} deltas, {sum(d[3] for d in r.deltas):,} tokens in all (median "
-                f"{statistics.median([d[3] for d in r.deltas]) if r.deltas else 0:.0f})" for r in results) + ".", "",
-            "| turn | change | tools added | names removed | " + " | ".join(f"{r.strategy} tokens" for r in results) + " |",
-            "|---:|---|---:|---:|" + "---:|" * len(results)]
+    out += [
+        "",
+        "### Delta announcements",
+        "",
+        "Tokens of each `<deferred-tools-added>`/`<deferred-tools-removed>` reminder the model received, "
+        "in the first user message after the change. "
+        + "; ".join(
+            f"{r.strategy}: full announcement "
+            + (
+                f"{r.full_announcement_tokens:,} tokens once"
+                if r.full_announcement_tokens
+                else "none (the stubs announce the tools)"
+            )
+            + f", {len(r.deltas)} deltas, {sum(d[3] for d in r.deltas):,} tokens in all (median "
+            f"{statistics.median([d[3] for d in r.deltas]) if r.deltas else 0:.0f})"
+            for r in results
+        )
+        + ".",
+        "",
+        "| turn | change | tools added | names removed | " + " | ".join(f"{r.strategy} tokens" for r in results) + " |",
+        "|---:|---|---:|---:|" + "---:|" * len(results),
+    ]
     by_turn = [{d[0]: d for d in r.deltas} for r in results]
     for turn in sorted({t for m in by_turn for t in m}):
         change = ", ".join(f"{k} {srv}" for k, srv, _ in CHANGES.get(turn, [])) or "?"
@@ -459,20 +510,26 @@ def report(results: list[RunResult], counter_name: str) -> str:
         cells = " | ".join(f"{m[turn][3]:,}" if turn in m else "—" for m in by_turn)
         out.append(f"| {turn} | {change} | {ref[1]} | {ref[2]} | {cells} |")
     out.append("")
-    out += ["### Tool loads", "",
-            "A load is a ToolSearch result or a self-healing definition (stub strategy, a stub called before "
-            "loading). *Uncached* = input tokens the request carrying the load pays outside the cache under "
-            "the model above (the new messages: tool_use, the result with the schemas, reminders).", "",
-            "| strategy | loads | tools delivered | load text tokens (mean / load) | uncached tokens of the "
-            "carrying request (mean / load) | … per tool delivered | session uncached / total input |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    out += [
+        "### Tool loads",
+        "",
+        "A load is a ToolSearch result or a self-healing definition (stub strategy, a stub called before "
+        "loading). *Uncached* = input tokens the request carrying the load pays outside the cache under "
+        "the model above (the new messages: tool_use, the result with the schemas, reminders).",
+        "",
+        "| strategy | loads | tools delivered | load text tokens (mean / load) | uncached tokens of the "
+        "carrying request (mean / load) | … per tool delivered | session uncached / total input |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         mean_load = r.load_text_tokens / r.loads if r.loads else 0
         unc = sum(r.load_uncached)
-        out.append(f"| {r.strategy} | {r.loads} | {r.tools_loaded} | {r.load_text_tokens:,} ({mean_load:,.0f}) "
-                   f"| {unc:,} ({unc / max(1, len(r.load_uncached)):,.0f}) "
-                   f"| {unc / max(1, r.tools_loaded):,.0f} | {r.uncached_total:,} / {r.input_total:,} "
-                   f"({_pct(r.uncached_total, r.input_total)}) |")
+        out.append(
+            f"| {r.strategy} | {r.loads} | {r.tools_loaded} | {r.load_text_tokens:,} ({mean_load:,.0f}) "
+            f"| {unc:,} ({unc / max(1, len(r.load_uncached)):,.0f}) "
+            f"| {unc / max(1, r.tools_loaded):,.0f} | {r.uncached_total:,} / {r.input_total:,} "
+            f"({_pct(r.uncached_total, r.input_total)}) |"
+        )
     out += ["", "Wall time: " + ", ".join(f"{r.strategy} {r.wall_s:.1f} s" for r in results) + "."]
     return "\n".join(out) + "\n"
 

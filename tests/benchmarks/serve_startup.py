@@ -29,9 +29,11 @@ from startup import baseline_tree
 
 #: The commit before the change (the branch point of real-clients).
 BASELINE_REF = os.environ.get("TOOLSCOUT_BENCH_BASELINE", "5a65b29")
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-               "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
-               "io.modelcontextprotocol/clientCapabilities": {}}
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -51,24 +53,54 @@ def one_run(src: Path, servers: int, modern: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="toolscout-serve-bench-") as tmp:
         home = Path(tmp)
         config = home / "servers.json"
-        config.write_text(json.dumps({"mcpServers": {f"time{i}": {
-            "command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
-            for i in range(servers)}}))
+        config.write_text(
+            json.dumps(
+                {
+                    "mcpServers": {
+                        f"time{i}": {
+                            "command": sys.executable,
+                            "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+                        }
+                        for i in range(servers)
+                    }
+                }
+            )
+        )
         (home / "project").mkdir()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "TOOLSCOUT_"))}
-        env.update(PYTHONPATH=str(src), TOOLSCOUT_CONFIG_DIR=str(home / "config"),
-                   TOOLSCOUT_DATA_DIR=str(home / "data"), TOOLSCOUT_CACHE_DIR=str(home / "cache"))
+        env.update(
+            PYTHONPATH=str(src),
+            TOOLSCOUT_CONFIG_DIR=str(home / "config"),
+            TOOLSCOUT_DATA_DIR=str(home / "data"),
+            TOOLSCOUT_CACHE_DIR=str(home / "cache"),
+        )
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "toolscout", "serve", "--mcp-config", str(config)],
-                                cwd=home / "project", env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "toolscout", "serve", "--mcp-config", str(config)],
+            cwd=home / "project",
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         assert proc.stdin is not None
         meta = {"_meta": MODERN_META} if modern else {}
         if modern:
             proc.stdin.write(_line({"id": 1, "method": "server/discover", "params": meta}))
         else:
-            proc.stdin.write(_line({"id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}))
+            proc.stdin.write(
+                _line(
+                    {
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "clientInfo": {"name": "bench", "version": "0"},
+                        },
+                    }
+                )
+            )
         proc.stdin.flush()
         _read(proc, 1)
         answered = time.monotonic()
@@ -80,8 +112,11 @@ def one_run(src: Path, servers: int, modern: bool) -> dict[str, float]:
         listed = time.monotonic()
         proc.stdin.close()
         proc.wait(120)
-        return {"first_answer_s": answered - start, "tools_list_s": listed - answered,
-                "exit_s": time.monotonic() - listed}
+        return {
+            "first_answer_s": answered - start,
+            "tools_list_s": listed - answered,
+            "exit_s": time.monotonic() - listed,
+        }
 
 
 def main() -> None:
@@ -98,12 +133,21 @@ def main() -> None:
                     for label, src in trees:
                         load = os.getloadavg()[0]
                         times = one_run(src, servers, modern)
-                        row = {"tree": label, "servers": servers, "handshake": "server/discover" if modern
-                               else "initialize", "load": round(load, 1), **{k: round(v, 2) for k, v in times.items()}}
-                        print(json.dumps(row) if args.json else
-                              f"{label:6} N={servers:<3} {row['handshake']:16} load {load:4.1f}: first answer "
-                              f"{times['first_answer_s']:5.2f} s, tools/list {times['tools_list_s']:5.2f} s, "
-                              f"exit after EOF {times['exit_s']:4.2f} s", flush=True)
+                        row = {
+                            "tree": label,
+                            "servers": servers,
+                            "handshake": "server/discover" if modern else "initialize",
+                            "load": round(load, 1),
+                            **{k: round(v, 2) for k, v in times.items()},
+                        }
+                        print(
+                            json.dumps(row)
+                            if args.json
+                            else f"{label:6} N={servers:<3} {row['handshake']:16} load {load:4.1f}: first answer "
+                            f"{times['first_answer_s']:5.2f} s, tools/list {times['tools_list_s']:5.2f} s, "
+                            f"exit after EOF {times['exit_s']:4.2f} s",
+                            flush=True,
+                        )
 
 
 if __name__ == "__main__":

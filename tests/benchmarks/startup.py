@@ -40,8 +40,14 @@ RUNS = 3
 TIMEOUT_S = 120.0
 
 COMMANDS: dict[str, list[str]] = {
-    "call time": ["call", "mcp__time__get_current_time", "--params", '{"timezone":"UTC"}',
-                  "--allowed-tools", "mcp__time__*"],
+    "call time": [
+        "call",
+        "mcp__time__get_current_time",
+        "--params",
+        '{"timezone":"UTC"}',
+        "--allowed-tools",
+        "mcp__time__*",
+    ],
     "context --catalog": ["context", "--catalog", str(CATALOGS)],
     "search --catalog": ["search", "create issue", "--catalog", str(CATALOGS)],
     "mcp list": ["mcp", "list"],
@@ -112,8 +118,7 @@ def baseline_tree(ref: str = BASELINE_REF) -> Iterator[Path | None]:
     """The ``src`` directory of commit ``ref`` (temp), or None when ``git archive`` cannot produce it."""
     tmp = Path(tempfile.mkdtemp(prefix="toolscout-baseline-"))
     try:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "src"], capture_output=True,
-                                 timeout=60)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "src"], capture_output=True, timeout=60)
         if archive.returncode != 0:
             yield None
             return
@@ -135,8 +140,7 @@ def _env(src: Path | None, home: Path) -> dict[str, str]:
 def time_command(args: list[str], env: dict[str, str]) -> float:
     """Wall seconds of one ``toolscout`` process (raises when it fails)."""
     t = time.perf_counter()
-    proc = subprocess.run([str(TOOLSCOUT), *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
+    proc = subprocess.run([str(TOOLSCOUT), *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     took = time.perf_counter() - t
     if proc.returncode != 0:
         raise RuntimeError(f"toolscout {' '.join(args)} exited {proc.returncode}: {proc.stderr[-500:]}")
@@ -145,8 +149,9 @@ def time_command(args: list[str], env: dict[str, str]) -> float:
 
 def run_script(script: str, env: dict[str, str], *args: str) -> dict:
     """Run a measuring script in a fresh interpreter and parse its JSON line."""
-    proc = subprocess.run([str(PYTHON), "-c", script, *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
+    proc = subprocess.run(
+        [str(PYTHON), "-c", script, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-1500:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -154,8 +159,14 @@ def run_script(script: str, env: dict[str, str], *args: str) -> dict:
 
 def import_top(env: dict[str, str], n: int = 8) -> list[tuple[str, float]]:
     """The slowest top-level packages (cumulative ms) of ``import toolscout.cli`` + parser."""
-    proc = subprocess.run([str(PYTHON), "-X", "importtime", "-c", "import toolscout.cli as c; c.build_parser()"],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    proc = subprocess.run(
+        [str(PYTHON), "-X", "importtime", "-c", "import toolscout.cli as c; c.build_parser()"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
     best: dict[str, float] = {}
     for line in proc.stderr.splitlines():
         parts = line.split("|")
@@ -176,7 +187,9 @@ def run() -> str:
         before_env = _env(base_src, home) if base_src else None
         commands = dict(COMMANDS)
         only_time = home / "only-time.json"
-        only_time.write_text(json.dumps({"mcpServers": {"time": {"command": str(PYTHON), "args": ["-m", "mcp_server_time"]}}}))
+        only_time.write_text(
+            json.dumps({"mcpServers": {"time": {"command": str(PYTHON), "args": ["-m", "mcp_server_time"]}}})
+        )
         commands["call time, only its server configured"] = [*commands["call time"], "--mcp-config", str(only_time)]
         walls: dict[str, dict[str, list[float]]] = {name: {"before": [], "after": []} for name in commands}
         for _ in range(RUNS):
@@ -191,33 +204,52 @@ def run() -> str:
         top_before = import_top(before_env) if before_env else []
         load = os.getloadavg()
 
-    out = ["## Start-up time", "",
-           f"Median of {RUNS} fresh processes per command, machine load average {load[0]:.1f} on "
-           f"{os.cpu_count()} cores while measuring. *Before* = source of `{BASELINE_REF}`"
-           f"{'' if before_env else ' (unavailable: git archive failed)'}; *after* = working tree.", "",
-           "| command | before (s) | after (s) | saved |", "|---|---:|---:|---:|"]
+    out = [
+        "## Start-up time",
+        "",
+        f"Median of {RUNS} fresh processes per command, machine load average {load[0]:.1f} on "
+        f"{os.cpu_count()} cores while measuring. *Before* = source of `{BASELINE_REF}`"
+        f"{'' if before_env else ' (unavailable: git archive failed)'}; *after* = working tree.",
+        "",
+        "| command | before (s) | after (s) | saved |",
+        "|---|---:|---:|---:|",
+    ]
     for name, series in walls.items():
         b = statistics.median(series["before"]) if series["before"] else float("nan")
         a = statistics.median(series["after"])
         shown = " ".join(commands[name]).replace(str(CATALOGS), "CATALOGS").replace(str(home), "TMP")
         out.append(f"| `toolscout {shown}` | {b:.2f} | {a:.2f} | {b - a:.2f} s |")
-    out += ["", f"### Phases in one process ({phases_after['tools']:,} catalog tools, ranker profile "
-            f"`{phases_after['profile']}`)", "", "| phase | before (s) | after (s) |", "|---|---:|---:|"]
+    out += [
+        "",
+        f"### Phases in one process ({phases_after['tools']:,} catalog tools, ranker profile "
+        f"`{phases_after['profile']}`)",
+        "",
+        "| phase | before (s) | after (s) |",
+        "|---|---:|---:|",
+    ]
     before_phases = phases_before["phases"] if phases_before else {}
     names = list(dict.fromkeys([*before_phases, *phases_after["phases"]]))
     for name in names:
         b = before_phases.get(name)
         a = phases_after["phases"].get(name)
         out.append(f"| {name} | {'' if b is None else f'{b:.2f}'} | {'' if a is None else f'{a:.2f}'} |")
-    out += ["", "Heavy packages imported just by `import toolscout.cli` + `build_parser()`: before "
-            f"{', '.join(phases_before['loaded_by_parser']) if phases_before else '?'}; after "
-            f"{', '.join(phases_after['loaded_by_parser']) or 'none'}.", "",
-            "Slowest packages under `python -X importtime` (cumulative ms, CLI import + parser): before "
-            + ", ".join(f"{p} {ms:.0f}" for p, ms in top_before) + "; after " + ", ".join(f"{p} {ms:.0f}" for p, ms in top)
-            + ".", "",
-            "Default servers (after), seconds from engine creation until each settled: "
-            + ", ".join(f"{n} {st} at {s:.2f}" for n, (st, s) in servers["servers"].items())
-            + f"; all settled and stopped after {servers['total_s']:.2f} s.", ""]
+    out += [
+        "",
+        "Heavy packages imported just by `import toolscout.cli` + `build_parser()`: before "
+        f"{', '.join(phases_before['loaded_by_parser']) if phases_before else '?'}; after "
+        f"{', '.join(phases_after['loaded_by_parser']) or 'none'}.",
+        "",
+        "Slowest packages under `python -X importtime` (cumulative ms, CLI import + parser): before "
+        + ", ".join(f"{p} {ms:.0f}" for p, ms in top_before)
+        + "; after "
+        + ", ".join(f"{p} {ms:.0f}" for p, ms in top)
+        + ".",
+        "",
+        "Default servers (after), seconds from engine creation until each settled: "
+        + ", ".join(f"{n} {st} at {s:.2f}" for n, (st, s) in servers["servers"].items())
+        + f"; all settled and stopped after {servers['total_s']:.2f} s.",
+        "",
+    ]
     out += FINDINGS
     return "\n".join(out) + "\n"
 

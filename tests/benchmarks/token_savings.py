@@ -32,7 +32,9 @@ def measure(catalog_dir: Path | None = None) -> tuple[list[tuple[str, int, int, 
         if group.name:
             cat.set_server_tools(group.name, group.tools, group.instructions)
     counter = default_counter()
-    proxy = {r.server: r for r in usage_by_server(cat.tools(), cat.is_deferred, strategy="execute-proxy", counter=counter)}
+    proxy = {
+        r.server: r for r in usage_by_server(cat.tools(), cat.is_deferred, strategy="execute-proxy", counter=counter)
+    }
     stub = {r.server: r for r in usage_by_server(cat.tools(), cat.is_deferred, strategy="stub", counter=counter)}
     rows = [(s, proxy[s].tools, proxy[s].tokens_inline, proxy[s].tokens_sent, stub[s].tokens_sent) for s in proxy]
     return rows, counter.name
@@ -56,8 +58,12 @@ def first_request(catalog_dir: Path | None = None) -> dict[str, int]:
         engine.load_catalog_file(catalog_dir or CATALOGS)
         body = Session(engine, provider=OfflineProvider(), persist=False, strategy="execute-proxy").request_body("hi")
     counter = default_counter()
-    return {"body": counter.count(dumps(body)), "system": counter.count(dumps(body["system"])),
-            "tools": counter.count(dumps(body["tools"])), "messages": counter.count(dumps(body["messages"]))}
+    return {
+        "body": counter.count(dumps(body)),
+        "system": counter.count(dumps(body["system"])),
+        "tools": counter.count(dumps(body["tools"])),
+        "messages": counter.count(dumps(body["messages"])),
+    }
 
 
 def first_requests(catalog_dir: Path | None = None) -> dict[str, int]:
@@ -81,12 +87,14 @@ def first_requests(catalog_dir: Path | None = None) -> dict[str, int]:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TOOLSCOUT_CACHE_DIR"] = tmp  # no remembered refusal changes the path
         for label, native, strategy, provider in (
-                ("portable execute-proxy", "off", "execute-proxy", AnthropicProvider("x", "claude-sonnet-4-5")),
-                ("portable stub", "off", "stub", AnthropicProvider("x", "claude-sonnet-4-5")),
-                ("native Anthropic", "on", "execute-proxy", AnthropicProvider("x", "claude-sonnet-4-5")),
-                ("native OpenAI (Responses)", "on", "execute-proxy", OpenAIProvider("x", "gpt-5.4"))):
-            settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.native": native},
-                                                 "benchmark")
+            ("portable execute-proxy", "off", "execute-proxy", AnthropicProvider("x", "claude-sonnet-4-5")),
+            ("portable stub", "off", "stub", AnthropicProvider("x", "claude-sonnet-4-5")),
+            ("native Anthropic", "on", "execute-proxy", AnthropicProvider("x", "claude-sonnet-4-5")),
+            ("native OpenAI (Responses)", "on", "execute-proxy", OpenAIProvider("x", "gpt-5.4")),
+        ):
+            settings = Settings().with_overrides(
+                {"toolSearch.enabled": "true", "toolSearch.native": native}, "benchmark"
+            )
             engine = Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp)
             engine.load_catalog_file(catalog_dir or CATALOGS)
             body = Session(engine, provider=provider, persist=False, strategy=strategy).request_body("hi")
@@ -110,7 +118,7 @@ def run() -> str:
     out = [
         "## Token savings (real catalogs)",
         "",
-        f"{len(rows)} catalogs, {tools:,} tools, counter `{counter}`. \"inline\" = every tool's full definition "
+        f'{len(rows)} catalogs, {tools:,} tools, counter `{counter}`. "inline" = every tool\'s full definition '
         "in the tools array; execute-proxy announces deferred tools compactly, one line per server with its prefix "
         "written once (plus the fixed ToolSearch and "
         "ExecuteTool schemas, not counted per server); stub sends a `[deferred]` one-line stub per tool.",
@@ -118,10 +126,12 @@ def run() -> str:
         f"**Total: {inline:,} tokens inline → {proxy:,} execute-proxy ({100 * (1 - proxy / inline):.1f}% saved), "
         f"{stub:,} stub ({100 * (1 - stub / inline):.1f}% saved).** Target ≥ 90%.",
         "",
-        (f"**First request (execute-proxy, whole body): {first['body']:,} tokens** (system {first['system']:,}, "
-         f"tools array {first['tools']:,}, first user message with the announcement {first['messages']:,}). "
-         "Target ≤ 6,000; on the same catalogs Claude Code 2.1 with tool search sends 33,444 and Codex "
-         "with `tool_search` 8,489 (issue 22's measurements)."),
+        (
+            f"**First request (execute-proxy, whole body): {first['body']:,} tokens** (system {first['system']:,}, "
+            f"tools array {first['tools']:,}, first user message with the announcement {first['messages']:,}). "
+            "Target ≤ 6,000; on the same catalogs Claude Code 2.1 with tool search sends 33,444 and Codex "
+            "with `tool_search` 8,489 (issue 22's measurements)."
+        ),
         "",
         "First request per deferral path (model-visible tokens, tool search on): "
         + ", ".join(f"{k} {v:,}" for k, v in first_requests().items())
@@ -131,7 +141,9 @@ def run() -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for server, n, full, p, s in sorted(rows, key=lambda r: -r[2]):
-        out.append(f"| {server} | {n} | {full:,} | {p:,} | {100 * (1 - p / full):.1f}% | {s:,} | {100 * (1 - s / full):.1f}% |")
+        out.append(
+            f"| {server} | {n} | {full:,} | {p:,} | {100 * (1 - p / full):.1f}% | {s:,} | {100 * (1 - s / full):.1f}% |"
+        )
     return "\n".join(out) + "\n"
 
 

@@ -48,8 +48,13 @@ def keystrokes() -> list[str]:
     def typed(text: str) -> list[str]:
         return ["space" if ch == " " else ch for ch in text]
 
-    return [*typed("create issue"), *["backspace"] * 5, *typed("page"), *["backspace"] * 11,
-            *typed("send slack message")]
+    return [
+        *typed("create issue"),
+        *["backspace"] * 5,
+        *typed("page"),
+        *["backspace"] * 11,
+        *typed("send slack message"),
+    ]
 
 
 @dataclass
@@ -82,8 +87,11 @@ class Pass:
 
     def series(self, attr: str) -> list[float]:
         """Milliseconds from the keystroke to stamp ``attr`` for every completed stroke."""
-        return [1000 * (getattr(s, attr) - s.start) for s in self.strokes if getattr(s, attr) is not None
-                and s.rendered is not None]
+        return [
+            1000 * (getattr(s, attr) - s.start)
+            for s in self.strokes
+            if getattr(s, attr) is not None and s.rendered is not None
+        ]
 
 
 def _q(values: list[float], q: float) -> float:
@@ -114,8 +122,9 @@ def hermetic_dirs() -> Iterator[None]:
 
 def catalog_files() -> list[Path]:
     """The catalog dumps the engine loads."""
-    return sorted(p for p in CATALOGS.glob("*.json")
-                  if p.stem not in EXCLUDED and p.name not in ("index.json", "servers.json"))
+    return sorted(
+        p for p in CATALOGS.glob("*.json") if p.stem not in EXCLUDED and p.name not in ("index.json", "servers.json")
+    )
 
 
 async def run_pass(label: str, settings_overrides: dict[str, Any]) -> Pass:
@@ -141,14 +150,18 @@ async def run_pass(label: str, settings_overrides: dict[str, Any]) -> Pass:
             s.dispatched = now
         elif isinstance(message, scoring.ScoringPanel.Scored) and message.query == s.expected:
             s.scored = now
-        elif (isinstance(message, scoring.ScoringPanel.Rendered) and message.query == s.expected
-              and s.rendered is None):
+        elif isinstance(message, scoring.ScoringPanel.Rendered) and message.query == s.expected and s.rendered is None:
             s.rendered = now
             s.done.set()
 
     with tempfile.TemporaryDirectory() as project:
-        engine = Engine(settings, catalog_paths=catalog_files(), builtins=builtin_tools(),
-                        core_names=core_tool_names(), project_dir=Path(project))
+        engine = Engine(
+            settings,
+            catalog_paths=catalog_files(),
+            builtins=builtin_tools(),
+            core_names=core_tool_names(),
+            project_dir=Path(project),
+        )
         real_search = engine.search_tools
 
         def timed_search(query: str, limit: int | None = None) -> Any:
@@ -189,8 +202,10 @@ async def run_pass(label: str, settings_overrides: dict[str, Any]) -> Pass:
 
 
 def _row(p: Pass, name: str, values: list[float]) -> str:
-    return (f"| {p.label} | {name} | {_q(values, 0.5):.1f} | {_q(values, 0.95):.1f} | "
-            f"{max(values, default=float('nan')):.1f} |")
+    return (
+        f"| {p.label} | {name} | {_q(values, 0.5):.1f} | {_q(values, 0.95):.1f} | "
+        f"{max(values, default=float('nan')):.1f} |"
+    )
 
 
 def report(passes: list[Pass]) -> str:
@@ -213,18 +228,24 @@ def report(passes: list[Pass]) -> str:
         out.append(_row(p, "**table rendered**", total))
         out.append(_row(p, "Scored message handled", p.series("scored")))
         search = [1000 * s.search_s for s in p.strokes if s.rendered is not None]
-        out.append(f"| {p.label} | of which `engine.search_tools` | {_q(search, 0.5):.1f} | {_q(search, 0.95):.1f} | "
-                   f"{max(search, default=float('nan')):.1f} |")
+        out.append(
+            f"| {p.label} | of which `engine.search_tools` | {_q(search, 0.5):.1f} | {_q(search, 0.95):.1f} | "
+            f"{max(search, default=float('nan')):.1f} |"
+        )
     out.append("")
     for p in passes:
         total = p.series("rendered")
         verdict = "meets" if total and _q(total, 0.95) < TARGET_MS else "misses"
-        out.append(f"- {p.label}: p95 {_q(total, 0.95):.1f} ms {verdict} the {TARGET_MS:.0f} ms target"
-                   f"{f'; {p.timeouts} keystroke(s) timed out' if p.timeouts else ''}.")
-    out.append("- No debounce: each keystroke ranks at once in an exclusive worker (a keystroke already queued "
-               "cancels it first). While searches take under two frames, the echo of the key is held so that it "
-               "and the new table go out in one frame; typing lays out nothing (query box, table and status line "
-               "keep their size); the explanation of the highlighted row is filled in after the table.")
+        out.append(
+            f"- {p.label}: p95 {_q(total, 0.95):.1f} ms {verdict} the {TARGET_MS:.0f} ms target"
+            f"{f'; {p.timeouts} keystroke(s) timed out' if p.timeouts else ''}."
+        )
+    out.append(
+        "- No debounce: each keystroke ranks at once in an exclusive worker (a keystroke already queued "
+        "cancels it first). While searches take under two frames, the echo of the key is held so that it "
+        "and the new table go out in one frame; typing lays out nothing (query box, table and status line "
+        "keep their size); the explanation of the highlighted row is filled in after the table."
+    )
     return "\n".join(out) + "\n"
 
 

@@ -31,8 +31,17 @@ def test_registry_core_and_deferred_split() -> None:
     tools = builtin_tools()
     names = [t.spec.name for t in tools]
     assert names == sorted(names)
-    assert core_tool_names() == {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "TodoWrite",
-                                 "ToolSearch", "ExecuteTool"}
+    assert core_tool_names() == {
+        "Read",
+        "Write",
+        "Edit",
+        "Glob",
+        "Grep",
+        "Bash",
+        "TodoWrite",
+        "ToolSearch",
+        "ExecuteTool",
+    }
     catalog = ToolCatalog(core_names=core_tool_names())
     for tool in tools:
         catalog.add_builtin(tool.spec)
@@ -54,11 +63,14 @@ async def test_read_numbers_lines_and_pages(ctx: ToolContext) -> None:
     assert "offset=3" in page.text()
 
 
-@pytest.mark.parametrize(("setup", "needle"), [
-    (lambda d: None, "does not exist"),
-    (lambda d: (d / "missing.txt").mkdir(), "is a directory"),
-    (lambda d: (d / "missing.txt").write_bytes(b"\x00\x01binary"), "binary"),
-])
+@pytest.mark.parametrize(
+    ("setup", "needle"),
+    [
+        (lambda d: None, "does not exist"),
+        (lambda d: (d / "missing.txt").mkdir(), "is a directory"),
+        (lambda d: (d / "missing.txt").write_bytes(b"\x00\x01binary"), "binary"),
+    ],
+)
 async def test_read_errors_are_helpful(ctx: ToolContext, setup, needle: str) -> None:
     setup(ctx.cwd)
     result = await ReadTool().run({"file_path": "missing.txt"}, ctx)
@@ -72,8 +84,9 @@ async def test_write_creates_parents_then_edit(ctx: ToolContext) -> None:
     assert target.read_text() == "x = 1\ny = 1\n"
     dup = await EditTool().run({"file_path": str(target), "old_string": "= 1", "new_string": "= 2"}, ctx)
     assert dup.is_error and "2 times" in dup.text()
-    ok = await EditTool().run({"file_path": str(target), "old_string": "= 1", "new_string": "= 2",
-                               "replace_all": True}, ctx)
+    ok = await EditTool().run(
+        {"file_path": str(target), "old_string": "= 1", "new_string": "= 2", "replace_all": True}, ctx
+    )
     assert not ok.is_error and target.read_text() == "x = 2\ny = 2\n"
     missing = await EditTool().run({"file_path": str(target), "old_string": "zzz", "new_string": "q"}, ctx)
     assert missing.is_error and "not found" in missing.text()
@@ -104,8 +117,7 @@ async def test_grep_modes(ctx: ToolContext) -> None:
     (ctx.cwd / "c.bin").write_bytes(b"alpha\x00")
     files = await GrepTool().run({"pattern": "alpha"}, ctx)
     assert files.text().splitlines() == ["a.py", "b.md"]
-    content = await GrepTool().run({"pattern": "alpha", "output_mode": "content", "-i": True,
-                                    "glob": "*.py"}, ctx)
+    content = await GrepTool().run({"pattern": "alpha", "output_mode": "content", "-i": True, "glob": "*.py"}, ctx)
     assert content.text().splitlines() == ["a.py:1:def alpha():", "a.py:2:    return 'ALPHA'"]
     count = await GrepTool().run({"pattern": "a", "output_mode": "count", "path": "b.md"}, ctx)
     assert count.text() == "b.md:3"
@@ -153,18 +165,35 @@ async def test_todowrite_keeps_state(ctx: ToolContext) -> None:
 
 
 async def test_notebook_edit_replace_insert_delete(ctx: ToolContext) -> None:
-    nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": "1", "outputs": [],
-                     "execution_count": 1}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {"cell_type": "code", "id": "c1", "metadata": {}, "source": "1", "outputs": [], "execution_count": 1}
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path = ctx.cwd / "n.ipynb"
     path.write_text(json.dumps(nb))
     tool = NotebookEditTool()
     assert not (await tool.run({"notebook_path": "n.ipynb", "cell_id": "c1", "new_source": "2"}, ctx)).is_error
-    assert not (await tool.run({"notebook_path": "n.ipynb", "cell_id": "0", "new_source": "# hi",
-                                "cell_type": "markdown", "edit_mode": "insert"}, ctx)).is_error
+    assert not (
+        await tool.run(
+            {
+                "notebook_path": "n.ipynb",
+                "cell_id": "0",
+                "new_source": "# hi",
+                "cell_type": "markdown",
+                "edit_mode": "insert",
+            },
+            ctx,
+        )
+    ).is_error
     cells = json.loads(path.read_text())["cells"]
     assert [c["source"] for c in cells] == ["2", "# hi"]
-    assert not (await tool.run({"notebook_path": "n.ipynb", "cell_id": "c1", "new_source": "",
-                                "edit_mode": "delete"}, ctx)).is_error
+    assert not (
+        await tool.run({"notebook_path": "n.ipynb", "cell_id": "c1", "new_source": "", "edit_mode": "delete"}, ctx)
+    ).is_error
     assert [c["source"] for c in json.loads(path.read_text())["cells"]] == ["# hi"]
     bad = await tool.run({"notebook_path": "n.ipynb", "cell_id": "nope", "new_source": ""}, ctx)
     assert bad.is_error and "No cell" in bad.text()
@@ -184,5 +213,9 @@ async def test_webfetch_fails_clearly_without_a_server(ctx: ToolContext) -> None
 
 
 def test_html_to_text() -> None:
-    assert html_to_text("<html><head><title>t</title></head><body><p>Hello <b>w</b></p>"
-                        "<script>x()</script><p>bye</p></body></html>") == "Hello w\nbye"
+    assert (
+        html_to_text(
+            "<html><head><title>t</title></head><body><p>Hello <b>w</b></p><script>x()</script><p>bye</p></body></html>"
+        )
+        == "Hello w\nbye"
+    )

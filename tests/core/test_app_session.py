@@ -17,8 +17,9 @@ from toolscout.core.settings.layers import Settings
 
 
 def _engine(tmp_path: Path) -> Engine:
-    return Engine(Settings().with_overrides({"provider.name": "anthropic"}, source="env:TOOLSCOUT_PROVIDER"),
-                  project_dir=tmp_path)
+    return Engine(
+        Settings().with_overrides({"provider.name": "anthropic"}, source="env:TOOLSCOUT_PROVIDER"), project_dir=tmp_path
+    )
 
 
 def test_a_provider_without_its_key_falls_back_offline_through_apply_settings(tmp_path: Path) -> None:

@@ -7,12 +7,22 @@ import pytest
 
 from toolscout.cli import run
 
-CATALOG = {"server": "weather", "instructions": "Prefer metric units.", "tools": [
-    {"name": "get_forecast", "description": "Get the weather forecast for a city.",
-     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
-    {"name": "post_alert", "description": "Post a severe weather alert.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
-]}
+CATALOG = {
+    "server": "weather",
+    "instructions": "Prefer metric units.",
+    "tools": [
+        {
+            "name": "get_forecast",
+            "description": "Get the weather forecast for a city.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+        {
+            "name": "post_alert",
+            "description": "Post a severe weather alert.",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        },
+    ],
+}
 
 
 @pytest.fixture
@@ -98,7 +108,8 @@ def test_a_reader_that_stops_early_ends_the_run_quietly():
     catalog = Path(__file__).resolve().parents[1] / "fixtures" / "tui_catalogs" / "github.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "toolscout", "search", "file", "--catalog", str(catalog), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     proc.stdout.close()  # the reader is gone before the first write
     err = proc.stderr.read().decode()

@@ -45,9 +45,15 @@ def bad_config(toolscout, kind: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("command", "kind"), [*((c, "malformed") for c in sorted(COMMANDS)),
-                                             *(("search", k) for k in sorted(BAD_FILES) if k != "malformed"),
-                                             ("context", "wrong-shape"), ("request", "servers-not-object")])
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        *((c, "malformed") for c in sorted(COMMANDS)),
+        *(("search", k) for k in sorted(BAD_FILES) if k != "malformed"),
+        ("context", "wrong-shape"),
+        ("request", "servers-not-object"),
+    ],
+)
 def test_a_bad_mcp_config_before_the_command_stops_it_naming_the_file(toolscout, command: str, kind: str) -> None:
     path = bad_config(toolscout, kind)
     proc = toolscout("--mcp-config", str(path), *COMMANDS[command], timeout=60)
@@ -104,8 +110,9 @@ def test_a_broken_user_mcp_json_is_named_and_not_replaced_by_the_default(toolsco
     assert "the embedded default servers (time, git, fetch) do not start" in proc.stderr
     listed = toolscout("mcp", "list", "--json")
     assert [s["name"] for s in json.loads(listed.stdout)["servers"]] == []
-    assert any(str(toolscout.user_mcp_json) in w and "malformed JSON" in w
-               for w in json.loads(listed.stdout)["warnings"])
+    assert any(
+        str(toolscout.user_mcp_json) in w and "malformed JSON" in w for w in json.loads(listed.stdout)["warnings"]
+    )
     context = toolscout("context", "--json")
     assert any(str(toolscout.user_mcp_json) in w for w in json.loads(context.stdout)["warnings"])
     indexed = toolscout("index", "--json")  # stdout is the summary alone; the warning on stderr

@@ -41,8 +41,9 @@ def test_a_folder_without_catalogs_is_no_catalog_either(toolscout, tmp_path: Pat
 
 def test_one_readable_catalog_is_enough(toolscout) -> None:
     """A bad catalog beside a good one is a warning, not a failure."""
-    proc = toolscout("search", "github issue", "--catalog", str(README), "--catalog",
-                     str(CATALOGS / "github.json"), "--json")
+    proc = toolscout(
+        "search", "github issue", "--catalog", str(README), "--catalog", str(CATALOGS / "github.json"), "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["server"] == "github"
     assert f"warning: catalog: {README}: not valid JSON" in proc.stderr
@@ -103,11 +104,14 @@ def test_common_slips_say_how_to_fix_them(toolscout) -> None:
     stray = toolscout("--provder", "x").stderr.splitlines()  # not "invalid choice: 'x'"
     assert stray[-1] == "toolscout: error: unrecognized arguments: --provder; did you mean --provider?"
     mistyped_top = toolscout("search", "foo", "--provder", "x").stderr.splitlines()
-    assert mistyped_top[-1].endswith("; did you mean --provider? It goes before the command: "
-                                     "toolscout --provider ... search ...")
+    assert mistyped_top[-1].endswith(
+        "; did you mean --provider? It goes before the command: toolscout --provider ... search ..."
+    )
     missing = toolscout("eval").stderr.splitlines()
-    assert missing == ["usage: toolscout eval [options]   (toolscout eval -h for help)",
-                       "toolscout eval: error: the following arguments are required: --tools, --queries"]
+    assert missing == [
+        "usage: toolscout eval [options]   (toolscout eval -h for help)",
+        "toolscout eval: error: the following arguments are required: --tools, --queries",
+    ]
 
 
 def test_a_query_that_starts_with_a_dash_is_told_to_go_after_double_dash(capsys) -> None:
@@ -121,7 +125,8 @@ def test_a_query_that_starts_with_a_dash_is_told_to_go_after_double_dash(capsys)
     assert stop.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "toolscout search: error: the following arguments are required: query; "
-        "a QUERY that starts with '-' goes after '--': toolscout search -- -time")
+        "a QUERY that starts with '-' goes after '--': toolscout search -- -time"
+    )
     assert parser.parse_args(["search", "--", "-time"]).query == "-time"
     with pytest.raises(SystemExit):
         parser.parse_args(["search"])  # nothing dashed: no such hint

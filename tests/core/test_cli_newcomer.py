@@ -24,8 +24,9 @@ def test_search_explain_prints_each_hit_once(toolscout) -> None:
     assert "matched:" in proc.stdout and "weighted" in proc.stdout  # still explained
 
 
-@pytest.mark.parametrize(("flag", "word", "internal"), [("true", "on", "tst"), ("auto", "auto", "tst-auto"),
-                                                        ("false", "off", "standard")])
+@pytest.mark.parametrize(
+    ("flag", "word", "internal"), [("true", "on", "tst"), ("auto", "auto", "tst-auto"), ("false", "off", "standard")]
+)
 def test_context_json_says_the_mode_in_the_uis_words(toolscout, flag: str, word: str, internal: str) -> None:
     """``mode.tool_search`` is on/auto/off as the status bar and welcome say it; ``mode.mode``
     keeps the internal name (the stable contract scripts already read)."""

@@ -16,10 +16,21 @@ CATALOGS = Path(__file__).resolve().parents[1] / "fixtures" / "tui_catalogs"
 
 def toolscout(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLSCOUT_", "ANTHROPIC_", "OPENAI_"))}
-    env.update(HOME=str(tmp_path), TOOLSCOUT_CONFIG_DIR=str(tmp_path / "config"), TOOLSCOUT_CACHE_DIR="off",
-               TOOLSCOUT_DATA_DIR=str(tmp_path / "data"), TOOLSCOUT_DENSE="0")
-    return subprocess.run([sys.executable, "-m", "toolscout", *argv, "--catalog", str(CATALOGS)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    env.update(
+        HOME=str(tmp_path),
+        TOOLSCOUT_CONFIG_DIR=str(tmp_path / "config"),
+        TOOLSCOUT_CACHE_DIR="off",
+        TOOLSCOUT_DATA_DIR=str(tmp_path / "data"),
+        TOOLSCOUT_DENSE="0",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "toolscout", *argv, "--catalog", str(CATALOGS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def notes(stderr: str) -> list[str]:

@@ -26,8 +26,7 @@ def _slug(heading: str) -> str:
 
 
 def _anchors(page: Path) -> set[str]:
-    return {_slug(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines()
-            if line.startswith("#")}
+    return {_slug(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")}
 
 
 def test_the_readme_keeps_both_setup_commands_and_ci_runs_the_test_one() -> None:
@@ -75,7 +74,7 @@ def test_every_readme_shell_line_names_a_real_command_or_option() -> None:
             words = shlex.split(line.split("#", 1)[0] if " #" in line else line)
             for i, word in enumerate(words):
                 if word.endswith("toolscout") and i + 1 < len(words) and words[i + 1] != "&&":
-                    args = [w for w in words[i + 1:] if w != "&&"]
+                    args = [w for w in words[i + 1 :] if w != "&&"]
                     args = args[: args.index("&&")] if "&&" in args else args
                     parser.parse_args(args)  # exits (SystemExit 2) on an unknown option
 
@@ -84,4 +83,5 @@ def test_the_settings_reference_matches_the_schema() -> None:
     page = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     block = page.split(BEGIN, 1)[1].split(END, 1)[0].strip()
     assert block == render_reference(), (
-        "docs/configuration.md is stale: run python -m toolscout.core.settings.reference docs/configuration.md")
+        "docs/configuration.md is stale: run python -m toolscout.core.settings.reference docs/configuration.md"
+    )

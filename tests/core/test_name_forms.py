@@ -22,29 +22,43 @@ def _tool(name: str, description: str) -> ToolSpec:
 def catalog() -> ToolCatalog:
     catalog = ToolCatalog()
     # The server is configured as "obsidian-graph" and exposed under its normalised name.
-    catalog.set_server_tools("obsidian_graph", [
-        _tool("vault_read", "Read a note from the vault."),
-        _tool("vault_write", "Write a note to the vault."),
-        _tool("get_graph_schema", "Get the graph schema of the vault links."),
-        _tool("query_graph_schema", "Query the graph schema with filters."),
-        _tool("graph_schema_stats", "Statistics about the graph schema."),
-    ])
-    catalog.set_server_tools("code", [
-        _tool("search_code", "Search code in repositories."),
-        _tool("search_code_symbols", "Search code symbols by name."),
-        _tool("search_code_history", "Search code history and commits."),
-        _tool("list_tags", "List repository tags."),
-        _tool("read_file", "Read a file from a repository."),
-        _tool("create_branch", "Create a branch in a repository."),
-    ])
+    catalog.set_server_tools(
+        "obsidian_graph",
+        [
+            _tool("vault_read", "Read a note from the vault."),
+            _tool("vault_write", "Write a note to the vault."),
+            _tool("get_graph_schema", "Get the graph schema of the vault links."),
+            _tool("query_graph_schema", "Query the graph schema with filters."),
+            _tool("graph_schema_stats", "Statistics about the graph schema."),
+        ],
+    )
+    catalog.set_server_tools(
+        "code",
+        [
+            _tool("search_code", "Search code in repositories."),
+            _tool("search_code_symbols", "Search code symbols by name."),
+            _tool("search_code_history", "Search code history and commits."),
+            _tool("list_tags", "List repository tags."),
+            _tool("read_file", "Read a file from a repository."),
+            _tool("create_branch", "Create a branch in a repository."),
+        ],
+    )
     return catalog
 
 
-@pytest.mark.parametrize("query", [
-    f'select:"{VAULT}"', f"select:`{VAULT}`", f"select:'{VAULT}'", f'select:["{VAULT}"]',
-    "select:mcp__obsidian-graph__vault_read", "select: MCP__Obsidian-Graph__Vault_Read",
-    f"select:[{VAULT}]", "select:`vault_read`",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        f'select:"{VAULT}"',
+        f"select:`{VAULT}`",
+        f"select:'{VAULT}'",
+        f'select:["{VAULT}"]',
+        "select:mcp__obsidian-graph__vault_read",
+        "select: MCP__Obsidian-Graph__Vault_Read",
+        f"select:[{VAULT}]",
+        "select:`vault_read`",
+    ],
+)
 def test_select_forms_resolve_to_the_canonical_tool(catalog, query):
     result = ToolSearch(catalog, dense_cache=None, encoder=False).search(query)
     assert [h.tool.name for h in result.hits] == [VAULT] and result.missing == []
@@ -53,9 +67,11 @@ def test_select_forms_resolve_to_the_canonical_tool(catalog, query):
 def test_select_json_array_and_spaces_after_commas(catalog):
     search = ToolSearch(catalog, dense_cache=None, encoder=False)
     expected = [VAULT, "mcp__code__list_tags"]
-    for query in ('select:["mcp__obsidian-graph__vault_read", "mcp__code__list_tags"]',
-                  "select:mcp__obsidian_graph__vault_read,  `mcp__code__list_tags`",
-                  'select:"vault_read", "list_tags"'):
+    for query in (
+        'select:["mcp__obsidian-graph__vault_read", "mcp__code__list_tags"]',
+        "select:mcp__obsidian_graph__vault_read,  `mcp__code__list_tags`",
+        'select:"vault_read", "list_tags"',
+    ):
         result = search.search(query)
         assert [h.tool.name for h in result.hits] == expected and result.missing == [], query
     assert parse_query('select:["a", "b", "A"]').names == ("a", "b")
@@ -67,12 +83,22 @@ def test_catalog_resolve_and_executor_forms(catalog):
     assert catalog.resolve("``") == []
 
 
-@pytest.mark.parametrize("names", [
-    ["mcp__obsidian_graph__vault_read"],
-    ["vault_read", "search_code", "list_tags", "create_branch"],
-    ["mcp__obsidian-graph__vault_read", "mcp__code__search_code", "list_tags", "mcp__code__read_file",
-     "vault_write", "create_branch", "query_graph_schema"],
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["mcp__obsidian_graph__vault_read"],
+        ["vault_read", "search_code", "list_tags", "create_branch"],
+        [
+            "mcp__obsidian-graph__vault_read",
+            "mcp__code__search_code",
+            "list_tags",
+            "mcp__code__read_file",
+            "vault_write",
+            "create_branch",
+            "query_graph_schema",
+        ],
+    ],
+)
 def test_keyword_query_listing_exact_names_returns_every_named_tool_first(catalog, names):
     search = ToolSearch(catalog, dense_cache=None, encoder=False)
     result = search.search(" ".join(names), limit=3)
@@ -91,7 +117,7 @@ def test_plain_words_in_a_long_query_are_not_taken_as_names(catalog):
 def test_empty_looking_names_get_stable_visible_placeholders():
     assert tool_part("") == tool_part("") == "unnamed_da39a3ee"
     assert tool_part("???") != tool_part("") and tool_part("???").startswith("unnamed_")
-    assert tool_part("__") .startswith("unnamed_") and tool_part("a b") == "a_b"
+    assert tool_part("__").startswith("unnamed_") and tool_part("a b") == "a_b"
     catalog = ToolCatalog()
     catalog.set_server_tools("s", [_tool("", "Nameless."), _tool("???", "Marks.")])
     names = [t.name for t in catalog.tools()]

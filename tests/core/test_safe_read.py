@@ -47,8 +47,9 @@ def test_a_fifo_in_place_of_mcp_json_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / ".mcp.json")
     config = bounded(lambda: load_mcp_config(tmp_path, env={"TOOLSCOUT_CONFIG_DIR": str(tmp_path)}))
     assert config.servers == {}
-    assert config.warnings == [f"MCP config {tmp_path / '.mcp.json'}: not a regular file (a FIFO); not read; "
-                               "no servers read from it"]
+    assert config.warnings == [
+        f"MCP config {tmp_path / '.mcp.json'}: not a regular file (a FIFO); not read; no servers read from it"
+    ]
 
 
 def test_settings_symlinked_to_dev_zero_is_refused(tmp_path):
@@ -58,7 +59,8 @@ def test_settings_symlinked_to_dev_zero_is_refused(tmp_path):
     settings = bounded(lambda: load_settings(paths, {}))
     assert settings["toolSearch.maxResults"] == 5
     assert [str(w) for w in settings.warnings] == [
-        f"{path}: not a regular file (a character device); not read; its settings are ignored"]
+        f"{path}: not a regular file (a character device); not read; its settings are ignored"
+    ]
 
 
 def test_a_bom_is_tolerated(tmp_path):
@@ -70,30 +72,35 @@ def test_a_bom_is_tolerated(tmp_path):
     assert settings["toolSearch.maxResults"] == 7 and settings.warnings == []
 
 
-@pytest.mark.parametrize(("written", "shown"), [
-    ("1e400", "1e400"),
-    ('"1e999"', '"1e999"'),
-    ("9" * 5000, "99999999999999999999…(5000 digits)"),
-    ("-1e400", "-1e400"),
-])
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("1e400", "1e400"),
+        ('"1e999"', '"1e999"'),
+        ("9" * 5000, "99999999999999999999…(5000 digits)"),
+        ("-1e400", "-1e400"),
+    ],
+)
 def test_absurd_integer_settings_fall_back_with_one_warning(tmp_path, written, shown):
     settings, path = settings_from(tmp_path, '{"toolSearch": {"maxResults": ' + written + '}, "mcp": {"timeout": 5}}')
     assert settings["toolSearch.maxResults"] == 5 and settings["mcp.timeout"] == 5  # the rest still applies
     assert [str(w) for w in settings.warnings] == [
-        f"{path}: toolSearch.maxResults = {shown}: not a finite number; using the default"]
+        f"{path}: toolSearch.maxResults = {shown}: not a finite number; using the default"
+    ]
 
 
 def test_env_override_1e999_is_a_warning_not_a_traceback():
     settings = load_settings(SettingsPaths(None, None, None, None), env={"TOOLSCOUT_MCP_TIMEOUT": "1e999"})
     assert settings["mcp.timeout"] == 30.0
-    assert "env:TOOLSCOUT_MCP_TIMEOUT: mcp.timeout = \"1e999\": not a finite number" in str(settings.warnings[0])
+    assert 'env:TOOLSCOUT_MCP_TIMEOUT: mcp.timeout = "1e999": not a finite number' in str(settings.warnings[0])
 
 
 def test_deep_nesting_is_a_file_warning(tmp_path):
     deep = '{"a": ' * 3000 + "1" + "}" * 3000
     settings, path = settings_from(tmp_path, deep)
     assert [str(w) for w in settings.warnings] == [
-        f"{path}: malformed JSON: JSON nested too deep to read; its settings are ignored"]
+        f"{path}: malformed JSON: JSON nested too deep to read; its settings are ignored"
+    ]
     (tmp_path / ".mcp.json").write_text(deep)
     assert "JSON nested too deep to read" in read_config_file(tmp_path / ".mcp.json").warnings[0]
     (tmp_path / "cat.json").write_text(deep)
@@ -152,10 +159,20 @@ def test_mcp_list_with_a_fifo_or_deep_mcp_json_neither_hangs_nor_crashes(tmp_pat
         os.mkfifo(tmp_path / "trusted-folders.json")  # the trust store too
     else:
         (project / ".mcp.json").write_text('{"a": ' * 3000 + "1" + "}" * 3000)
-    env = {**os.environ, "TOOLSCOUT_CONFIG_DIR": str(tmp_path), "TOOLSCOUT_CACHE_DIR": "off",
-           "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-m", "toolscout", "mcp", "list", "--no-default-servers",
-                           "--trust-project"], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "TOOLSCOUT_CONFIG_DIR": str(tmp_path),
+        "TOOLSCOUT_CACHE_DIR": "off",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "toolscout", "mcp", "list", "--no-default-servers", "--trust-project"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     reason = "not a regular file (a FIFO)" if kind == "fifo" else "JSON nested too deep to read"
     assert f"MCP config {project / '.mcp.json'}: " in done.stderr and reason in done.stderr

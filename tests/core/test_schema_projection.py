@@ -40,19 +40,26 @@ def test_every_hostile_shape_projects_to_an_accepted_idempotent_schema(name):
 def test_the_raw_hostile_shapes_really_are_rejected():
     """The fixture is hostile: without the projection most shapes fail a provider rule."""
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    rejected = [n for n, s in HOSTILE.items() if n != "deep_150"  # too deep for the meta-schema check itself
-                if provider_problems(s, "anthropic") or provider_problems(s, "openai") or not meta.is_valid(s)]
+    rejected = [
+        n
+        for n, s in HOSTILE.items()
+        if n != "deep_150"  # too deep for the meta-schema check itself
+        if provider_problems(s, "anthropic") or provider_problems(s, "openai") or not meta.is_valid(s)
+    ]
     assert len(rejected) >= 20
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("float_type", "properties.ratio.type: 'float' read as 'number'"),
-    ("bare_strings", "properties.query: bare string 'string' read as {\"type\": \"string\"}"),
-    ("no_properties", None),
-    ("number_root", "(root): root type 'number' is not an object"),
-    ("remote_ref", "properties.r.$ref: reference 'https://example.com/schemas/r.json' does not resolve"),
-    ("top_level_anyof", "(root).anyOf: top-level combinators are rejected by Anthropic"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("float_type", "properties.ratio.type: 'float' read as 'number'"),
+        ("bare_strings", 'properties.query: bare string \'string\' read as {"type": "string"}'),
+        ("no_properties", None),
+        ("number_root", "(root): root type 'number' is not an object"),
+        ("remote_ref", "properties.r.$ref: reference 'https://example.com/schemas/r.json' does not resolve"),
+        ("top_level_anyof", "(root).anyOf: top-level combinators are rejected by Anthropic"),
+    ],
+)
 def test_each_repair_is_named_in_a_warning(name, expected):
     warnings = project(HOSTILE[name]).warnings
     if expected is None:  # {"type": "object"} gains properties: {} with nothing lost
@@ -64,8 +71,11 @@ def test_each_repair_is_named_in_a_warning(name, expected):
 def test_non_object_roots_are_wrapped_and_unwrapped():
     result = project({"type": "number", "minimum": 0})
     assert result.wrapped
-    assert result.schema == {"type": "object", "properties": {"value": {"type": "number", "minimum": 0}},
-                             "required": ["value"]}
+    assert result.schema == {
+        "type": "object",
+        "properties": {"value": {"type": "number", "minimum": 0}},
+        "required": ["value"],
+    }
     assert unwrap_arguments({"value": 3}, result.wrapped) == 3
     assert unwrap_arguments({"a": 1}, False) == {"a": 1}
 
@@ -150,7 +160,8 @@ def test_a_resumed_projection_repairs_schemas_saved_before_the_repair():
 
     good = {"name": "a", "description": "", "input_schema": {"type": "object", "properties": {}}}
     bad = {"name": "b", "description": "", "input_schema": {"type": "object", "properties": {"x": {"type": "float"}}}}
-    proj = Projection.from_json({"strategy": "execute-proxy", "system": "s", "tools": [good, bad],
-                                 "full_names": ["a", "b"]})
+    proj = Projection.from_json(
+        {"strategy": "execute-proxy", "system": "s", "tools": [good, bad], "full_names": ["a", "b"]}
+    )
     assert proj.tools[0] is good  # already valid: the same bytes
     assert proj.tools[1]["input_schema"]["properties"]["x"] == {"type": "number"}

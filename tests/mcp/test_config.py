@@ -44,13 +44,27 @@ def test_expand_vars_plain_default_and_missing():
 
 def test_stdio_and_http_entries_expand_everywhere():
     env = {"TOKEN": "t0k", "ROOT": "/srv"}
-    stdio = parse_entry("gh", {"command": "${ROOT}/bin/gh", "args": ["--dir", "${ROOT}", 3],
-                               "env": {"GITHUB_TOKEN": "${TOKEN}"}, "cwd": "${ROOT}"}, "f", env)
+    stdio = parse_entry(
+        "gh",
+        {
+            "command": "${ROOT}/bin/gh",
+            "args": ["--dir", "${ROOT}", 3],
+            "env": {"GITHUB_TOKEN": "${TOKEN}"},
+            "cwd": "${ROOT}",
+        },
+        "f",
+        env,
+    )
     assert stdio.error is None and stdio.transport == "stdio"
-    assert (stdio.command, stdio.args, stdio.env, stdio.cwd) == ("/srv/bin/gh", ("--dir", "/srv", "3"),
-                                                                 {"GITHUB_TOKEN": "t0k"}, "/srv")
-    http = parse_entry("api", {"type": "http", "url": "https://h/${TOKEN}",
-                               "headers": {"Authorization": "Bearer ${TOKEN}"}}, "f", env)
+    assert (stdio.command, stdio.args, stdio.env, stdio.cwd) == (
+        "/srv/bin/gh",
+        ("--dir", "/srv", "3"),
+        {"GITHUB_TOKEN": "t0k"},
+        "/srv",
+    )
+    http = parse_entry(
+        "api", {"type": "http", "url": "https://h/${TOKEN}", "headers": {"Authorization": "Bearer ${TOKEN}"}}, "f", env
+    )
     assert (http.transport, http.url, http.headers) == ("http", "https://h/t0k", {"Authorization": "Bearer t0k"})
     assert parse_entry("s", {"type": "sse", "url": "http://x"}, "f", env).transport == "sse"
     assert parse_entry("s", {"type": "stdio", "command": "x"}, "f", env).transport == "stdio"
@@ -62,11 +76,24 @@ def test_entries_keep_their_text_as_written_for_the_trust_prompt():
     names the variables read (sorted, once each, defaults too), never their values. An entry
     whose variable is not set still shows its text; a server built in code shows its fields."""
     env = {"TOKEN": "t0k", "ROOT": "/srv"}
-    stdio = parse_entry("gh", {"command": "${ROOT}/bin/gh", "args": ["--token", "${TOKEN}", 3],
-                               "env": {"GITHUB_TOKEN": "${TOKEN}", "MODE": "${MODE:-ro}"}, "cwd": "${ROOT}"}, "f", env)
+    stdio = parse_entry(
+        "gh",
+        {
+            "command": "${ROOT}/bin/gh",
+            "args": ["--token", "${TOKEN}", 3],
+            "env": {"GITHUB_TOKEN": "${TOKEN}", "MODE": "${MODE:-ro}"},
+            "cwd": "${ROOT}",
+        },
+        "f",
+        env,
+    )
     assert (stdio.args, stdio.env["MODE"]) == (("--token", "t0k", "3"), "ro")
-    assert stdio.launch_details() == [("would run", "'${ROOT}/bin/gh' --token '${TOKEN}' 3"), ("cwd", "${ROOT}"),
-                                      ("env", "GITHUB_TOKEN=${TOKEN}"), ("env", "MODE=${MODE:-ro}")]
+    assert stdio.launch_details() == [
+        ("would run", "'${ROOT}/bin/gh' --token '${TOKEN}' 3"),
+        ("cwd", "${ROOT}"),
+        ("env", "GITHUB_TOKEN=${TOKEN}"),
+        ("env", "MODE=${MODE:-ro}"),
+    ]
     assert stdio.reads_env() == "reads your environment: MODE, ROOT, TOKEN"
     assert stdio.command_line() == "/srv/bin/gh --token t0k 3"  # what runs
     http = parse_entry("api", {"type": "http", "url": "https://h/${TOKEN}", "headers": {"A": "x\n${TOKEN}"}}, "f", env)

@@ -19,8 +19,13 @@ from toolscout.core.models import ServerState, ToolErrorKind
 async def test_stdio_servers_connect_concurrently_and_failures_stay_alone(events: EventLog):
     """Five servers start at once; one that never answers holds none of the others back, and
     stopping the engine ends it while it still connects (its own timeout: the next test)."""
-    servers = [stdio("normal"), stdio("crash"), stdio("hang"), stdio("paged", "paginate"),
-               stdio("broken", command_override := "normal")]
+    servers = [
+        stdio("normal"),
+        stdio("crash"),
+        stdio("hang"),
+        stdio("paged", "paginate"),
+        stdio("broken", command_override := "normal"),
+    ]
     servers[-1] = servers[-1].__class__("broken", "stdio", command="/nonexistent/toolscout-test-bin", source="t")
     del command_override
     async with running(servers, events, settle=False, **{"mcp.timeout": 60}) as engine:
@@ -145,8 +150,7 @@ async def test_list_changed_relists_and_bursts_coalesce(events: EventLog):
         conn = engine.pool.connection("dyn")
         mark = len(events.events)
         assert not (await engine.call_tool("mcp__dyn__add_tool", {"name": "weather_lookup"}, asker=allow)).is_error
-        changed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.server == "dyn",
-                                        start=mark)
+        changed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.server == "dyn", start=mark)
         assert changed.delta.added == ("mcp__dyn__weather_lookup",)
         assert engine.search_tools("weather_lookup").hits[0].tool.name == "mcp__dyn__weather_lookup"
         ran = await engine.call_tool("mcp__dyn__weather_lookup", {"text": "paris"}, asker=allow)
@@ -162,8 +166,7 @@ async def test_list_changed_relists_and_bursts_coalesce(events: EventLog):
         before = conn.relists
         mark = len(events.events)
         await engine.call_tool("mcp__dyn__burst", {"prefix": "b", "count": 8}, asker=allow)
-        await events.wait_for(lambda e: isinstance(e, CatalogChanged) and "mcp__dyn__b_7" in e.delta.added,
-                              start=mark)
+        await events.wait_for(lambda e: isinstance(e, CatalogChanged) and "mcp__dyn__b_7" in e.delta.added, start=mark)
         assert conn.relists - before < 8  # eight notifications, fewer re-lists
         assert len([t for t in engine.catalog.server_tools("dyn") if t.bare_name.startswith("b_")]) == 8
 
@@ -172,8 +175,9 @@ async def test_in_memory_list_changed_and_disconnect(events: EventLog):
     async with running([memory("dyn", "dynamic")], events) as engine:
         mark = len(events.events)
         await engine.call_tool("mcp__dyn__add_tool", {"name": "extra"}, asker=allow)
-        await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.added == ("mcp__dyn__extra",),
-                              start=mark)
+        await events.wait_for(
+            lambda e: isinstance(e, CatalogChanged) and e.delta.added == ("mcp__dyn__extra",), start=mark
+        )
         mark = len(events.events)
         await engine.disconnect("dyn")
         removed = await events.wait_for(lambda e: isinstance(e, CatalogChanged) and e.delta.removed, start=mark)

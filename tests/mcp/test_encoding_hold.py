@@ -13,14 +13,20 @@ from mcp_helpers import make_engine, server_args, server_path
 from toolscout.core.mcp.config import ServerConfig
 from toolscout.core.search.dense import dense_available
 
-pytestmark = pytest.mark.skipif(not dense_available(), reason="dense extra (onnxruntime, tokenizers, model) not installed")
+pytestmark = pytest.mark.skipif(
+    not dense_available(), reason="dense extra (onnxruntime, tokenizers, model) not installed"
+)
 
 
 async def test_encoding_waits_until_every_server_has_settled(tmp_path) -> None:
     gate = tmp_path / "gate"
-    late = ServerConfig("late", "stdio", command=sys.executable,
-                        args=tuple(server_args(server_path("late"), "late", "--tools", "5", "--gate", str(gate))),
-                        source="test")
+    late = ServerConfig(
+        "late",
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(server_path("late"), "late", "--tools", "5", "--gate", str(gate))),
+        source="test",
+    )
     engine = make_engine([late])
     await engine.start()
     try:

@@ -104,8 +104,14 @@ async def test_lookup_unknown_ambiguous_case_and_duplicates():
 
 async def test_file_catalog_tools_are_searchable_not_runnable(tmp_path):
     catalog = tmp_path / "cat.json"
-    catalog.write_text(json.dumps({"server": "paper", "tools": [{"name": "print_it", "description": "Print.",
-                                                                 "inputSchema": {"type": "object"}}]}))
+    catalog.write_text(
+        json.dumps(
+            {
+                "server": "paper",
+                "tools": [{"name": "print_it", "description": "Print.", "inputSchema": {"type": "object"}}],
+            }
+        )
+    )
     from mcp_helpers import make_engine
 
     engine = make_engine([])
@@ -152,6 +158,7 @@ async def test_asker_answers_and_session_rules():
         async def asker(tool: ToolSpec, params: dict) -> str:
             asked.append(tool.name)
             return answer
+
         return asker
 
     async with running([memory("normal")]) as engine:
@@ -183,8 +190,11 @@ async def test_duration_leaves_out_the_wait_for_a_permission_answer(fake_clock):
 
 
 async def test_settings_rules_deny_hides_and_ask_beats_allow():
-    rules = {"permissions.allow": ["normal"], "permissions.ask": ["mcp__normal__add"],
-             "permissions.deny": ["mcp__normal__explode", "Bash"]}
+    rules = {
+        "permissions.allow": ["normal"],
+        "permissions.ask": ["mcp__normal__add"],
+        "permissions.deny": ["mcp__normal__explode", "Bash"],
+    }
     async with running([memory("normal")], **rules) as engine:
         assert (await engine.call_tool("mcp__normal__echo", {"text": "ok"})).text() == "ok"  # server rule
         ask = await engine.call_tool("mcp__normal__add", {"a": 1, "b": 2})
@@ -241,8 +251,14 @@ async def test_a_catalog_file_tool_is_refused_before_any_question(tmp_path):
     from toolscout.core.settings.layers import Settings
 
     dump = tmp_path / "weather.json"
-    dump.write_text(json.dumps({"server": "weather", "tools": [
-        {"name": "get_forecast", "inputSchema": {"type": "object", "required": ["city"]}}]}))
+    dump.write_text(
+        json.dumps(
+            {
+                "server": "weather",
+                "tools": [{"name": "get_forecast", "inputSchema": {"type": "object", "required": ["city"]}}],
+            }
+        )
+    )
     asked: list[str] = []
 
     async def asker(tool: ToolSpec, args: dict) -> object:

@@ -101,8 +101,9 @@ async def test_an_alias_for_a_colliding_tool_name_is_denied_with_the_real_tool(t
         got.append("rm_all")
         return "gone"
 
-    async with running([ServerConfig.memory("dup", server)], **{"permissions.allow": ["dup"],
-                                                                   "permissions.deny": ["mcp__dup__rm_all"]}) as engine:
+    async with running(
+        [ServerConfig.memory("dup", server)], **{"permissions.allow": ["dup"], "permissions.deny": ["mcp__dup__rm_all"]}
+    ) as engine:
         names = sorted(t.name for t in engine.catalog.tools(include_hidden=True) if t.server == "dup")
         assert names == ["mcp__dup__rm_all", "mcp__dup__rm_all_2"]  # the second spelling needs an alias
         assert not [t for t in engine.catalog.tools() if t.server == "dup"]  # both hidden from search

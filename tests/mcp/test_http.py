@@ -28,8 +28,9 @@ def web_server() -> MCPServer:
 async def check_web_server(kind: str, url: str) -> None:
     """Connect to the server at ``url`` over transport ``kind`` with a configured Authorization
     header; call a tool, and check the header the server saw."""
-    cfg = parse_entry("web", {"type": kind, "url": url, "headers": {"Authorization": "Bearer ${WEB_TOKEN:-t0ken}"}},
-                      "test", {})
+    cfg = parse_entry(
+        "web", {"type": kind, "url": url, "headers": {"Authorization": "Bearer ${WEB_TOKEN:-t0ken}"}}, "test", {}
+    )
     async with running([cfg]) as engine:
         status = engine.pool.status("web")
         assert status.state is ServerState.CONNECTED, status.error

@@ -19,13 +19,27 @@ from toolscout.core.mcp.listing import MAX_SCHEMA_DEPTH, check_tool
 from toolscout.core.mcp.wire import recover
 from toolscout.core.models import ServerState
 
-GITLAB = ["create_or_update_file", "search_repositories", "create_repository", "get_file_contents",
-          "push_files", "create_issue", "create_merge_request", "fork_repository", "create_branch"]
+GITLAB = [
+    "create_or_update_file",
+    "search_repositories",
+    "create_repository",
+    "get_file_contents",
+    "push_files",
+    "create_issue",
+    "create_merge_request",
+    "fork_repository",
+    "create_branch",
+]
 
 
 def raw(name: str, mode: str | None = None) -> ServerConfig:
-    return ServerConfig(name, "stdio", command=sys.executable, args=tuple(server_args(server_path("raw_jsonrpc"), mode or name)),
-                        source="test")
+    return ServerConfig(
+        name,
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(server_path("raw_jsonrpc"), mode or name)),
+        source="test",
+    )
 
 
 def nested(depth: int) -> dict:
@@ -35,25 +49,32 @@ def nested(depth: int) -> dict:
     return schema
 
 
-@pytest.mark.parametrize(("entry", "reason"), [
-    ({"name": "a"}, "no inputSchema"),
-    ({"name": "a", "inputSchema": "object"}, "inputSchema is str, not an object"),
-    ({"name": "a", "inputSchema": [1]}, "inputSchema is list, not an object"),
-    ({"name": 7, "inputSchema": {}}, "name is int, not a string"),
-    ("tool", "not an object (str)"),
-    ({"name": "a", "inputSchema": nested(MAX_SCHEMA_DEPTH + 1)}, f"nested {MAX_SCHEMA_DEPTH + 1} deep"),
-    ({"name": "a", "description": "x\ud800y", "inputSchema": {}}, "lone surrogate in the text 'x\\\\ud800y'"),
-    ({"name": "a\udfff", "inputSchema": {}}, "lone surrogate"),
-    ({"name": "a", "inputSchema": {"properties": {"\ud800": {}}}}, "lone surrogate"),
-])
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"name": "a"}, "no inputSchema"),
+        ({"name": "a", "inputSchema": "object"}, "inputSchema is str, not an object"),
+        ({"name": "a", "inputSchema": [1]}, "inputSchema is list, not an object"),
+        ({"name": 7, "inputSchema": {}}, "name is int, not a string"),
+        ("tool", "not an object (str)"),
+        ({"name": "a", "inputSchema": nested(MAX_SCHEMA_DEPTH + 1)}, f"nested {MAX_SCHEMA_DEPTH + 1} deep"),
+        ({"name": "a", "description": "x\ud800y", "inputSchema": {}}, "lone surrogate in the text 'x\\\\ud800y'"),
+        ({"name": "a\udfff", "inputSchema": {}}, "lone surrogate"),
+        ({"name": "a", "inputSchema": {"properties": {"\ud800": {}}}}, "lone surrogate"),
+    ],
+)
 def test_unusable_tools_are_dropped_with_the_reason(entry, reason):
     tool, why = check_tool(entry)
     assert tool is None and reason in why
 
 
 def test_usable_tools_are_kept_as_sent():
-    gitlab = {"name": "create_issue", "description": "GitLab", "annotations": None,
-              "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#"}}
+    gitlab = {
+        "name": "create_issue",
+        "description": "GitLab",
+        "annotations": None,
+        "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#"},
+    }
     tool, why = check_tool(gitlab)
     assert why == "" and tool.name == "create_issue" and tool.input_schema == gitlab["inputSchema"]
     deep_enough, _ = check_tool({"name": "d", "inputSchema": nested(MAX_SCHEMA_DEPTH), "description": 5})
@@ -71,15 +92,17 @@ async def test_one_bad_tool_never_takes_its_neighbours(events: EventLog):
         assert sorted(names) == sorted([*GITLAB, "good_tool", "late_tool"])
         assert status.tool_count == 11 and not any(n.endswith("_2") for n in names)
         warnings = engine.source_warnings["messy"]
-        for line in ["tool 'no_schema' dropped: no inputSchema",
-                     "tool 'string_schema' dropped: inputSchema is str, not an object",
-                     "tool 'deep_schema' dropped: inputSchema nested 299 deep (limit 64)",
-                     "tool 'surrogate_tool' dropped: a lone surrogate in the text 'Broken \\\\ud800 text.'",
-                     "tool tools[14] dropped: name is int, not a string",
-                     "tool tools[15] dropped: not an object (str)",
-                     "tool 'good_tool' dropped: listed again; the first listing is kept"]:
+        for line in [
+            "tool 'no_schema' dropped: no inputSchema",
+            "tool 'string_schema' dropped: inputSchema is str, not an object",
+            "tool 'deep_schema' dropped: inputSchema nested 299 deep (limit 64)",
+            "tool 'surrogate_tool' dropped: a lone surrogate in the text 'Broken \\\\ud800 text.'",
+            "tool tools[14] dropped: name is int, not a string",
+            "tool tools[15] dropped: not an object (str)",
+            "tool 'good_tool' dropped: listed again; the first listing is kept",
+        ]:
             assert line in warnings
-        repaired = [w for w in warnings if "inputSchema repaired" in w and "type \"object\" assumed" in w]
+        repaired = [w for w in warnings if "inputSchema repaired" in w and 'type "object" assumed' in w]
         assert len(repaired) == 9
         good = engine.tool("mcp__messy__good_tool")
         assert good.description == "A well-formed tool."  # the first listing, not page 2's
@@ -101,8 +124,10 @@ async def test_repeating_pages_are_bounded_and_listed_once(events: EventLog):
     async with running(servers, events, **{"mcp.timeout": 20}) as engine:
         for name, why in (("same", "repeated cursor 'again'"), ("fresh", "a page of repeated tools")):
             assert [t.bare_name for t in engine.catalog.server_tools(name)] == ["only_tool"]
-            assert f"tools/list stopped after 2 pages ({why}); kept the 1 tools read so far" \
+            assert (
+                f"tools/list stopped after 2 pages ({why}); kept the 1 tools read so far"
                 in engine.source_warnings[name]
+            )
 
 
 class _Records(logging.Handler):
@@ -128,7 +153,8 @@ async def test_stray_output_is_one_warning_not_a_traceback_per_line(events: Even
                     await anyio.sleep(0.01)
             assert engine.source_warnings["banner"] == [
                 "wrote output that is not MCP (JSON-RPC) during initialize, ignored from now on; "
-                "first line: 'Starting raw server v1.0'"]
+                "first line: 'Starting raw server v1.0'"
+            ]
             flood = engine.source_warnings["flood"]
             assert len(flood) == 1 and "first line: 'debug: loop iteration 1 (not JSON)'" in flood[0]
             assert sum(w.startswith("flood:") for w in engine.warnings) == 1
@@ -155,14 +181,18 @@ async def test_a_timeout_names_the_stage_and_the_stray_output(events: EventLog):
     async with running([raw("noisy", "noise_only")], events, **{"mcp.timeout": 6}) as engine:
         status = engine.pool.status("noisy")
     assert status.state is ServerState.FAILED
-    assert status.error.startswith("no answer to initialize within 6 s; it wrote non-MCP output instead, "
-                                   "first line: 'Starting raw server v1.0'")
+    assert status.error.startswith(
+        "no answer to initialize within 6 s; it wrote non-MCP output instead, first line: 'Starting raw server v1.0'"
+    )
 
 
 def test_mcp_list_shows_each_servers_warnings(tmp_path, capsys, outside_cwd):
     cfg = tmp_path / "servers.json"
-    cfg.write_text(json.dumps({"mcpServers": {"messy": {"command": sys.executable,
-                                                        "args": [server_path("raw_jsonrpc"), "messy"]}}}))
+    cfg.write_text(
+        json.dumps(
+            {"mcpServers": {"messy": {"command": sys.executable, "args": [server_path("raw_jsonrpc"), "messy"]}}}
+        )
+    )
     assert run(["mcp", "list", "--json", "--no-default-servers", "--mcp-config", str(cfg)]) == 0
     payload = json.loads(capsys.readouterr().out)
     row = payload["servers"][0]

@@ -16,20 +16,28 @@ HUGE = 20_000
 
 
 async def test_a_listing_over_the_bound_keeps_the_first_tools_with_one_warning():
-    async with running([stdio("huge", "many", str(HUGE))], settle_s=150,  # 20,000 tools on a loaded machine
-                     **{"toolSearch.ranker": "bm25f", "mcp.timeout": 120}) as engine:
+    async with running(
+        [stdio("huge", "many", str(HUGE))],
+        settle_s=150,  # 20,000 tools on a loaded machine
+        **{"toolSearch.ranker": "bm25f", "mcp.timeout": 120},
+    ) as engine:
         assert engine.pool.status("huge").tool_count == listing.MAX_LISTING_TOOLS
         assert len(engine.catalog.server_tools("huge")) == listing.MAX_LISTING_TOOLS
         bound = [w for w in engine.warnings if "bound" in w]
-        assert bound == [f"huge: tools/list is over toolscout's bound of {listing.MAX_LISTING_TOOLS:,} tools per "
-                         f"server: kept the first {listing.MAX_LISTING_TOOLS:,} tools, dropped "
-                         f"{HUGE - listing.MAX_LISTING_TOOLS:,}"]
+        assert bound == [
+            f"huge: tools/list is over toolscout's bound of {listing.MAX_LISTING_TOOLS:,} tools per "
+            f"server: kept the first {listing.MAX_LISTING_TOOLS:,} tools, dropped "
+            f"{HUGE - listing.MAX_LISTING_TOOLS:,}"
+        ]
 
 
 async def test_twenty_thousand_tools_are_searched_and_removed_without_a_hang(monkeypatch):
     monkeypatch.setattr(listing, "MAX_LISTING_TOOLS", 50_000)
-    async with running([stdio("huge", "many", str(HUGE)), stdio("small", "many", "20")], settle_s=150,
-                       **{"toolSearch.ranker": "bm25f", "mcp.timeout": 120}) as engine:
+    async with running(
+        [stdio("huge", "many", str(HUGE)), stdio("small", "many", "20")],
+        settle_s=150,
+        **{"toolSearch.ranker": "bm25f", "mcp.timeout": 120},
+    ) as engine:
         assert len(engine.catalog.server_tools("huge")) == HUGE
         hits = engine.search.search("archive invoice record 19994").hits
         assert hits and hits[0].tool.server == "huge"

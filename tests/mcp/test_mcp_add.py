@@ -18,20 +18,35 @@ SECRET = "s3cret-value-0042"
 
 
 def test_add_a_stdio_server_then_use_it_then_remove_it(toolscout) -> None:
-    added = toolscout("mcp", "add", "-e", f"PROBE_KEY={SECRET}", "probe", "--",
-                      sys.executable, server_path("probe"), "--flag", "x")
+    added = toolscout(
+        "mcp", "add", "-e", f"PROBE_KEY={SECRET}", "probe", "--", sys.executable, server_path("probe"), "--flag", "x"
+    )
     assert added.returncode == 0, added.stderr
     assert SECRET not in added.stdout + added.stderr  # the value goes to the file only
     assert "Added stdio MCP server probe to the user config ~/.config/toolscout/mcp.json" in added.stdout
     assert "env: PROBE_KEY" in added.stdout
     path = toolscout.user_mcp_json
-    assert json.loads(path.read_text(encoding="utf-8")) == {"mcpServers": {"probe": {
-        "command": sys.executable, "args": [server_path("probe"), "--flag", "x"], "env": {"PROBE_KEY": SECRET}}}}
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "mcpServers": {
+            "probe": {
+                "command": sys.executable,
+                "args": [server_path("probe"), "--flag", "x"],
+                "env": {"PROBE_KEY": SECRET},
+            }
+        }
+    }
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # it holds a secret: the owner's alone
     assert not list(path.parent.glob("*.tmp"))  # written atomically, nothing left behind
 
-    called = toolscout("call", "mcp__probe__probe", "--params", '{"variable": "PROBE_KEY"}', "--json",
-                       "--allowed-tools", "mcp__probe__probe")
+    called = toolscout(
+        "call",
+        "mcp__probe__probe",
+        "--params",
+        '{"variable": "PROBE_KEY"}',
+        "--json",
+        "--allowed-tools",
+        "mcp__probe__probe",
+    )
     assert called.returncode == 0, called.stderr
     seen = json.loads(json.loads(called.stdout)["content"][0]["text"])
     assert seen["value"] == SECRET and seen["argv"] == ["--flag", "x"]  # what the server was started with
@@ -61,7 +76,9 @@ def test_other_keys_and_servers_of_the_file_are_kept(toolscout) -> None:
     path.write_text(json.dumps({"mcpServers": {"old": {"command": "old-cmd"}}, "note": "mine"}), encoding="utf-8")
     assert toolscout("mcp", "add", "new", "--", "new-cmd", "-v").returncode == 0
     assert json.loads(path.read_text(encoding="utf-8")) == {
-        "mcpServers": {"old": {"command": "old-cmd"}, "new": {"command": "new-cmd", "args": ["-v"]}}, "note": "mine"}
+        "mcpServers": {"old": {"command": "old-cmd"}, "new": {"command": "new-cmd", "args": ["-v"]}},
+        "note": "mine",
+    }
 
 
 def test_a_broken_user_file_is_never_overwritten(toolscout) -> None:
@@ -93,13 +110,18 @@ async def test_add_an_http_server_with_a_header_the_server_receives(toolscout) -
     file, not on the screen, and the real server receives it."""
     async with serving(web_server().streamable_http_app()) as port:
         url = f"http://127.0.0.1:{port}/mcp"
-        added = await asyncio.to_thread(toolscout, "mcp", "add", "--transport", "http", "--header",
-                                        f"Authorization: Bearer {SECRET}", "web", url)
+        added = await asyncio.to_thread(
+            toolscout, "mcp", "add", "--transport", "http", "--header", f"Authorization: Bearer {SECRET}", "web", url
+        )
         assert added.returncode == 0, added.stderr
         assert SECRET not in added.stdout and "headers: Authorization" in added.stdout
         assert json.loads(toolscout.user_mcp_json.read_text(encoding="utf-8"))["mcpServers"]["web"] == {
-            "type": "http", "url": url, "headers": {"Authorization": f"Bearer {SECRET}"}}
-        called = await asyncio.to_thread(toolscout, "call", "mcp__web__whoami", "--json",
-                                         "--allowed-tools", "mcp__web__whoami")
+            "type": "http",
+            "url": url,
+            "headers": {"Authorization": f"Bearer {SECRET}"},
+        }
+        called = await asyncio.to_thread(
+            toolscout, "call", "mcp__web__whoami", "--json", "--allowed-tools", "mcp__web__whoami"
+        )
         assert called.returncode == 0, called.stderr
         assert json.loads(called.stdout)["content"][0]["text"] == f"Bearer {SECRET}"

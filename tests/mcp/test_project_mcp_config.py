@@ -118,8 +118,10 @@ def test_after_approval_it_starts_and_an_edit_asks_again_naming_the_change(proje
     capsys.readouterr()
 
     store = trust_store_path().read_bytes()
-    write_servers(project / CONFIG, {"pwn": pwn_command(project.parent / "MARKER2"),
-                                     "extra": pwn_command(project.parent / "MARKER3")})
+    write_servers(
+        project / CONFIG,
+        {"pwn": pwn_command(project.parent / "MARKER2"), "extra": pwn_command(project.parent / "MARKER3")},
+    )
     trust = check_folder(project, config_files=[CONFIG])
     assert trust.how == "changed" and trust.changed_files == (CONFIG,)
     assert run(["mcp", "list", "--mcp-config", CONFIG]) == 0

@@ -20,8 +20,10 @@ import pytest
 from toolscout.cli import run
 
 REAL_SERVERS = Path(os.environ.get("TOOLSCOUT_REAL_SERVERS", "/work/realservers/work"))
-CATALOGS = Path(os.environ.get("TOOLSCOUT_BENCH_CATALOGS")
-                or Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "catalogs")
+CATALOGS = Path(
+    os.environ.get("TOOLSCOUT_BENCH_CATALOGS")
+    or Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "catalogs"
+)
 
 
 def test_mcp_list_keeps_every_tool_of_the_real_servers(tmp_path, monkeypatch, capsys):
@@ -31,8 +33,12 @@ def test_mcp_list_keeps_every_tool_of_the_real_servers(tmp_path, monkeypatch, ca
     if not REAL_SERVERS.is_dir():
         pytest.skip(f"real MCP servers not installed at {REAL_SERVERS} (set TOOLSCOUT_REAL_SERVERS)")
     config = tmp_path / ".mcp.json"
-    subprocess.run([sys.executable, str(catalogs / "write_mcp_json.py"), "--root", str(REAL_SERVERS),
-                    "--out", str(config)], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [sys.executable, str(catalogs / "write_mcp_json.py"), "--root", str(REAL_SERVERS), "--out", str(config)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     servers = json.loads(config.read_text())["mcpServers"]
     expected = {name: len(json.loads((catalogs / f"{name}.json").read_text())["tools"]) for name in servers}
     monkeypatch.chdir(tmp_path)

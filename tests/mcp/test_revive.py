@@ -21,8 +21,11 @@ ECHO = "mcp__weird__echo"
 
 def attempts(events: EventLog, start: int) -> int:
     """Reconnect attempts of ``weird`` since event ``start``: each starts with ``connecting``."""
-    return sum(1 for e in events.events[start:] if isinstance(e, ServerStateChanged)
-               and e.status.name == "weird" and e.status.state is ServerState.CONNECTING)
+    return sum(
+        1
+        for e in events.events[start:]
+        if isinstance(e, ServerStateChanged) and e.status.name == "weird" and e.status.state is ServerState.CONNECTING
+    )
 
 
 async def crash(engine, events: EventLog) -> int:
@@ -48,8 +51,7 @@ async def test_a_call_reconnects_a_crashed_server_once_then_runs(events: EventLo
         assert await reviver.before_call(ECHO) is None and attempts(events, mark) == 1  # up: nothing to do
 
 
-async def test_a_failed_reconnect_says_the_server_is_down_and_backs_off(events: EventLog, tmp_path,
-                                                                        fake_clock) -> None:
+async def test_a_failed_reconnect_says_the_server_is_down_and_backs_off(events: EventLog, tmp_path, fake_clock) -> None:
     switch = tmp_path / "refuse"
     async with running([stdio("weird", "revivable", "weird", str(switch))], events) as engine:
         reviver = Reviver(engine, clock=fake_clock)

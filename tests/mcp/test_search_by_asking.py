@@ -25,8 +25,7 @@ from toolscout.core.settings.layers import Settings
 for _module in ("mcp_server_time", "mcp_server_git", "mcp_server_fetch"):
     pytest.importorskip(_module)
 
-RANKERS = [pytest.param("default", marks=pytest.mark.skipif(not dense_available(), reason="no dense extra")),
-           "bm25f"]
+RANKERS = [pytest.param("default", marks=pytest.mark.skipif(not dense_available(), reason="no dense extra")), "bm25f"]
 README_CATALOGS = Path(__file__).resolve().parents[1] / "fixtures" / "readme_catalogs"
 
 #: query → the tool it must rank first (built-ins, and the default servers' tools)

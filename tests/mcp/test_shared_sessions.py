@@ -45,8 +45,9 @@ async def wait_gone(pid: int, timeout: float = 10.0) -> None:
 
 async def test_stdio_servers_share_one_session_apart_from_the_app(tmp_path):
     env = {"TOOLSCOUT_PROBE": "from-config"}
-    one = ServerConfig("one", "stdio", command=sys.executable, args=(server_path("probe"),), env=env,
-                       cwd=str(tmp_path), source="test")
+    one = ServerConfig(
+        "one", "stdio", command=sys.executable, args=(server_path("probe"),), env=env, cwd=str(tmp_path), source="test"
+    )
     async with running([one, stdio("two", "probe")], **SHARED) as engine:
         a, b = await probe(engine, "one"), await probe(engine, "two")
     assert a["sid"] == b["sid"] != os.getsid(0)
@@ -103,7 +104,9 @@ def _shims() -> list[int]:
 async def test_killing_the_shim_kills_the_server_and_disconnects(events: EventLog):
     """The SDK's last resort is SIGKILL to the process it started (the shim): the server goes too."""
     async with running([stdio("stubborn")], events, **SHARED) as engine:
-        server, grandchild = (int(p) for p in (await engine.call_tool("mcp__stubborn__pids", {}, asker=allow)).text().split())
+        server, grandchild = (
+            int(p) for p in (await engine.call_tool("mcp__stubborn__pids", {}, asker=allow)).text().split()
+        )
         [shim] = _shims()
         mark = len(events.events)
         os.kill(shim, signal.SIGKILL)
@@ -135,10 +138,20 @@ async def test_servers_do_not_outlive_an_app_that_dies(tmp_path):
     stopping it: the launcher sees the app go (its stdin closes) and kills every server's group."""
     script = tmp_path / "app.py"
     script.write_text(APP_THAT_DIES)
-    env = {**os.environ, "TOOLSCOUT_CONFIG_DIR": str(tmp_path / "c"), "TOOLSCOUT_CACHE_DIR": str(tmp_path / "k"),
-           "TOOLSCOUT_DATA_DIR": str(tmp_path / "d")}
-    out = subprocess.run([sys.executable, str(script), str(Path(__file__).parent)], capture_output=True,
-                         text=True, timeout=120, env=env, check=False)
+    env = {
+        **os.environ,
+        "TOOLSCOUT_CONFIG_DIR": str(tmp_path / "c"),
+        "TOOLSCOUT_CACHE_DIR": str(tmp_path / "k"),
+        "TOOLSCOUT_DATA_DIR": str(tmp_path / "d"),
+    }
+    out = subprocess.run(
+        [sys.executable, str(script), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     pids = [int(p) for p in out.stdout.split()]
     assert len(pids) == 2

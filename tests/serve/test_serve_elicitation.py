@@ -134,6 +134,7 @@ async def test_a_question_is_never_shown_to_another_client(tmp_path):
         return types.ElicitResult(action="accept", content={"seat": "99Z"})
 
     async with http_gateway(tmp_path, *args) as gateway:
+
         async def first_person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
             async with http_client(gateway.url, elicit=second_person) as other:
                 second_result.append(await other.call_tool("call_tool", BOOK))  # while this question waits

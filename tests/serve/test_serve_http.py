@@ -28,9 +28,12 @@ from serve_helpers import (
 
 pytest.importorskip("uvicorn")
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "probe", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}},
+}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
@@ -52,8 +55,9 @@ async def discover(url: str) -> dict[str, Any]:
     """A 2026-07-28 ``server/discover`` POST (no session), as JSON-RPC."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}
     async with httpx2.AsyncClient(timeout=30) as http:
-        answer = await http.post(url, json=body, headers={**HEADERS, "mcp-protocol-version": "2026-07-28",
-                                                          "mcp-method": "server/discover"})
+        answer = await http.post(
+            url, json=body, headers={**HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"}
+        )
     text = answer.text
     return json.loads(text.split("data: ", 1)[1] if text.startswith("event:") else text)
 
@@ -67,9 +71,10 @@ async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
         return types.ElicitResult(action="accept", content={"remember": False})
 
     inbox = Inbox()
-    async with (http_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic",
-                             "--allowed-tools", "time") as gateway,
-                http_client(gateway.url, elicit=accept, inbox=inbox) as client):
+    async with (
+        http_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic", "--allowed-tools", "time") as gateway,
+        http_client(gateway.url, elicit=accept, inbox=inbox) as client,
+    ):
         declared = client.session.server_capabilities.tools.list_changed
         discovered = await discover(gateway.url)
         first = [t.name for t in (await client.list_tools()).tools]
@@ -77,8 +82,9 @@ async def test_search_call_and_dynamic_exposure_over_http(tmp_path):
         await inbox.wait_for(types.ToolListChangedNotification)
         listed = [t.name for t in (await client.list_tools()).tools]
         wrote = await client.call_tool("notes__write_note", {"text": "over http"})
-        now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
-                                                   "arguments": {"timezone": "UTC"}})
+        now = await client.call_tool(
+            "call_tool", {"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}
+        )
     # the session sends tools/list_changed, so its initialize says so; a 2026-07-28 request has no
     # session (nothing would remember a longer list), so its discover result says false
     assert declared is True
@@ -113,23 +119,34 @@ async def test_bearer_token_is_required_when_given(tmp_path, monkeypatch):
 def test_non_loopback_bind_needs_a_token(tmp_path):
     cfg, _ = setup(tmp_path)
     env = {k: v for k, v in serve_env().items() if k != "TOOLSCOUT_SERVE_TOKEN"}
-    done = subprocess.run(serve_command("--http", "0.0.0.0:0", "--mcp-config", str(cfg)), cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        serve_command("--http", "0.0.0.0:0", "--mcp-config", str(cfg)),
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "listens beyond this machine" in done.stderr and "--token" in done.stderr
-    for args, message in ((["--http", "127.0.0.1:http"], "the port must be a number"),
-                          (["--stateless"], "--stateless applies to --http only"),
-                          (["--http", "0", "--stateless", "--expose", "dynamic"], "cannot be combined")):
+    for args, message in (
+        (["--http", "127.0.0.1:http"], "the port must be a number"),
+        (["--stateless"], "--stateless applies to --http only"),
+        (["--http", "0", "--stateless", "--expose", "dynamic"], "cannot be combined"),
+    ):
         bad = subprocess.run(serve_command(*args), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and message in bad.stderr
 
 
-@pytest.mark.parametrize(("host", "token", "message"), [
-    ("0.0.0.0", "short-token", "at least 16 characters (this one has 11)"),
-    ("0.0.0.0", " ", "without spaces"),
-    ("127.0.0.1", "", "without spaces"),  # a blank token would refuse every request
-    ("127.0.0.1", "a\x1bb", "without spaces"),
-])
+@pytest.mark.parametrize(
+    ("host", "token", "message"),
+    [
+        ("0.0.0.0", "short-token", "at least 16 characters (this one has 11)"),
+        ("0.0.0.0", " ", "without spaces"),
+        ("127.0.0.1", "", "without spaces"),  # a blank token would refuse every request
+        ("127.0.0.1", "a\x1bb", "without spaces"),
+    ],
+)
 def test_a_token_too_short_for_a_wide_bind_or_blank_is_refused(host, token, message):
     """Found by an attacker try: --token ' ' and --token a started a gateway on 0.0.0.0."""
     from toolscout.core.gateway.http import BindError, check_exposure, parse_bind
@@ -153,8 +170,16 @@ async def test_dns_rebinding_protection_stays_on(tmp_path):
 async def test_wide_bind_with_token_still_checks_host(tmp_path):
     cfg, _ = setup(tmp_path)
     auth = {"authorization": "Bearer team-token-for-the-wide-bind"}
-    wide = HttpGateway(tmp_path, "--mcp-config", str(cfg), "--token", "team-token-for-the-wide-bind",
-                       "--allowed-host", "tools.internal", bind="0.0.0.0:0")
+    wide = HttpGateway(
+        tmp_path,
+        "--mcp-config",
+        str(cfg),
+        "--token",
+        "team-token-for-the-wide-bind",
+        "--allowed-host",
+        "tools.internal",
+        bind="0.0.0.0:0",
+    )
     try:
         url = (await wide.start()).replace("0.0.0.0", "127.0.0.1")
         rebound = await post(url, {**auth, "host": "evil.example"})

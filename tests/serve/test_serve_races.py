@@ -47,13 +47,17 @@ async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers
     server, never answering "No good match" for a server whose tools are not in yet."""
     gate = tmp_path / "open-gate"
     cfg = write_config(tmp_path, {"late": fixture_entry("late", "late", "--tools", "3", "--gate", str(gate))})
-    init = {"id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    init = {
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
     search = {"query": "operation records"}
     answers: dict[int, Any] = {}
     with (tmp_path / "gateway.stderr").open("w") as errlog:
-        async with await anyio.open_process(serve_command("--mcp-config", str(cfg)), env=serve_env(),
-                                            cwd=client_dir(tmp_path), stderr=errlog) as proc:
+        async with await anyio.open_process(
+            serve_command("--mcp-config", str(cfg)), env=serve_env(), cwd=client_dir(tmp_path), stderr=errlog
+        ) as proc:
             assert proc.stdin is not None and proc.stdout is not None
             lines = BufferedByteReceiveStream(proc.stdout)
 
@@ -65,10 +69,11 @@ async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers
             with anyio.fail_after(WAIT_S):
                 await proc.stdin.send(rpc(init))
                 await answer()
-                await proc.stdin.send(rpc({"method": "notifications/initialized"})
-                                      + rpc({"id": 2, "method": "tools/list"})
-                                      + rpc({"id": 3, "method": "tools/call",
-                                             "params": {"name": "search_tools", "arguments": search}}))
+                await proc.stdin.send(
+                    rpc({"method": "notifications/initialized"})
+                    + rpc({"id": 2, "method": "tools/list"})
+                    + rpc({"id": 3, "method": "tools/call", "params": {"name": "search_tools", "arguments": search}})
+                )
                 while 2 not in answers:
                     await answer()
                 listed_while_held = set(answers)
@@ -86,7 +91,8 @@ async def test_a_search_behind_a_pending_tools_list_waits_for_connecting_servers
     assert "pending_servers" not in found
     assert [t["name"] for t in answers[2]["result"]["tools"]] == ["search_tools", "call_tool"]
     assert answers[2]["result"]["tools"][0]["description"].endswith(
-        "Still connecting (search finds their tools once they are up): late")
+        "Still connecting (search finds their tools once they are up): late"
+    )
 
 
 async def test_a_search_that_cannot_wait_says_servers_are_still_connecting(tmp_path):

@@ -35,12 +35,14 @@ APPLIES = {
     "server-sse-multiple-streams": "streamable HTTP: several SSE streams on one session",
     "dns-rebinding-protection": "Host and Origin checks of the HTTP endpoint",
 }
-_RAW_NAME = ("calls an upstream tool by its raw name; the gateway serves search_tools + call_tool "
-             "(the upstream tool is mcp__ref__<name>)")
+_RAW_NAME = (
+    "calls an upstream tool by its raw name; the gateway serves search_tools + call_tool "
+    "(the upstream tool is mcp__ref__<name>)"
+)
 #: Conformance server scenarios that do not apply to a gateway, and why (docs/gateway.md).
 NOT_APPLICABLE = {
     "tools-call-simple-text": _RAW_NAME + "; it passes only because the check accepts the gateway's "
-                              "'Unknown tool' text",
+    "'Unknown tool' text",
     "tools-call-error": _RAW_NAME + "; it passes only because the gateway's 'Unknown tool' answer is an error too",
     "tools-call-image": _RAW_NAME,
     "tools-call-audio": _RAW_NAME,
@@ -52,19 +54,19 @@ NOT_APPLICABLE = {
     "elicitation-sep1330-enums": _RAW_NAME,
     "server-sse-polling": _RAW_NAME + " (a pending scenario)",
     "json-schema-2020-12": "looks for the upstream tool in tools/list; the gateway lists two tools "
-                           "(search results carry the upstream schema)",
+    "(search results carry the upstream schema)",
     "tools-call-sampling": _RAW_NAME + "; sampling is deprecated by the 2026-07-28 revision (SEP-2577)",
     "logging-set-level": "logging is deprecated by the 2026-07-28 revision (SEP-2577); the gateway "
-                         "declares no logging capability",
+    "declares no logging capability",
     "tools-call-with-logging": "logging is deprecated by the 2026-07-28 revision (SEP-2577); " + _RAW_NAME,
     "completion-complete": "completes an upstream prompt or resource template; the gateway serves neither",
     "resources-read-text": "reads an upstream resource by its URI; the gateway serves only its own resources",
     "resources-read-binary": "reads an upstream resource by its URI; the gateway serves only its own resources",
     "resources-templates-read": "reads an upstream resource template; the gateway serves none",
     "resources-subscribe": "resources/subscribe, removed by the 2026-07-28 revision (subscriptions/listen "
-                           "replaces it); the gateway declares subscribe false",
+    "replaces it); the gateway declares subscribe false",
     "resources-unsubscribe": "resources/unsubscribe, removed by the 2026-07-28 revision; the gateway "
-                             "declares subscribe false",
+    "declares subscribe false",
     "prompts-list": "the gateway serves no prompts (no prompts capability)",
     "prompts-get-simple": "the gateway serves no prompts (no prompts capability)",
     "prompts-get-with-args": "the gateway serves no prompts (no prompts capability)",
@@ -94,20 +96,23 @@ def scenario_results(folder: Path) -> dict[str, list[dict[str, Any]]]:
 async def test_conformance_server_scenarios_through_the_gateway(tmp_path, node_tools):
     """The whole server suite (``--suite all``), once, against the gateway over streamable HTTP
     with the reference server as its stdio upstream ``ref``."""
-    cfg = write_config(tmp_path, {"ref": {"command": str(node_tools.node),
-                                          "args": [str(node_tools.ref_server), "--stdio"]}})
+    cfg = write_config(
+        tmp_path, {"ref": {"command": str(node_tools.node), "args": [str(node_tools.ref_server), "--stdio"]}}
+    )
     out = tmp_path / "conformance"
     async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "ref") as gateway:
         with anyio.fail_after(CLIENT_TIMEOUT_S):
             run = await anyio.run_process(
                 [str(node_tools.bin("conformance")), "server", "--url", gateway.url, "--suite", "all", "-o", str(out)],
-                env=node_tools.env(), check=False)
+                env=node_tools.env(),
+                check=False,
+            )
     results = scenario_results(out)
     log = (run.stdout + run.stderr).decode(errors="replace")[-3000:]
     assert set(results) == set(APPLIES) | set(NOT_APPLICABLE), (
-        f"scenarios to classify: {sorted(set(results) ^ (set(APPLIES) | set(NOT_APPLICABLE)))}\n{log}")
-    failed = {name: [c.get("errorMessage") for c in results[name] if c["status"] != "SUCCESS"]
-              for name in APPLIES}
+        f"scenarios to classify: {sorted(set(results) ^ (set(APPLIES) | set(NOT_APPLICABLE)))}\n{log}"
+    )
+    failed = {name: [c.get("errorMessage") for c in results[name] if c["status"] != "SUCCESS"] for name in APPLIES}
     assert not any(failed.values()), failed
     assert all(results[name] for name in APPLIES)  # each ran at least one check
 
@@ -115,13 +120,21 @@ async def test_conformance_server_scenarios_through_the_gateway(tmp_path, node_t
 def _claude_env(server_url: str, tmp_path: Path, node_tools: NodeTools) -> dict[str, str]:
     """Claude Code's environment: the loopback API, tool search on, no calls home (each variable
     below stops one: telemetry, error reports, updates, feature flags, surveys), a fresh config dir."""
-    quiet = ("DISABLE_TELEMETRY DISABLE_ERROR_REPORTING DISABLE_AUTOUPDATER DISABLE_UPDATES DISABLE_BUG_COMMAND "
-             "DISABLE_FEEDBACK_COMMAND DISABLE_GROWTHBOOK DISABLE_INSTALLATION_CHECKS DISABLE_COST_WARNINGS "
-             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY "
-             "CLAUDE_CODE_DISABLE_FEATURE_FLAGS CLAUDE_CODE_DISABLE_TERMINAL_TITLE CLAUDE_CODE_SKIP_PROMPT_HISTORY")
-    return node_tools.env(ANTHROPIC_BASE_URL=server_url, ANTHROPIC_API_KEY="loopback-key", IS_SANDBOX="1",
-                          ENABLE_TOOL_SEARCH="true", CLAUDE_CONFIG_DIR=str(tmp_path / "claude-config"),
-                          CLAUDE_CODE_ENABLE_TELEMETRY="0", **dict.fromkeys(quiet.split(), "1"))
+    quiet = (
+        "DISABLE_TELEMETRY DISABLE_ERROR_REPORTING DISABLE_AUTOUPDATER DISABLE_UPDATES DISABLE_BUG_COMMAND "
+        "DISABLE_FEEDBACK_COMMAND DISABLE_GROWTHBOOK DISABLE_INSTALLATION_CHECKS DISABLE_COST_WARNINGS "
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY "
+        "CLAUDE_CODE_DISABLE_FEATURE_FLAGS CLAUDE_CODE_DISABLE_TERMINAL_TITLE CLAUDE_CODE_SKIP_PROMPT_HISTORY"
+    )
+    return node_tools.env(
+        ANTHROPIC_BASE_URL=server_url,
+        ANTHROPIC_API_KEY="loopback-key",
+        IS_SANDBOX="1",
+        ENABLE_TOOL_SEARCH="true",
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude-config"),
+        CLAUDE_CODE_ENABLE_TELEMETRY="0",
+        **dict.fromkeys(quiet.split(), "1"),
+    )
 
 
 def scripted_model(body: dict[str, Any]) -> Reply:
@@ -131,8 +144,14 @@ def scripted_model(body: dict[str, Any]) -> Reply:
     if turn == 0:
         return Reply(tool_calls=[ToolCall("mcp__toolscout__search_tools", {"query": "current time in a timezone"})])
     if turn == 1:
-        return Reply(tool_calls=[ToolCall("mcp__toolscout__call_tool", {
-            "name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}})])
+        return Reply(
+            tool_calls=[
+                ToolCall(
+                    "mcp__toolscout__call_tool",
+                    {"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}},
+                )
+            ]
+        )
     return Reply(text="LOOPBACK-FINAL: the time tool ran.")
 
 
@@ -154,21 +173,50 @@ def test_claude_code_sends_the_gateway_tools_inline_and_gets_the_time(tmp_path, 
     project.mkdir()
     gateway = serve_command("--mcp-config", str(servers), "--allowed-tools", "time")
     mcp_config = tmp_path / "claude-mcp.json"
-    mcp_config.write_text(json.dumps({"mcpServers": {"toolscout": {
-        "command": gateway[0], "args": gateway[1:],
-        "env": {"PYTHONPATH": str(REPO / "src"), "TOOLSCOUT_RANKER": TEST_RANKER}}}}))
+    mcp_config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "toolscout": {
+                        "command": gateway[0],
+                        "args": gateway[1:],
+                        "env": {"PYTHONPATH": str(REPO / "src"), "TOOLSCOUT_RANKER": TEST_RANKER},
+                    }
+                }
+            }
+        )
+    )
     with FakeModelServer([scripted_model] * 10) as api:
         done = subprocess.run(
-            [str(node_tools.bin("claude")), "-p", "What time is it in UTC? Use the tools.", "--mcp-config",
-             str(mcp_config), "--strict-mcp-config", "--dangerously-skip-permissions", "--output-format",
-             "stream-json", "--verbose", "--no-session-persistence", "--debug-file", str(tmp_path / "claude.log")],
-            cwd=project, env=_claude_env(api.url, tmp_path, node_tools), capture_output=True, text=True,
-            timeout=CLIENT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            [
+                str(node_tools.bin("claude")),
+                "-p",
+                "What time is it in UTC? Use the tools.",
+                "--mcp-config",
+                str(mcp_config),
+                "--strict-mcp-config",
+                "--dangerously-skip-permissions",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--no-session-persistence",
+                "--debug-file",
+                str(tmp_path / "claude.log"),
+            ],
+            cwd=project,
+            env=_claude_env(api.url, tmp_path, node_tools),
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
         requests, others = list(api.requests), list(api.others)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     result = next((e for e in events if e.get("type") == "result"), {})
     assert done.returncode == 0 and result.get("result") == "LOOPBACK-FINAL: the time tool ran.", (
-        done.stderr[-3000:], done.stdout[-3000:])
+        done.stderr[-3000:],
+        done.stdout[-3000:],
+    )
     # nothing else: three turns (no ToolSearch "select:" turn to load the gateway's tools), no side requests
     assert others == [] and [path for path, _ in requests] == ["/v1/messages?beta=true"] * 3
     for _, body in requests:

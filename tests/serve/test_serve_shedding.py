@@ -109,8 +109,12 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
     kept: uvicorn's keep-alive close waits for a reader that never reads."""
     cfg = write_config(tmp_path, {"huge": fixture_entry("huge_tools", "10", "2")})
     write_user_settings({"serve": {"writeTimeout": 5, "headerTimeout": 5}})
-    search = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-              "params": {"name": "search_tools", "arguments": {"query": "weather records", "max_results": 50}}}
+    search = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "search_tools", "arguments": {"query": "weather records", "max_results": 50}},
+    }
     async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "huge") as gateway:
         async with http_client(gateway.url) as client:
             found = await client.call_tool("search_tools", {"query": "weather records", "max_results": 50})
@@ -122,8 +126,9 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
                 sock = socket.socket()
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
                 sock.connect(gateway.address)
-                sock.sendall(raw_post("/mcp", "127.0.0.1", search,
-                                      {"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}))
+                sock.sendall(
+                    raw_post("/mcp", "127.0.0.1", search, {"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"})
+                )
                 sock.setblocking(False)
                 stalled.append(sock)
             with anyio.fail_after(WAIT_S):  # every answer is being written: it was built
@@ -131,8 +136,9 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
                     await anyio.sleep(0.1)
             held = gateway.rss_kb()
             async with http_client(gateway.url) as client:  # another client is served meanwhile
-                echoed = await client.call_tool("call_tool", {"name": "mcp__huge__small_echo",
-                                                              "arguments": {"text": "hi"}})
+                echoed = await client.call_tool(
+                    "call_tool", {"name": "mcp__huge__small_echo", "arguments": {"text": "hi"}}
+                )
             with anyio.fail_after(WAIT_S):
                 while not all(closed_by_peer(s) for s in stalled):
                     await anyio.sleep(0.2)
@@ -169,9 +175,21 @@ async def test_one_clients_sessions_never_evict_anothers(tmp_path, monkeypatch):
             b_sessions = [await open_session(gateway.url, {"authorization": f"Bearer {token_b}"}) for _ in range(30)]
             second = await a.call_tool("mcp__notes__write_note", {"text": "two"})
         async with httpx2.AsyncClient(timeout=30) as http:
-            statuses = [(await http.post(gateway.url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers={
-                **RAW_HEADERS, "authorization": f"Bearer {token_b}", "mcp-session-id": sid,
-                "mcp-protocol-version": "2025-06-18"})).status_code for sid in b_sessions]
+            statuses = [
+                (
+                    await http.post(
+                        gateway.url,
+                        json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                        headers={
+                            **RAW_HEADERS,
+                            "authorization": f"Bearer {token_b}",
+                            "mcp-session-id": sid,
+                            "mcp-protocol-version": "2025-06-18",
+                        },
+                    )
+                ).status_code
+                for sid in b_sessions
+            ]
     assert text_of(first) == "noted: one" and text_of(second) == "noted: two", (text_of(first), text_of(second))
     assert len(asked) == 1  # remembered for A's session, which B's flood did not end
     assert statuses == [404] * 27 + [200] * 3
@@ -194,13 +212,18 @@ async def test_requests_in_flight_are_capped_per_session(tmp_path):
         await release.wait()
         return types.ElicitResult(action="decline")
 
-    async with (http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway,
-                http_client(gateway.url, elicit=person) as a,
-                http_client(gateway.url) as b,
-                anyio.create_task_group() as tg):
+    async with (
+        http_gateway(tmp_path, "--mcp-config", str(cfg)) as gateway,
+        http_client(gateway.url, elicit=person) as a,
+        http_client(gateway.url) as b,
+        anyio.create_task_group() as tg,
+    ):
         for text in ("one", "two"):
-            tg.start_soon(lambda t=text: _collect(results, a.call_tool(
-                "call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": t}})))
+            tg.start_soon(
+                lambda t=text: _collect(
+                    results, a.call_tool("call_tool", {"name": "mcp__notes__write_note", "arguments": {"text": t}})
+                )
+            )
         with anyio.fail_after(WAIT_S):
             while len(asked) < 2:
                 await anyio.sleep(0.05)

@@ -26,8 +26,11 @@ from serve_helpers import (
 HELD = 6
 
 
-@pytest.mark.parametrize(("handshake", "ranker"), [("initialize", "bm25f"), ("server/discover", None)],
-                         ids=["initialize-bm25f", "discover-default-ranker"])
+@pytest.mark.parametrize(
+    ("handshake", "ranker"),
+    [("initialize", "bm25f"), ("server/discover", None)],
+    ids=["initialize-bm25f", "discover-default-ranker"],
+)
 async def test_handshake_and_first_list_answer_while_every_upstream_is_held(tmp_path, handshake, ranker):
     """Every upstream server blocks its start on a gate file the test opens only afterwards; the
     handshake (legacy ``initialize``, or the 2026-07-28 ``server/discover`` Claude Code sends) and
@@ -36,8 +39,10 @@ async def test_handshake_and_first_list_answer_while_every_upstream_is_held(tmp_
     are not encoded while a server connects), so their vectors cannot be ready. The announcement
     names the servers as connecting; a search then waits for them and finds their tools."""
     gate = tmp_path / "open-gate"
-    cfg = write_config(tmp_path, {f"held{i}": fixture_entry("late", f"held{i}", "--tools", "2", "--gate", str(gate))
-                                  for i in range(HELD)})
+    cfg = write_config(
+        tmp_path,
+        {f"held{i}": fixture_entry("late", f"held{i}", "--tools", "2", "--gate", str(gate)) for i in range(HELD)},
+    )
     modern = handshake == "server/discover"
     async with raw_stdio_gateway(tmp_path, "--mcp-config", str(cfg), ranker=ranker) as raw:
         with anyio.fail_after(WAIT_S):
@@ -53,15 +58,21 @@ async def test_handshake_and_first_list_answer_while_every_upstream_is_held(tmp_
             announced = listed["result"]["tools"][0]["description"]
             assert announced.endswith(f"Still connecting (search finds their tools once they are up): {held}")
             gate.write_text("go")
-            found = await raw.answer(await raw.request("tools/call", {
-                "name": "search_tools", "arguments": {"query": "select:mcp__held0__op_0001,mcp__held5__op_0000"}},
-                modern=modern))
+            found = await raw.answer(
+                await raw.request(
+                    "tools/call",
+                    {"name": "search_tools", "arguments": {"query": "select:mcp__held0__op_0001,mcp__held5__op_0000"}},
+                    modern=modern,
+                )
+            )
     assert first["result"]["capabilities"]["tools"]["listChanged"] is False  # static exposure: the list never changes
     tools = listed["result"]["tools"]
     assert [t["name"] for t in tools] == ["search_tools", "call_tool"]
     assert all(t["_meta"] == {"anthropic/alwaysLoad": True} for t in tools)
     assert [r["name"] for r in found["result"]["structuredContent"]["results"]] == [
-        "mcp__held0__op_0001", "mcp__held5__op_0000"]
+        "mcp__held0__op_0001",
+        "mcp__held5__op_0000",
+    ]
 
 
 async def test_2026_clients_are_told_of_exposed_tools_on_their_listen_stream(tmp_path):
@@ -70,8 +81,9 @@ async def test_2026_clients_are_told_of_exposed_tools_on_their_listen_stream(tmp
     ``tools/list_changed`` on the client's ``subscriptions/listen`` stream; the new tools are
     listed under ``server__tool`` (the client adds its own ``mcp__<gateway>__``)."""
     cfg = write_config(tmp_path, {"normal": fixture_entry("normal", "normal")})
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic", "--allowed-tools", "normal",
-                             mode="auto") as client:
+    async with stdio_gateway(
+        tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic", "--allowed-tools", "normal", mode="auto"
+    ) as client:
         assert client.session.server_capabilities.tools.list_changed is True
         async with client.listen(tools_list_changed=True) as events:
             await client.call_tool("search_tools", {"query": "select:mcp__normal__echo"})
@@ -84,8 +96,9 @@ async def test_2026_clients_are_told_of_exposed_tools_on_their_listen_stream(tmp
     assert isinstance(echo, types.CallToolResult) and echo.content[0].text == "listed"
 
 
-@pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGTERM]],
-                         ids=["SIGTERM", "SIGINT-and-SIGTERM"])
+@pytest.mark.parametrize(
+    "signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGTERM]], ids=["SIGTERM", "SIGINT-and-SIGTERM"]
+)
 async def test_signals_end_the_gateway_and_its_upstreams(tmp_path, signals):
     """The client keeps stdin open and signals (Claude Code: SIGINT, then SIGTERM 0.1 s later;
     here both at once, so either may be handled first): the gateway has stopped its upstream
@@ -96,8 +109,11 @@ async def test_signals_end_the_gateway_and_its_upstreams(tmp_path, signals):
         with anyio.fail_after(WAIT_S):
             await raw.answer(await raw.request(LEGACY_INIT["method"], LEGACY_INIT["params"]))
             await raw.send({"method": "notifications/initialized"})
-            ran = await raw.answer(await raw.request("tools/call", {
-                "name": "call_tool", "arguments": {"name": "mcp__normal__pid", "arguments": {}}}))
+            ran = await raw.answer(
+                await raw.request(
+                    "tools/call", {"name": "call_tool", "arguments": {"name": "mcp__normal__pid", "arguments": {}}}
+                )
+            )
         pid = int(ran["result"]["content"][0]["text"])
         for number in signals:
             raw.proc.send_signal(number)

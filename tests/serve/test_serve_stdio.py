@@ -80,8 +80,9 @@ async def test_allowed_calls_pass_results_through(tmp_path):
         echo = await client.call_tool("call_tool", {"name": "mcp__normal__echo", "arguments": {"text": "héllo"}})
         rich = await client.call_tool("call_tool", {"name": "mcp__normal__rich", "arguments": {}})
         failed = await client.call_tool("call_tool", {"name": "mcp__normal__explode", "arguments": {"reason": "kaput"}})
-        now = await client.call_tool("call_tool", {"name": "mcp__time__get_current_time",
-                                                   "arguments": {"timezone": "Europe/Paris"}})
+        now = await client.call_tool(
+            "call_tool", {"name": "mcp__time__get_current_time", "arguments": {"timezone": "Europe/Paris"}}
+        )
     assert not echo.is_error and text_of(echo) == "héllo" and echo.structured_content == {"result": "héllo"}
     kinds = [b.type for b in rich.content]
     assert kinds == ["text", "image", "resource", "resource_link"]
@@ -95,8 +96,9 @@ async def test_bad_arguments_are_refused_with_the_schema(tmp_path):
     cfg = base_config(tmp_path, with_time=False, schemas=fixture_entry("schemas"))
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "normal,schemas") as client:
         wrong = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": {"a": "one"}})
-        big_enum = await client.call_tool("call_tool", {"name": "mcp__schemas__big_enum",
-                                                        "arguments": {"unit": "kelvin"}})
+        big_enum = await client.call_tool(
+            "call_tool", {"name": "mcp__schemas__big_enum", "arguments": {"unit": "kelvin"}}
+        )
         not_json_object = await client.call_tool("call_tool", {"name": "mcp__normal__add", "arguments": [1, 2]})
         unknown = await client.call_tool("call_tool", {"name": "mcp__normal__ech", "arguments": {}})
         no_name = await client.call_tool("call_tool", {"tool": "mcp__normal__echo"})
@@ -134,9 +136,12 @@ async def test_failing_upstream_does_not_take_the_gateway_down(tmp_path):
 
 async def test_late_server_fills_the_index_live(tmp_path):
     gate = tmp_path / "open-gate"
-    cfg = base_config(tmp_path, with_time=False, late=fixture_entry("late", "late", "--tools", "3", "--gate", str(gate)))
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--wait-servers", "0",
-                             "--allowed-tools", "late") as client:
+    cfg = base_config(
+        tmp_path, with_time=False, late=fixture_entry("late", "late", "--tools", "3", "--gate", str(gate))
+    )
+    async with stdio_gateway(
+        tmp_path, "--mcp-config", str(cfg), "--wait-servers", "0", "--allowed-tools", "late"
+    ) as client:
         listed = await client.list_tools()
         before = await client.call_tool("search_tools", {"query": "select:mcp__late__op_0001"})
         gate.write_text("go")
@@ -156,8 +161,9 @@ async def test_late_server_fills_the_index_live(tmp_path):
 async def test_dynamic_exposure_appends_and_announces(tmp_path):
     cfg = base_config(tmp_path)
     inbox = Inbox()
-    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic",
-                             "--allowed-tools", "normal", inbox=inbox) as client:
+    async with stdio_gateway(
+        tmp_path, "--mcp-config", str(cfg), "--expose", "dynamic", "--allowed-tools", "normal", inbox=inbox
+    ) as client:
         assert client.session.server_capabilities.tools.list_changed is True
         first = [t.name for t in (await client.list_tools()).tools]
         await client.call_tool("search_tools", {"query": "select:mcp__normal__echo,mcp__normal__add"})
@@ -207,8 +213,13 @@ async def test_a_crashed_upstream_is_reconnected_by_the_next_call(tmp_path):
 
 async def test_a_configured_gateway_entry_is_not_started(tmp_path):
     """The gateway listed in the config it reads (Claude Code's .mcp.json) must not start itself."""
-    cfg = write_config(tmp_path, {"normal": fixture_entry("normal", "normal"),
-                                  "toolscout": {"command": sys.executable, "args": ["-m", "toolscout", "serve"]}})
+    cfg = write_config(
+        tmp_path,
+        {
+            "normal": fixture_entry("normal", "normal"),
+            "toolscout": {"command": sys.executable, "args": ["-m", "toolscout", "serve"]},
+        },
+    )
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:
         catalog = json.loads((await client.read_resource("toolscout://catalog")).contents[0].text)
     assert [s["name"] for s in catalog["servers"]] == ["normal"]

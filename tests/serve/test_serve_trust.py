@@ -26,8 +26,18 @@ def project(tmp_path: Path, log: Path) -> Path:
     ``.toolscout/servers.json``."""
     root = tmp_path / "proj"
     (root / ".toolscout").mkdir(parents=True)
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"toolscout": {
-        "command": "toolscout", "args": ["serve", "--expose", "dynamic", "--mcp-config", CONFIG]}}}))
+    (root / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "toolscout": {
+                        "command": "toolscout",
+                        "args": ["serve", "--expose", "dynamic", "--mcp-config", CONFIG],
+                    }
+                }
+            }
+        )
+    )
     write_servers(root, log)
     return root
 

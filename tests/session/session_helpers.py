@@ -67,8 +67,12 @@ class WeatherTool:
     spec = ToolSpec(
         name="get_forecast",
         description="Get the weather forecast for a city.",
-        input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
-                      "additionalProperties": False},
+        input_schema={
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
         original_name="get_forecast",
     )
 
@@ -84,8 +88,12 @@ class SlowTool:
     """A deferred tool that waits until cancelled or released (cancellation tests)."""
 
     read_only = True
-    spec = ToolSpec(name="slow_job", description="Run a slow background job and wait for it.",
-                    input_schema={"type": "object", "properties": {}}, original_name="slow_job")
+    spec = ToolSpec(
+        name="slow_job",
+        description="Run a slow background job and wait for it.",
+        input_schema={"type": "object", "properties": {}},
+        original_name="slow_job",
+    )
 
     def __init__(self) -> None:
         import asyncio
@@ -132,20 +140,31 @@ def wide_config(log: Path, name: str = "wide", tools: int = 140, gate: Path | No
     args = ["--tools", str(tools), "--props", "0", "--log", str(log)]
     if gate is not None:
         args += ["--gate", str(gate)]
-    return ServerConfig(name, "stdio", command=sys.executable, args=tuple(server_args(LATE, name, *args)),
-                        source="test")
+    return ServerConfig(
+        name, "stdio", command=sys.executable, args=tuple(server_args(LATE, name, *args)), source="test"
+    )
 
 
-def limit_engine(tmp_path: Path, provider: str, mode: str, strategy: str, *configs: ServerConfig,
-                **extra: Any) -> Engine:
+def limit_engine(
+    tmp_path: Path, provider: str, mode: str, strategy: str, *configs: ServerConfig, **extra: Any
+) -> Engine:
     """An engine over ``configs`` for ``provider``'s limit (:data:`LIMITS`), fixture servers allowed."""
-    overrides: dict[str, Any] = {"toolSearch.enabled": mode, "session.strategy": strategy,
-                                 "permissions.allow": ["wide", "late"], **extra}
+    overrides: dict[str, Any] = {
+        "toolSearch.enabled": mode,
+        "session.strategy": strategy,
+        "permissions.allow": ["wide", "late"],
+        **extra,
+    }
     if provider == "anthropic":
         overrides["provider.maxTools"] = LIMITS["anthropic"]
     settings = Settings().with_overrides(overrides, "test")
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=list(configs))
+    return Engine(
+        settings,
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=list(configs),
+    )
 
 
 def names_of(body: dict[str, Any]) -> list[str]:
@@ -160,13 +179,16 @@ def logged(log: Path) -> list[dict[str, Any]]:
 
 def search_then_execute(target: str) -> list[Reply]:
     """The model's script: ToolSearch ``select:target``, ExecuteTool ``target`` with no params, "done"."""
-    return [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{target}"})]),
-            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": target, "params": {}})]),
-            Reply(text="done")]
+    return [
+        Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{target}"})]),
+        Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": target, "params": {}})]),
+        Reply(text="done"),
+    ]
 
 
-async def run_turn(engine: Engine, provider: str, script: list[Any], text: str = "run the last record operation",
-                   **server_options: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+async def run_turn(
+    engine: Engine, provider: str, script: list[Any], text: str = "run the last record operation", **server_options: Any
+) -> tuple[Any, Any, list[dict[str, Any]]]:
     """Start ``engine`` (its servers settled), run one turn of a session over the loopback
     ``provider`` API (``anthropic`` | ``openai``) answering with ``script``, stop the engine.
 

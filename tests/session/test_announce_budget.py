@@ -69,28 +69,50 @@ def test_over_the_budget_large_servers_become_one_parseable_line_each(budget: in
 
 
 def _engine(tmp_path: Path, budget: int, strategy: str) -> Engine:
-    settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.announceBudget": budget,
-                                          "session.strategy": strategy,
-                                          "permissions.allow": ["mcp__big__*", "mcp__small__*"]}, "test")
-    servers = [ServerConfig(name, "stdio", command=sys.executable,
-                            args=tuple(server_args(LATE, name, "--tools", str(n), "--props", "1")), source="test")
-               for name, n in (("big", 60), ("small", 2))]
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=servers)
+    settings = Settings().with_overrides(
+        {
+            "toolSearch.enabled": "true",
+            "toolSearch.announceBudget": budget,
+            "session.strategy": strategy,
+            "permissions.allow": ["mcp__big__*", "mcp__small__*"],
+        },
+        "test",
+    )
+    servers = [
+        ServerConfig(
+            name,
+            "stdio",
+            command=sys.executable,
+            args=tuple(server_args(LATE, name, "--tools", str(n), "--props", "1")),
+            source="test",
+        )
+        for name, n in (("big", 60), ("small", 2))
+    ]
+    return Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=servers
+    )
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 @pytest.mark.parametrize("strategy", ["execute-proxy", "stub"])
-async def test_a_summarised_servers_tool_is_found_selected_and_run(tmp_path: Path, provider: str,
-                                                                   strategy: str) -> None:
+async def test_a_summarised_servers_tool_is_found_selected_and_run(
+    tmp_path: Path, provider: str, strategy: str
+) -> None:
     engine = _engine(tmp_path, budget=60, strategy=strategy)
     await engine.start()
     try:
         assert await engine.wait_for_servers(30)
-        call = (ToolCall("mcp__big__op_0042", {"field_0": "x"}) if strategy == "stub" else
-                ToolCall("ExecuteTool", {"tool_name": "op_0042", "params": {"field_0": "x"}}))
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0042"})]),
-                  Reply(tool_calls=[call]), Reply(text="done"), Reply(text="again")]
+        call = (
+            ToolCall("mcp__big__op_0042", {"field_0": "x"})
+            if strategy == "stub"
+            else ToolCall("ExecuteTool", {"tool_name": "op_0042", "params": {"field_0": "x"}})
+        )
+        script = [
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0042"})]),
+            Reply(tool_calls=[call]),
+            Reply(text="done"),
+            Reply(text="again"),
+        ]
         with FakeModelServer(script) as server:
             session = Session(engine, provider=provider_for(provider, server.url), persist=False, strategy=strategy)
             assert (await session.send("run op 42 on the big server")).text == "done"
@@ -111,7 +133,7 @@ async def test_a_summarised_servers_tool_is_found_selected_and_run(tmp_path: Pat
 
 
 async def test_history_counts_a_summary_line_as_every_tool_of_its_server() -> None:
-    text = (f"<{FULL_TAG}>\nmcp__big__* (60 tools): op\nmcp__small__: op_0000 op_0001\n</{FULL_TAG}>")
+    text = f"<{FULL_TAG}>\nmcp__big__* (60 tools): op\nmcp__small__: op_0000 op_0001\n</{FULL_TAG}>"
     state = rebuild_state([{"role": "user", "content": [{"type": "text", "text": text}]}])
     assert state.covers("mcp__big__op_0059") and state.covers("mcp__small__op_0001")
     assert not state.covers("mcp__bigger__op_0001") and not state.covers("mcp__small__op_0002")

@@ -44,25 +44,41 @@ def test_settings_screen_editors_follow_the_schema() -> None:
     from toolscout.tui.screens.settings import FIELDS, editor_kind
 
     kinds = {key: editor_kind(key) for key, _label in FIELDS}
-    assert kinds == {"recommendations.enabled": "switch", "recommendations.minScore": "number",
-                     "toolSearch.enabled": "select", "toolSearch.thresholdRatio": "number",
-                     "session.strategy": "select", "provider.name": "select", "provider.model": "text"}
+    assert kinds == {
+        "recommendations.enabled": "switch",
+        "recommendations.minScore": "number",
+        "toolSearch.enabled": "select",
+        "toolSearch.thresholdRatio": "number",
+        "session.strategy": "select",
+        "provider.name": "select",
+        "provider.model": "text",
+    }
 
 
 async def test_session_apply_settings_reaches_prefetch_strategy_engine_and_emits(engine) -> None:
     session = Session(engine, provider=OfflineProvider(), persist=False)
     rec = Recorder()
     engine.subscribe(rec)
-    new = make_settings(**{"recommendations.minScore": "0.5", "recommendations.enabled": "false",
-                           "session.strategy": "stub", "toolSearch.alwaysLoad": ["get_forecast"]})
+    new = make_settings(
+        **{
+            "recommendations.minScore": "0.5",
+            "recommendations.enabled": "false",
+            "session.strategy": "stub",
+            "toolSearch.alwaysLoad": ["get_forecast"],
+        }
+    )
     assert session.apply_settings(new) == []
     assert (session.prefetch.min_score, session.prefetch.enabled) == (0.5, False)
     assert session.strategy == "stub"  # no request built yet: the strategy may still change
     assert engine.settings is new and engine.search.settings is new
     assert not engine.catalog.is_deferred(engine.tool("get_forecast"))  # alwaysLoad took effect
     (event,) = rec.of(SettingsChanged)
-    assert event.changed == {"recommendations.minScore": 0.5, "recommendations.enabled": False,
-                             "session.strategy": "stub", "toolSearch.alwaysLoad": ["get_forecast"]}
+    assert event.changed == {
+        "recommendations.minScore": 0.5,
+        "recommendations.enabled": False,
+        "session.strategy": "stub",
+        "toolSearch.alwaysLoad": ["get_forecast"],
+    }
     assert session.apply_settings(new) == [] and len(rec.of(SettingsChanged)) == 1  # no change, no event
 
 

@@ -36,9 +36,18 @@ def _approved() -> dict[str, Any]:
     """``permissions.approvedTools`` as "always allow" saved it for the harmless tool."""
     from toolscout.core.policy.approvals import Fingerprint
 
-    harmless = projected(ToolSpec(TOOL, "Look up the weather forecast for a city.", {
-        "type": "object", "properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]},
-        server="drift"))
+    harmless = projected(
+        ToolSpec(
+            TOOL,
+            "Look up the weather forecast for a city.",
+            {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "City name"}},
+                "required": ["city"],
+            },
+            server="drift",
+        )
+    )
     return {TOOL: Fingerprint.of(harmless).to_json()}
 
 
@@ -59,13 +68,25 @@ async def _turn(tmp_path: Path, provider: str, mode: str, strategy: str, *, chan
     log, trigger = tmp_path / "calls.jsonl", tmp_path / "pull"
     if changed:
         trigger.write_text(json.dumps(PULLED), encoding="utf-8")  # the server changed between runs
-    cfg = ServerConfig("drift", "stdio", command=sys.executable,
-                       args=tuple(server_args(RUGPULL, "drift", str(log), str(trigger))), source="test")
-    settings = Settings().with_overrides({"toolSearch.enabled": mode, "session.strategy": strategy,
-                                          "permissions.allow": [TOOL], "permissions.approvedTools": _approved()},
-                                         "test")
-    engine = Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                    mcp_servers=[cfg])
+    cfg = ServerConfig(
+        "drift",
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(RUGPULL, "drift", str(log), str(trigger))),
+        source="test",
+    )
+    settings = Settings().with_overrides(
+        {
+            "toolSearch.enabled": mode,
+            "session.strategy": strategy,
+            "permissions.allow": [TOOL],
+            "permissions.approvedTools": _approved(),
+        },
+        "test",
+    )
+    engine = Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[cfg]
+    )
     await engine.start()
     try:
         assert await engine.wait_for_servers(20)
@@ -81,8 +102,9 @@ async def _turn(tmp_path: Path, provider: str, mode: str, strategy: str, *, chan
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-@pytest.mark.parametrize(("mode", "strategy"), [("true", "execute-proxy"), ("true", "stub"), ("false", "execute-proxy"),
-                                                ("auto", "stub")])
+@pytest.mark.parametrize(
+    ("mode", "strategy"), [("true", "execute-proxy"), ("true", "stub"), ("false", "execute-proxy"), ("auto", "stub")]
+)
 async def test_the_model_cannot_run_a_tool_changed_since_it_was_approved(tmp_path, provider, mode, strategy):
     received, last_request = await _turn(tmp_path, provider, mode, strategy, changed=True)
     assert received == []  # the server got nothing

@@ -13,9 +13,20 @@ from toolscout.cli import run
 @pytest.fixture
 def catalog(tmp_path):
     path = tmp_path / "weather.json"
-    path.write_text(json.dumps({"server": "weather", "tools": [
-        {"name": "get_forecast", "description": "Get the weather forecast for a city.",
-         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "server": "weather",
+                "tools": [
+                    {
+                        "name": "get_forecast",
+                        "description": "Get the weather forecast for a city.",
+                        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    }
+                ],
+            }
+        )
+    )
     return str(path)
 
 
@@ -52,12 +63,25 @@ def test_headless_json_transcript(catalog, capsys, monkeypatch, tmp_path) -> Non
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "true")  # auto would send this tiny catalog inline
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "weather forecast"})]),
-              Reply(tool_calls=[ToolCall("Bash", {"command": "echo hi"})]),
-              Reply(text="The forecast tool is mcp__weather__get_forecast.")]
+    script = [
+        Reply(tool_calls=[ToolCall("ToolSearch", {"query": "weather forecast"})]),
+        Reply(tool_calls=[ToolCall("Bash", {"command": "echo hi"})]),
+        Reply(text="The forecast tool is mcp__weather__get_forecast."),
+    ]
     with FakeModelServer(script) as server:
-        code = run(["-p", "find a weather tool", "--base-url", server.url, "--catalog", catalog,
-                    "--output-format", "json", "--no-default-servers"])
+        code = run(
+            [
+                "-p",
+                "find a weather tool",
+                "--base-url",
+                server.url,
+                "--catalog",
+                catalog,
+                "--output-format",
+                "json",
+                "--no-default-servers",
+            ]
+        )
     out, err = capsys.readouterr()
     assert code == 0, err
     data = json.loads(out)
@@ -81,8 +105,21 @@ def test_headless_allowed_tools_and_text_output(capsys, monkeypatch, tmp_path) -
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     script = [Reply(tool_calls=[ToolCall("Bash", {"command": "echo from-bash"})]), Reply(text="Bash said hi.")]
     with FakeModelServer(script) as server:
-        code = run(["-p", "run echo", "--provider", "openai", "--base-url", server.url + "/v1",
-                    "--allowed-tools", "Bash", "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))])
+        code = run(
+            [
+                "-p",
+                "run echo",
+                "--provider",
+                "openai",
+                "--base-url",
+                server.url + "/v1",
+                "--allowed-tools",
+                "Bash",
+                "--no-default-servers",
+                "--catalog",
+                str(_empty_dir(tmp_path)),
+            ]
+        )
         tool_result = server.bodies[1]["messages"][-1]
     out, _ = capsys.readouterr()
     assert code == 0 and out.strip() == "Bash said hi."
@@ -97,7 +134,9 @@ def test_headless_errors_are_messages_not_tracebacks(capsys, monkeypatch, tmp_pa
     assert "needs a model" in capsys.readouterr().err
     monkeypatch.setenv("ANTHROPIC_API_KEY", "bad")
     with FakeModelServer([Reply(status=401, error="invalid x-api-key")]) as server:
-        code = run(["-p", "hi", "--base-url", server.url, "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))])
+        code = run(
+            ["-p", "hi", "--base-url", server.url, "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))]
+        )
     err = capsys.readouterr().err
     assert code == 1 and "rejected the API key" in err and "Traceback" not in err
     assert run(["-p", "hi", "--resume", "nope", "--no-default-servers", "--catalog", str(_empty_dir(tmp_path))]) == 1

@@ -16,9 +16,24 @@ FORECAST = "mcp__weather__get_forecast"
 @pytest.fixture
 def catalog(tmp_path):
     path = tmp_path / "weather.json"
-    path.write_text(json.dumps({"server": "weather", "tools": [{
-        "name": "get_forecast", "description": "Get the weather forecast for a city.",
-        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "server": "weather",
+                "tools": [
+                    {
+                        "name": "get_forecast",
+                        "description": "Get the weather forecast for a city.",
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {"city": {"type": "string"}},
+                            "required": ["city"],
+                        },
+                    }
+                ],
+            }
+        )
+    )
     return str(path)
 
 
@@ -30,23 +45,41 @@ def test_every_call_is_listed_with_its_outcome(catalog, capsys, monkeypatch, tmp
     monkeypatch.setenv("TOOLSCOUT_TOOL_SEARCH", "true")
     calls = [
         ToolCall("ToolSearch", {"query": f"select:{FORECAST}"}),
-        ToolCall("ExecuteTool", {"tool_name": FORECAST, "params": {"city": 5}}),      # invalid arguments
-        ToolCall("ExecuteTool", {"params": {"city": "Oslo"}}),                          # no tool_name
+        ToolCall("ExecuteTool", {"tool_name": FORECAST, "params": {"city": 5}}),  # invalid arguments
+        ToolCall("ExecuteTool", {"params": {"city": "Oslo"}}),  # no tool_name
         ToolCall("ExecuteTool", {"tool_name": "ToolSearch", "params": {"query": "x"}}),  # recursion refused
-        ToolCall("ExecuteTool", {"tool_name": "mcp__weather__nope", "params": {}}),    # unknown tool
-        ToolCall("made_up_tool", {"a": 1}),                                              # invented name
-        ToolCall("Bash", {"command": "echo hi"}),                                        # denied (headless)
+        ToolCall("ExecuteTool", {"tool_name": "mcp__weather__nope", "params": {}}),  # unknown tool
+        ToolCall("made_up_tool", {"a": 1}),  # invented name
+        ToolCall("Bash", {"command": "echo hi"}),  # denied (headless)
     ]
     script = [Reply(tool_calls=calls), Reply(text="done")]
     with FakeModelServer(script) as server:
         base = server.url if provider == "anthropic" else server.url + "/v1"
-        code = run(["-p", "go", "--provider", provider, "--base-url", base, "--catalog", catalog,
-                    "--output-format", "json", "--no-default-servers"])
+        code = run(
+            [
+                "-p",
+                "go",
+                "--provider",
+                provider,
+                "--base-url",
+                base,
+                "--catalog",
+                catalog,
+                "--output-format",
+                "json",
+                "--no-default-servers",
+            ]
+        )
     out, err = capsys.readouterr()
     assert code == 0, err
     log = json.loads(out)["tool_calls"]
-    used = [c for m in json.loads(out)["messages"] if m["role"] == "assistant"
-            for c in m["content"] if c["type"] == "tool_use"]
+    used = [
+        c
+        for m in json.loads(out)["messages"]
+        if m["role"] == "assistant"
+        for c in m["content"]
+        if c["type"] == "tool_use"
+    ]
     assert [c["id"] for c in log] == [u["id"] for u in used] and len(log) == len(calls)
     by_arg = [(c["name"], c["tool"], c["outcome"], c["error_kind"]) for c in log]
     assert by_arg == [
@@ -75,8 +108,23 @@ def test_openai_strict_nulls_for_optional_arguments_are_dropped_before_the_call(
     empty.mkdir()
     script = [Reply(tool_calls=[ToolCall("Glob", {"pattern": "*.txt", "path": None})]), Reply(text="done")]
     with FakeModelServer(script) as server:
-        code = run(["-p", "list", "--provider", "openai", "--base-url", server.url + "/v1", "--catalog", str(empty),
-                    "--output-format", "json", "--no-default-servers", "--allowed-tools", "Glob"])
+        code = run(
+            [
+                "-p",
+                "list",
+                "--provider",
+                "openai",
+                "--base-url",
+                server.url + "/v1",
+                "--catalog",
+                str(empty),
+                "--output-format",
+                "json",
+                "--no-default-servers",
+                "--allowed-tools",
+                "Glob",
+            ]
+        )
         glob = next(t["function"] for t in server.requests[0][1]["tools"] if t["function"]["name"] == "Glob")
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -47,12 +47,14 @@ def _engine(tmp_path: Path, mode: str, strategy: str, log: Path) -> Engine:
     entry = ledger_config(log)
     config = ServerConfig("ledger", "stdio", command=entry["command"], args=tuple(entry["args"]))
     settings = Settings().with_overrides(settings_overrides(mode, strategy))
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=[config])
+    return Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[config]
+    )
 
 
-async def _model_scenario(engine: Engine, provider: str, scenario: str, mode: str, strategy: str,
-                          tag: str) -> tuple[Session, list[dict[str, Any]]]:
+async def _model_scenario(
+    engine: Engine, provider: str, scenario: str, mode: str, strategy: str, tag: str
+) -> tuple[Session, list[dict[str, Any]]]:
     """Run one scenario's scripted turn; returns the session and the request bodies."""
     with FakeModelServer(script(scenario, mode, strategy, tag)) as server:
         session = Session(engine, provider=provider_for(provider, server.url), persist=False)
@@ -112,12 +114,18 @@ async def _model_cell(engine: Engine, provider: str, mode: str, strategy: str, t
 
 async def _offline_cell(engine: Engine, tag: str, log: Path) -> None:
     """Offline the person picks the tool (the recommendation bar, the argument form) and it runs."""
+
     def offline() -> Session:
         return Session(engine, provider=OfflineProvider(), persist=False)
 
     def last_result(session: Session) -> str:
-        return next(b["content"] for m in reversed(session.messages) if m["role"] == "user"
-                    for b in m["content"] if b.get("type") == "tool_result")
+        return next(
+            b["content"]
+            for m in reversed(session.messages)
+            if m["role"] == "user"
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        )
 
     session = offline()  # (a) the pinned tool, run by hand
     result = await session.run_tool(PINNED, {"text": f"{tag}-a"})

@@ -59,8 +59,9 @@ def _toolscout(work: Path, env: dict[str, str], *argv: str) -> subprocess.Comple
     # This checkout's sources, after a PYTHONPATH given to the tests (which pytest itself imports).
     path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(SRC)]))
     full = {**os.environ, **env, "PYTHONPATH": path}
-    return subprocess.run([sys.executable, "-m", "toolscout", *argv], cwd=work, env=full, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "toolscout", *argv], cwd=work, env=full, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -72,8 +73,11 @@ def person(tmp_path: Path, outside_cwd: Path):
 
 
 def _settings(mode: str, strategy: str) -> None:
-    dotted = {k: v for k, v in settings_overrides(mode, strategy).items()
-              if k not in ("toolSearch.enabled", "session.strategy")}  # given by env and flag below
+    dotted = {
+        k: v
+        for k, v in settings_overrides(mode, strategy).items()
+        if k not in ("toolSearch.enabled", "session.strategy")
+    }  # given by env and flag below
     path = Path(os.environ["TOOLSCOUT_CONFIG_DIR"]) / "settings.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(_nested(dotted)), encoding="utf-8")
@@ -94,8 +98,22 @@ def test_headless_direct_calls_of_inline_tools_reach_the_server(person, cell) ->
     env[f"{provider.upper()}_API_KEY"] = "test-key"
     with FakeModelServer(one_turn_script(mode, strategy, tag)) as model:
         base = model.url if provider == "anthropic" else model.url + "/v1"
-        proc = _toolscout(work, env, "-p", "record lines in the ledger", "--provider", provider, "--base-url", base,
-                          "--mcp-config", str(config), "--strategy", strategy, "--output-format", "json")
+        proc = _toolscout(
+            work,
+            env,
+            "-p",
+            "record lines in the ledger",
+            "--provider",
+            provider,
+            "--base-url",
+            base,
+            "--mcp-config",
+            str(config),
+            "--strategy",
+            strategy,
+            "--output-format",
+            "json",
+        )
         bodies = model.bodies
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -123,9 +141,18 @@ def test_the_readme_example_runs_the_time_tool_with_tool_search_auto(outside_cwd
     tools array and the model calls it directly. It used to be ``rejected`` / ``not_loaded``."""
     call = ToolCall("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})
     with FakeModelServer([Reply(tool_calls=[call]), Reply(text="It is evening in Tokyo.")]) as model:
-        proc = _toolscout(outside_cwd, {"ANTHROPIC_API_KEY": "test-key", "TOOLSCOUT_RANKER": "bm25f"},
-                          "-p", "what time is it in Tokyo?", "--allowed-tools", "mcp__time__*",
-                          "--base-url", model.url, "--output-format", "json")
+        proc = _toolscout(
+            outside_cwd,
+            {"ANTHROPIC_API_KEY": "test-key", "TOOLSCOUT_RANKER": "bm25f"},
+            "-p",
+            "what time is it in Tokyo?",
+            "--allowed-tools",
+            "mcp__time__*",
+            "--base-url",
+            model.url,
+            "--output-format",
+            "json",
+        )
         bodies = model.bodies
     assert proc.returncode == 0, proc.stderr
     assert "mcp__time__get_current_time" in [t["name"] for t in bodies[0]["tools"]]

@@ -52,8 +52,9 @@ async def test_native_direct_calls_run_unless_the_request_deferred_the_tool(tmp_
     entry = ledger_config(log)
     config = ServerConfig("ledger", "stdio", command=entry["command"], args=tuple(entry["args"]))
     settings = Settings().with_overrides(settings_overrides(mode, strategy, native="on"))
-    engine = Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                    mcp_servers=[config])
+    engine = Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[config]
+    )
     await engine.start()
     try:
         assert await engine.wait_for_servers(20)
@@ -61,8 +62,11 @@ async def test_native_direct_calls_run_unless_the_request_deferred_the_tool(tmp_
         turns = {
             "a": [Reply(tool_calls=[ToolCall(PINNED, {"text": f"{tag}-a"})]), Reply(text="done")],
             "c": [Reply(tool_calls=[early]), Reply(tool_calls=[early]), Reply(text="done")],
-            "b": [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{RECORD}"})]),
-                  Reply(tool_calls=[ToolCall(RECORD, {"text": f"{tag}-b"})]), Reply(text="done")],
+            "b": [
+                Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{RECORD}"})]),
+                Reply(tool_calls=[ToolCall(RECORD, {"text": f"{tag}-b"})]),
+                Reply(text="done"),
+            ],
         }
         done = ""
         for scenario, script in turns.items():

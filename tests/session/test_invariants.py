@@ -28,9 +28,14 @@ from toolscout.core.session.session import Session
 
 
 def _server_tools(server: str, n: int, version: int = 1) -> list[ToolSpec]:
-    return [ToolSpec(name=f"{server}_op{i}", description=f"Operation {i} of {server} (v{version}).",
-                     input_schema={"type": "object", "properties": {"x": {"type": "string"}}})
-            for i in range(n)]
+    return [
+        ToolSpec(
+            name=f"{server}_op{i}",
+            description=f"Operation {i} of {server} (v{version}).",
+            input_schema={"type": "object", "properties": {"x": {"type": "string"}}},
+        )
+        for i in range(n)
+    ]
 
 
 def _strip(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -45,11 +50,11 @@ def _strip(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 CHANGES: dict[int, tuple[str, str, int]] = {
     2: ("connect", "alpha", 3),
     4: ("connect", "beta", 2),
-    7: ("relist", "alpha", 4),      # one tool added
+    7: ("relist", "alpha", 4),  # one tool added
     9: ("disconnect", "beta", 0),
     12: ("connect", "gamma", 2),
-    15: ("relist", "alpha", 2),     # two tools removed
-    18: ("connect", "beta", 2),     # comes back
+    15: ("relist", "alpha", 2),  # two tools removed
+    18: ("connect", "beta", 2),  # comes back
     21: ("disconnect", "gamma", 0),
 }
 TURNS = 24
@@ -70,8 +75,12 @@ def _turn_script(i: int, strategy: str) -> list[Reply]:
     if kind == 0:
         first = Reply(tool_calls=[ToolCall("ToolSearch", {"query": "weather forecast"})])
     elif kind == 1:
-        first = Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "get_forecast", "params": {"city": f"c{i}"}}),
-                                  ToolCall("Glob", {"pattern": "*.txt"})])
+        first = Reply(
+            tool_calls=[
+                ToolCall("ExecuteTool", {"tool_name": "get_forecast", "params": {"city": f"c{i}"}}),
+                ToolCall("Glob", {"pattern": "*.txt"}),
+            ]
+        )
     elif kind == 2:  # a stub called directly (stub) / a deferred name called directly (rewritten)
         first = Reply(tool_calls=[ToolCall("mcp__alpha__alpha_op0", {"x": "1"})])
     elif kind == 3:  # a name the model made up

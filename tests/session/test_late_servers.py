@@ -34,16 +34,24 @@ THRESHOLD = 2_000
 
 
 def late_config(gate: Path, name: str = "late", tools: int = 30, props: int = 6) -> ServerConfig:
-    return ServerConfig(name, "stdio", command=sys.executable,
-                        args=tuple(server_args(LATE, name, "--tools", str(tools), "--props", str(props),
-                                               "--gate", str(gate))),
-                        source="test")
+    return ServerConfig(
+        name,
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(LATE, name, "--tools", str(tools), "--props", str(props), "--gate", str(gate))),
+        source="test",
+    )
 
 
 def make_engine(tmp_path: Path, *configs: ServerConfig) -> Engine:
     settings = Settings().with_overrides({"toolSearch.enabled": "auto", "provider.contextWindow": WINDOW}, "test")
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=list(configs))
+    return Engine(
+        settings,
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=list(configs),
+    )
 
 
 def inline_deferrable_tokens(engine: Engine, body: dict[str, Any]) -> int:
@@ -97,8 +105,9 @@ async def test_early_first_message_then_large_late_server_switches_once(tmp_path
     assert len(switches) == 1 and "prompt-cache" in switches[0].notice
     assert third["tools"] == second["tools"] and third["system"] == second["system"]
     records = [json.loads(line) for line in session.store.path.read_text().splitlines()]
-    assert [r["name"] for r in records if r.get("type") == "event" and r["name"] == "tool_search_switched"] == \
-        ["tool_search_switched"]
+    assert [r["name"] for r in records if r.get("type") == "event" and r["name"] == "tool_search_switched"] == [
+        "tool_search_switched"
+    ]
     assert [r["mode"]["defer"] for r in records if r["type"] == "projection"] == [False, True]
 
 
@@ -162,8 +171,19 @@ def test_headless_and_request_defer_for_a_large_server(tmp_path, capsys, monkeyp
     from toolscout.cli import run
 
     with FakeModelServer([Reply(text="done")]) as server:
-        code = run(["-p", "hi", "--base-url", server.url, "--mcp-config", config, "--no-default-servers",
-                    "--output-format", "json"])
+        code = run(
+            [
+                "-p",
+                "hi",
+                "--base-url",
+                server.url,
+                "--mcp-config",
+                config,
+                "--no-default-servers",
+                "--output-format",
+                "json",
+            ]
+        )
         _, err = capsys.readouterr()
         assert code == 0, err
         headless = server.requests[0][1]

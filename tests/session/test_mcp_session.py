@@ -20,18 +20,25 @@ SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "servers" / "normal.
 
 async def test_search_execute_real_mcp_tool_then_server_disconnects(tmp_path) -> None:
     config = ServerConfig("normal", "stdio", command=sys.executable, args=tuple(server_args(SERVER, "normal")))
-    engine = Engine(make_settings(**{"permissions.allow": ["normal"]}), builtins=builtin_tools(),
-                    core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[config])
+    engine = Engine(
+        make_settings(**{"permissions.allow": ["normal"]}),
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=[config],
+    )
     await engine.start()
     try:
         assert await engine.wait_for_servers(20)
         script = [
             Reply(tool_calls=[ToolCall("ToolSearch", {"query": "repeat text echo"})]),
-            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__normal__echo",
-                                                       "params": {"text": "hello"}})]),
+            Reply(
+                tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__normal__echo", "params": {"text": "hello"}})]
+            ),
             Reply(text="The server said hello."),
-            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__normal__echo",
-                                                       "params": {"text": "again"}})]),
+            Reply(
+                tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__normal__echo", "params": {"text": "again"}})]
+            ),
             Reply(text="It is gone."),
         ]
         with FakeModelServer(script) as server:

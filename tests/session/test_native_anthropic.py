@@ -40,16 +40,31 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _server(name: str, tools: int, gate: Path | None = None) -> ServerConfig:
     extra = ("--gate", str(gate)) if gate else ()
-    return ServerConfig(name, "stdio", command=sys.executable,
-                        args=tuple(server_args(LATE, name, "--tools", str(tools), "--props", "1", *extra)),
-                        source="test")
+    return ServerConfig(
+        name,
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(LATE, name, "--tools", str(tools), "--props", "1", *extra)),
+        source="test",
+    )
 
 
 def _engine(tmp_path: Path, *servers: ServerConfig, native: str = "auto") -> Engine:
-    settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.native": native,
-                                          "permissions.allow": ["mcp__big__*", "mcp__late__*"]}, "test")
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=list(servers))
+    settings = Settings().with_overrides(
+        {
+            "toolSearch.enabled": "true",
+            "toolSearch.native": native,
+            "permissions.allow": ["mcp__big__*", "mcp__late__*"],
+        },
+        "test",
+    )
+    return Engine(
+        settings,
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=list(servers),
+    )
 
 
 def _provider(url: str, model: str = NATIVE_MODEL) -> AnthropicProvider:
@@ -65,8 +80,11 @@ async def test_search_answers_with_references_and_the_model_calls_the_tool_direc
     await engine.start()
     try:
         assert await engine.wait_for_servers(30)
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0003"})]),
-                  Reply(tool_calls=[ToolCall("mcp__big__op_0003", {"field_0": "x"})]), Reply(text="done")]
+        script = [
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0003"})]),
+            Reply(tool_calls=[ToolCall("mcp__big__op_0003", {"field_0": "x"})]),
+            Reply(text="done"),
+        ]
         with FakeModelServer(script) as server:
             session = Session(engine, provider=_provider(server.url), persist=False)
             assert (await session.send("run op 3")).text == "done"
@@ -94,8 +112,11 @@ async def test_a_call_before_search_is_not_sent_and_loads_the_tool_by_reference(
     await engine.start()
     try:
         assert await engine.wait_for_servers(30)
-        script = [Reply(tool_calls=[ToolCall("mcp__big__op_0001", {"field_0": "x"})]),
-                  Reply(tool_calls=[ToolCall("mcp__big__op_0001", {"field_0": "y"})]), Reply(text="ok")]
+        script = [
+            Reply(tool_calls=[ToolCall("mcp__big__op_0001", {"field_0": "x"})]),
+            Reply(tool_calls=[ToolCall("mcp__big__op_0001", {"field_0": "y"})]),
+            Reply(text="ok"),
+        ]
         with FakeModelServer(script) as server:
             session = Session(engine, provider=_provider(server.url), persist=False)
             await session.send("do it")
@@ -140,9 +161,12 @@ async def test_an_endpoint_that_refuses_native_fields_falls_back_once_and_is_rem
     await engine.start()
     try:
         assert await engine.wait_for_servers(30)
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0001"})]),
-                  Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "op_0001", "params": {"field_0": "x"}})]),
-                  Reply(text="done"), Reply(text="again")]
+        script = [
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0001"})]),
+            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "op_0001", "params": {"field_0": "x"}})]),
+            Reply(text="done"),
+            Reply(text="again"),
+        ]
         with FakeModelServer(script, refuse_native=True) as server:
             session = Session(engine, provider=_provider(server.url), persist=False)
             rec = Recorder()
@@ -164,14 +188,22 @@ async def test_an_endpoint_that_refuses_native_fields_falls_back_once_and_is_rem
         await engine.stop()
 
 
-@pytest.mark.parametrize(("setting", "provider", "model", "native"), [
-    ("auto", "anthropic", "claude-sonnet-4-5", True), ("auto", "anthropic", "claude-opus-4-1", False),
-    ("auto", "anthropic", "claude-3-5-haiku", False), ("on", "anthropic", "claude-test", True),
-    ("off", "anthropic", "claude-sonnet-4-5", False), ("auto", "openai", "gpt-5.4", True),
-    ("auto", "openai", "gpt-4.1-mini", False), ("on", "offline", None, False),
-])
-def test_the_choice_follows_the_setting_and_the_capability_table(setting: str, provider: str, model: str | None,
-                                                                  native: bool) -> None:
+@pytest.mark.parametrize(
+    ("setting", "provider", "model", "native"),
+    [
+        ("auto", "anthropic", "claude-sonnet-4-5", True),
+        ("auto", "anthropic", "claude-opus-4-1", False),
+        ("auto", "anthropic", "claude-3-5-haiku", False),
+        ("on", "anthropic", "claude-test", True),
+        ("off", "anthropic", "claude-sonnet-4-5", False),
+        ("auto", "openai", "gpt-5.4", True),
+        ("auto", "openai", "gpt-4.1-mini", False),
+        ("on", "offline", None, False),
+    ],
+)
+def test_the_choice_follows_the_setting_and_the_capability_table(
+    setting: str, provider: str, model: str | None, native: bool
+) -> None:
     choice = choose(setting, provider, model, None)
     assert choice.native is native and choice.reason
 

@@ -31,12 +31,19 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _engine(tmp_path: Path, native: str = "on") -> Engine:
-    settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.native": native,
-                                          "permissions.allow": ["mcp__big__*"]}, "test")
-    server = ServerConfig("big", "stdio", command=sys.executable,
-                          args=tuple(server_args(LATE, "big", "--tools", "4", "--props", "1")), source="test")
-    return Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                  mcp_servers=[server])
+    settings = Settings().with_overrides(
+        {"toolSearch.enabled": "true", "toolSearch.native": native, "permissions.allow": ["mcp__big__*"]}, "test"
+    )
+    server = ServerConfig(
+        "big",
+        "stdio",
+        command=sys.executable,
+        args=tuple(server_args(LATE, "big", "--tools", "4", "--props", "1")),
+        source="test",
+    )
+    return Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[server]
+    )
 
 
 async def test_tool_search_call_loads_a_namespaced_tool_that_then_runs(tmp_path: Path) -> None:
@@ -44,8 +51,11 @@ async def test_tool_search_call_loads_a_namespaced_tool_that_then_runs(tmp_path:
     await engine.start()
     try:
         assert await engine.wait_for_servers(30)
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0002"})]),
-                  Reply(tool_calls=[ToolCall("mcp__big__op_0002", {"field_0": "x"})]), Reply(text="done")]
+        script = [
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0002"})]),
+            Reply(tool_calls=[ToolCall("mcp__big__op_0002", {"field_0": "x"})]),
+            Reply(text="done"),
+        ]
         with FakeModelServer(script) as server:
             provider = OpenAIProvider("test-key", "gpt-5.4", server.url + "/v1", max_retries=0, timeout=20)
             session = Session(engine, provider=provider, persist=False)
@@ -88,16 +98,27 @@ async def test_an_endpoint_without_responses_tool_search_falls_back_to_chat_comp
 
 async def test_a_late_servers_tool_is_found_and_loaded_with_the_tools_unchanged(tmp_path: Path) -> None:
     gate = tmp_path / "gate"
-    settings = Settings().with_overrides({"toolSearch.enabled": "true", "toolSearch.native": "on",
-                                          "permissions.allow": ["mcp__late__*"]}, "test")
-    late = ServerConfig("late", "stdio", command=sys.executable, source="test",
-                        args=tuple(server_args(LATE, "late", "--tools", "3", "--props", "1", "--gate", str(gate))))
-    engine = Engine(settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                    mcp_servers=[late])
+    settings = Settings().with_overrides(
+        {"toolSearch.enabled": "true", "toolSearch.native": "on", "permissions.allow": ["mcp__late__*"]}, "test"
+    )
+    late = ServerConfig(
+        "late",
+        "stdio",
+        command=sys.executable,
+        source="test",
+        args=tuple(server_args(LATE, "late", "--tools", "3", "--props", "1", "--gate", str(gate))),
+    )
+    engine = Engine(
+        settings, builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path, mcp_servers=[late]
+    )
     await engine.start()
     try:
-        script = [Reply(text="first"), Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0001"})]),
-                  Reply(tool_calls=[ToolCall("mcp__late__op_0001", {"field_0": "x"})]), Reply(text="done")]
+        script = [
+            Reply(text="first"),
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:op_0001"})]),
+            Reply(tool_calls=[ToolCall("mcp__late__op_0001", {"field_0": "x"})]),
+            Reply(text="done"),
+        ]
         with FakeModelServer(script) as server:
             provider = OpenAIProvider("test-key", "gpt-5.4", server.url + "/v1", max_retries=0, timeout=20)
             session = Session(engine, provider=provider, persist=False)

@@ -52,22 +52,30 @@ def context(capsys: Any, tmp_path: Path, *flags: str, json_out: bool = True) -> 
 def test_context_says_when_the_limit_decided(tmp_path, capsys, outside_cwd, mode) -> None:
     report = context(capsys, tmp_path, "--tool-search", mode)
     decision = report["mode"]
-    assert decision["tool_limit"] == {"provider": "openai", "max_tools": 128, "source": "provider", "tools": 149,
-                                      "limited": True}
+    assert decision["tool_limit"] == {
+        "provider": "openai",
+        "max_tools": 128,
+        "source": "provider",
+        "tools": 149,
+        "limited": True,
+    }
     assert decision["defer"] is True
     assert "149 tools > the 128 tools openai accepts in one request" in decision["reason"]
     (wide,) = [row for row in report["servers"] if row["server"] == "wide"]
     if mode == "auto":
-        assert decision["reason"].startswith("149 tools > the 128 tools openai accepts in one request, so tools "
-                                             "are deferred")
+        assert decision["reason"].startswith(
+            "149 tools > the 128 tools openai accepts in one request, so tools are deferred"
+        )
         assert (wide["deferred"], wide["loaded"]) == (140, 0)
     else:  # off: the first 117 of the server's tools fit inline beside the 9 built-ins and 2 others
         assert decision["reason"].startswith("tool search is off, but 149 tools > the 128 tools")
         assert (wide["deferred"], wide["loaded"]) == (23, 117)
         assert decision["reason"] in report["warnings"]
     text = context(capsys, tmp_path, "--tool-search", mode, json_out=False)
-    assert ("tool limit: the 128 tools openai accepts in one request; 149 tools inline would be more than fit, "
-            "so the limit decided") in text
+    assert (
+        "tool limit: the 128 tools openai accepts in one request; 149 tools inline would be more than fit, "
+        "so the limit decided"
+    ) in text
     assert "149 tools > the 128 tools openai accepts in one request" in text
 
 
@@ -90,8 +98,13 @@ def user_settings(home: Path, data: dict[str, Any]) -> None:
 def test_provider_max_tools_in_settings_overrides_the_limit(tmp_path, capsys, outside_cwd, hermetic_env) -> None:
     user_settings(hermetic_env, {"provider": {"maxTools": 200}})
     decision = context(capsys, tmp_path)["mode"]
-    assert decision["tool_limit"] == {"provider": "openai", "max_tools": 200, "source": "provider.maxTools",
-                                      "tools": 149, "limited": False}
+    assert decision["tool_limit"] == {
+        "provider": "openai",
+        "max_tools": 200,
+        "source": "provider.maxTools",
+        "tools": 149,
+        "limited": False,
+    }
     assert decision["defer"] is False  # auto, and the schemas are small: inline, as the setting allows
 
 
@@ -123,8 +136,14 @@ async def test_a_lower_max_tools_caps_what_the_session_sends(tmp_path) -> None:
 async def test_a_higher_max_tools_for_a_local_server_that_accepts_more(tmp_path) -> None:
     """An OpenAI-compatible server that takes 300 tools: with provider.maxTools 300 and tool
     search off, every tool goes inline, as the person asked."""
-    engine = limit_engine(tmp_path, "openai", "false", "execute-proxy", wide_config(tmp_path / "calls.jsonl"),
-                         **{"provider.maxTools": 300})
+    engine = limit_engine(
+        tmp_path,
+        "openai",
+        "false",
+        "execute-proxy",
+        wide_config(tmp_path / "calls.jsonl"),
+        **{"provider.maxTools": 300},
+    )
     session, outcome, (body,) = await run_turn(engine, "openai", [Reply(text="done")], "hello", openai_max_tools=300)
     assert outcome.text == "done"
     names = names_of(body)
@@ -160,6 +179,8 @@ async def test_a_lower_limit_mid_session_rebuilds_the_array_once(tmp_path) -> No
     assert outcome.error is None and outcome.text == "done", outcome
     assert [len(names_of(b)) for b in bodies] == [151, 100, 100, 100]  # 9 loaded + 142 stubs, then cut
     (switch,) = rec.of(ToolSearchSwitched)
-    assert switch.notice.startswith("The tools array held 151 tools, more than the 100 tools provider.maxTools "
-                                    "allows in one request, so it was rebuilt")
+    assert switch.notice.startswith(
+        "The tools array held 151 tools, more than the 100 tools provider.maxTools "
+        "allows in one request, so it was rebuilt"
+    )
     assert logged(log) == [{"tool": "op_0139", "arguments": {}}]

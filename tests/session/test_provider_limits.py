@@ -41,8 +41,12 @@ STRATEGIES = ("execute-proxy", "stub")
 INLINE_BUILTINS = 9
 #: ``toolSearch.enabled`` true with execute-proxy carries only the core tools (9), whatever the
 #: catalog holds: that combination meets the limit only through always-load tools (below).
-MODE_CASES = [(mode, strategy) for mode in ("auto", "false", "true") for strategy in STRATEGIES
-              if (mode, strategy) != ("true", "execute-proxy")]
+MODE_CASES = [
+    (mode, strategy)
+    for mode in ("auto", "false", "true")
+    for strategy in STRATEGIES
+    if (mode, strategy) != ("true", "execute-proxy")
+]
 BEYOND = "mcp__wide__op_0139"
 
 
@@ -64,8 +68,7 @@ def assert_within_limit(bodies: list[dict[str, Any]], provider: str) -> None:
 
 @pytest.mark.parametrize(("mode", "strategy"), MODE_CASES)
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_session_never_sends_more_tools_than_the_provider_accepts(tmp_path, provider, mode,
-                                                                         strategy) -> None:
+async def test_a_session_never_sends_more_tools_than_the_provider_accepts(tmp_path, provider, mode, strategy) -> None:
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, provider, mode, strategy, wide_config(log))
     session, outcome, bodies = await run_turn(engine, provider, search_then_execute(BEYOND))
@@ -107,8 +110,11 @@ async def test_a_direct_call_of_a_tool_without_a_stub_reaches_the_server(tmp_pat
     the call is recorded as ExecuteTool (the array's proxy) and runs on the server."""
     log = tmp_path / "calls.jsonl"
     engine = limit_engine(tmp_path, provider, "true", "stub", wide_config(log))
-    script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{BEYOND}"})]),
-              Reply(tool_calls=[ToolCall(BEYOND, {})]), Reply(text="done")]
+    script = [
+        Reply(tool_calls=[ToolCall("ToolSearch", {"query": f"select:{BEYOND}"})]),
+        Reply(tool_calls=[ToolCall(BEYOND, {})]),
+        Reply(text="done"),
+    ]
     session, outcome, bodies = await run_turn(engine, provider, script)
     assert outcome.error is None and outcome.text == "done", outcome
     assert_within_limit(bodies, provider)
@@ -136,8 +142,13 @@ async def test_always_load_tools_past_the_limit_are_deferred(tmp_path, provider,
     assert logged(log) == [{"tool": "op_0139", "arguments": {}}]
 
 
-LATE_CASES = [("auto", "execute-proxy"), ("auto", "stub"), ("false", "execute-proxy"), ("false", "stub"),
-              ("true", "stub")]
+LATE_CASES = [
+    ("auto", "execute-proxy"),
+    ("auto", "stub"),
+    ("false", "execute-proxy"),
+    ("false", "stub"),
+    ("true", "stub"),
+]
 
 
 @pytest.mark.parametrize(("mode", "strategy"), LATE_CASES)
@@ -147,14 +158,23 @@ async def test_a_late_server_past_the_limit(tmp_path, provider, mode, strategy) 
     switch once (announced), stub sessions append stubs up to the limit and no further."""
     gate = tmp_path / "gate"
     log, late_log = tmp_path / "calls.jsonl", tmp_path / "late-calls.jsonl"
-    engine = limit_engine(tmp_path, provider, mode, strategy, wide_config(log, tools=100),
-                         wide_config(late_log, "late", tools=30, gate=gate))
+    engine = limit_engine(
+        tmp_path,
+        provider,
+        mode,
+        strategy,
+        wide_config(log, tools=100),
+        wide_config(late_log, "late", tools=30, gate=gate),
+    )
     await engine.start()
     try:
         await until_connected(engine, "wide")
-        script = [Reply(text="one"), Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__late__op_0029",
-                                                                                "params": {}})]),
-                  Reply(text="two"), Reply(text="three")]
+        script = [
+            Reply(text="one"),
+            Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "mcp__late__op_0029", "params": {}})]),
+            Reply(text="two"),
+            Reply(text="three"),
+        ]
         with FakeModelServer(script) as server:
             session = Session(engine, provider=provider_for(provider, server.url), persist=False)
             rec = Recorder()
@@ -190,17 +210,18 @@ async def test_the_loopback_openai_api_refuses_more_than_128_tools() -> None:
     """The fixture behaves like the real API: the SDK sees a 400 with the API's error body."""
     import openai
 
-    tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object"}}}
-             for i in range(129)]
+    tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object"}}} for i in range(129)]
     with FakeModelServer([Reply(text="never")]) as server:
         client = openai.OpenAI(api_key="k", base_url=server.url + "/v1", max_retries=0)
         with pytest.raises(openai.BadRequestError) as caught:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools)
-        ok = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}],
-                                            tools=tools[:128])
+        ok = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools[:128])
     assert caught.value.status_code == 400
     assert caught.value.body == {
         "message": "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an "
-                   "array with length 129 instead.",
-        "type": "invalid_request_error", "param": "tools", "code": "array_above_max_length"}
+        "array with length 129 instead.",
+        "type": "invalid_request_error",
+        "param": "tools",
+        "code": "array_above_max_length",
+    }
     assert ok.choices[0].message.content == "never"

@@ -45,8 +45,11 @@ class EchoProvider:
         self.model = model or "echo-1"
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        return {"echo_model": request.model or self.model, "tool_names": [t["name"] for t in request.tools],
-                "turns": len(request.messages)}
+        return {
+            "echo_model": request.model or self.model,
+            "tool_names": [t["name"] for t in request.tools],
+            "turns": len(request.messages),
+        }
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], None]) -> ModelResponse:
         said = [b["text"] for b in request.messages[-1]["content"] if b.get("type") == "text"][-1]
@@ -92,7 +95,8 @@ def test_a_registered_provider_is_a_valid_setting_everywhere(echo: str, tmp_path
     refused = load_settings(paths, env={})
     assert refused["provider.name"] == "auto"
     assert [str(w).split(": ", 1)[1] for w in refused.warnings] == [
-        'provider.name = "echo": expected one of auto, anthropic, openai, offline; using the default']
+        'provider.name = "echo": expected one of auto, anthropic, openai, offline; using the default'
+    ]
 
 
 def test_a_registered_provider_is_built_by_name_and_by_auto(echo: str) -> None:
@@ -106,8 +110,9 @@ def test_a_registered_provider_is_built_by_name_and_by_auto(echo: str) -> None:
     assert create_provider(Settings(), {}).name == "offline"
 
 
-def test_a_registered_provider_runs_a_headless_conversation(echo: str, capsys: Any, monkeypatch: Any,
-                                                            tmp_path: Any) -> None:
+def test_a_registered_provider_runs_a_headless_conversation(
+    echo: str, capsys: Any, monkeypatch: Any, tmp_path: Any
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ECHO_TOKEN", "t")
     code = run(["-p", "hello there", "--provider", echo, "--output-format", "json", "--no-default-servers"])
@@ -118,9 +123,20 @@ def test_a_registered_provider_runs_a_headless_conversation(echo: str, capsys: A
     assert data["result"].startswith("echo (") and data["result"].endswith("tools): hello there")
 
     catalog = tmp_path / "weather.json"
-    catalog.write_text(json.dumps({"server": "weather", "tools": [
-        {"name": "get_forecast", "description": "Get the weather forecast for a city.",
-         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}))
+    catalog.write_text(
+        json.dumps(
+            {
+                "server": "weather",
+                "tools": [
+                    {
+                        "name": "get_forecast",
+                        "description": "Get the weather forecast for a city.",
+                        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    }
+                ],
+            }
+        )
+    )
     assert run(["--provider", echo, "request", "--catalog", str(catalog), "--json"]) == 0
     body = json.loads(capsys.readouterr().out)  # the wire body is the provider's own
     assert body["echo_model"] == "echo-1" and body["turns"] == 1

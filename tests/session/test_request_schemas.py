@@ -68,8 +68,10 @@ def test_hostile_catalog_request_bodies_are_all_accepted(tmp_path, capsys, monke
     bodies = _bodies(catalog, capsys, monkeypatch, stderr)
     names = _check_all(bodies)
     assert {f"mcp__hostile__{n}" for n in HOSTILE} <= names  # inline (search off) carries every tool
-    assert "warning: hostile: mcp__hostile__float_type: inputSchema repaired: properties.ratio.type: " \
-           "'float' read as 'number'" in stderr[0]
+    assert (
+        "warning: hostile: mcp__hostile__float_type: inputSchema repaired: properties.ratio.type: "
+        "'float' read as 'number'" in stderr[0]
+    )
     inline = next(b for s, p, q, b in bodies if (s, p, q) == ("execute-proxy", "anthropic", "false"))
     wrapped = next(t for t in inline["tools"] if t["name"] == "mcp__hostile__number_root")
     assert wrapped["input_schema"]["required"] == ["value"]
@@ -80,9 +82,11 @@ def test_real_catalog_request_bodies_are_all_accepted(shared_dir, capsys, monkey
     against the meta-schema by tests/core/test_schema_projection.py (about 5 s of CPU); a body
     schema byte-identical to one of those projections is not checked a second time here."""
     catalogs = shared_dir / "bench-data" / "catalogs"
-    projected = frozenset(json.dumps(project(tool.get("inputSchema")).schema, sort_keys=True)
-                          for path in sorted(catalogs.glob("*.json"))
-                          for tool in _catalog_tools(path))
+    projected = frozenset(
+        json.dumps(project(tool.get("inputSchema")).schema, sort_keys=True)
+        for path in sorted(catalogs.glob("*.json"))
+        for tool in _catalog_tools(path)
+    )
     names = _check_all(_bodies(str(catalogs), capsys, monkeypatch, []), known_valid=projected)
     assert len([n for n in names if n.startswith("mcp__")]) == 1673
 
@@ -103,8 +107,7 @@ def test_search_answers_carry_the_same_projected_schema(tmp_path):
     names = [t.name for t in catalog.tools()]
     result = search.search("select:" + ",".join(names), limit=50)
     assert [h.tool.name for h in result.hits] == names
-    definitions = [json.loads(line) for line in render_for_model(result, catalog).splitlines()
-                   if line.startswith("{")]
+    definitions = [json.loads(line) for line in render_for_model(result, catalog).splitlines() if line.startswith("{")]
     assert len(definitions) == len(names)
     for definition in definitions:
         assert definition["input_schema"] == catalog.get(definition["name"]).input_schema

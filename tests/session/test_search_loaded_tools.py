@@ -19,19 +19,21 @@ from toolscout.core.session.providers.anthropic_provider import AnthropicProvide
 from toolscout.core.session.providers.openai_provider import OpenAIProvider
 from toolscout.core.session.session import Session
 
-RANKERS = [pytest.param("default", marks=pytest.mark.skipif(not dense_available(), reason="no dense extra")),
-           "bm25f"]
+RANKERS = [pytest.param("default", marks=pytest.mark.skipif(not dense_available(), reason="no dense extra")), "bm25f"]
 
 
 #: (provider, strategy, toolSearch.native): the portable path with either strategy, and the
 #: provider-native one (Anthropic's tool_reference, OpenAI's Responses tool_search)
-CELLS = [*((p, s, "off") for p in ("anthropic", "openai") for s in ("execute-proxy", "stub")),
-         *((p, "execute-proxy", "on") for p in NATIVE_MODELS)]
+CELLS = [
+    *((p, s, "off") for p in ("anthropic", "openai") for s in ("execute-proxy", "stub")),
+    *((p, "execute-proxy", "on") for p in NATIVE_MODELS),
+]
 
 
 @pytest.mark.parametrize(("provider", "strategy", "native"), CELLS, ids="-".join)
-async def test_model_searching_for_the_shell_is_told_to_call_bash(tmp_path, monkeypatch, provider, strategy,
-                                                                  native) -> None:
+async def test_model_searching_for_the_shell_is_told_to_call_bash(
+    tmp_path, monkeypatch, provider, strategy, native
+) -> None:
     monkeypatch.setenv("TOOLSCOUT_CACHE_DIR", str(tmp_path / "cache"))  # no remembered native refusals
     engine = make_engine(tmp_path, **{"toolSearch.ranker": "bm25f", "toolSearch.native": native})
     script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "run a shell command"})]), Reply(text="ok")]
@@ -69,7 +71,11 @@ async def test_offline_person_asking_finds_the_core_tools(tmp_path, ranker) -> N
     for text in ("run a shell command", "read a file", "find files by name", "search file contents for a regex"):
         assert not (await session.send(text)).error
         firsts[text] = session.recommendations[0].name
-    assert firsts == {"run a shell command": "Bash", "read a file": "Read", "find files by name": "Glob",
-                      "search file contents for a regex": "Grep"}
+    assert firsts == {
+        "run a shell command": "Bash",
+        "read a file": "Read",
+        "find files by name": "Glob",
+        "search file contents for a regex": "Grep",
+    }
     bash = rec.of(RecommendationsReady)[0].tools[0]
     assert bash.name == "Bash" and "command" in bash.input_schema["properties"]  # the form can fill it in

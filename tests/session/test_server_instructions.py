@@ -27,23 +27,55 @@ def _catalog(tmp_path: Path, servers: list[tuple[str, str]]) -> Path:
     folder = tmp_path / "catalogs"
     folder.mkdir(parents=True, exist_ok=True)
     for name, instructions in servers:
-        (folder / f"{name}.json").write_text(json.dumps({"server": name, "instructions": instructions, "tools": [
-            {"name": "get_item", "description": f"Get an item from {name}.",
-             "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}]}))
+        (folder / f"{name}.json").write_text(
+            json.dumps(
+                {
+                    "server": name,
+                    "instructions": instructions,
+                    "tools": [
+                        {
+                            "name": "get_item",
+                            "description": f"Get an item from {name}.",
+                            "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+                        }
+                    ],
+                }
+            )
+        )
     return folder
 
 
 def _engine(tmp_path: Path, catalogs: Path, *servers: ServerConfig, **settings: Any) -> Engine:
-    engine = Engine(make_settings(**settings), builtins=builtin_tools(), core_names=core_tool_names(),
-                    project_dir=tmp_path, mcp_servers=list(servers))
+    engine = Engine(
+        make_settings(**settings),
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=list(servers),
+    )
     engine.load_catalog_file(catalogs)
     return engine
 
 
 def _late(tmp_path: Path) -> ServerConfig:
-    return ServerConfig("late", "stdio", command=sys.executable, source="test",
-                        args=tuple(server_args(LATE, "late", "--tools", "3", "--gate", str(tmp_path / "gate"),
-                                               "--instructions", "Late server: call op_0000 first.")))
+    return ServerConfig(
+        "late",
+        "stdio",
+        command=sys.executable,
+        source="test",
+        args=tuple(
+            server_args(
+                LATE,
+                "late",
+                "--tools",
+                "3",
+                "--gate",
+                str(tmp_path / "gate"),
+                "--instructions",
+                "Late server: call op_0000 first.",
+            )
+        ),
+    )
 
 
 def _instructions(texts: list[str]) -> dict[str, str]:
@@ -62,9 +94,12 @@ async def test_instructions_up_front_late_delta_and_still_connecting(tmp_path) -
     engine = _engine(tmp_path, catalogs, _late(tmp_path))
     await engine.start(warm_search=False)
     try:
-        script = [Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:mcp__late__op_0001"})]),
-                  Reply(tool_calls=[ToolCall("ToolSearch", {"query": "late records operation"})]),
-                  Reply(text="one"), Reply(text="two")]
+        script = [
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "select:mcp__late__op_0001"})]),
+            Reply(tool_calls=[ToolCall("ToolSearch", {"query": "late records operation"})]),
+            Reply(text="one"),
+            Reply(text="two"),
+        ]
         with FakeModelServer(script) as server:
             session = Session(engine, provider=provider_for("anthropic", server.url), persist=False)
             assert (await session.send("hello")).text == "one"
@@ -81,8 +116,13 @@ async def test_instructions_up_front_late_delta_and_still_connecting(tmp_path) -
     assert "late" not in sent
     assert any("server late still connecting; its tools will be announced" in t for t in first)
     # searches while it connects say so, not "not found" / "no match"
-    results = [b["content"] for m in bodies[2]["messages"] if m["role"] == "user" for b in m["content"]
-               if b.get("type") == "tool_result"]
+    results = [
+        b["content"]
+        for m in bodies[2]["messages"]
+        if m["role"] == "user"
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     assert "Still connecting: mcp__late__op_0001 belongs to server late" in results[0]
     assert "Not found" not in results[0]
     assert "still connecting: late" in results[1] and "No good match" not in results[1]
@@ -95,10 +135,16 @@ async def test_instructions_up_front_late_delta_and_still_connecting(tmp_path) -
 
 
 def test_budget_is_per_server_and_order_independent(tmp_path) -> None:
-    a = _engine(tmp_path / "a", _catalog(tmp_path / "a", [("one", LONG), ("two", "short"), ("three", LONG[:1500])]),
-                **{"mcp.instructionsBudget": 600})
-    b = _engine(tmp_path / "b", _catalog(tmp_path / "b", [("three", LONG[:1500]), ("one", LONG), ("two", "short")]),
-                **{"mcp.instructionsBudget": 600})
+    a = _engine(
+        tmp_path / "a",
+        _catalog(tmp_path / "a", [("one", LONG), ("two", "short"), ("three", LONG[:1500])]),
+        **{"mcp.instructionsBudget": 600},
+    )
+    b = _engine(
+        tmp_path / "b",
+        _catalog(tmp_path / "b", [("three", LONG[:1500]), ("one", LONG), ("two", "short")]),
+        **{"mcp.instructionsBudget": 600},
+    )
     bodies = []
     for engine in (a, b):
         session = Session(engine, provider=_offline(), persist=False)
@@ -109,7 +155,8 @@ def test_budget_is_per_server_and_order_independent(tmp_path) -> None:
         kept, _, marker = bodies[0][name].rpartition("\n")
         assert len(kept) <= 600 and marker.startswith("[… truncated ") and marker.endswith(" chars]")
     assert int(bodies[0]["one"].rpartition("truncated ")[2].split()[0]) == len(LONG.strip()) - len(
-        bodies[0]["one"].rpartition("\n")[0])
+        bodies[0]["one"].rpartition("\n")[0]
+    )
 
 
 def test_budget_zero_sends_none_and_inline_mode_still_gets_them(tmp_path) -> None:
@@ -148,8 +195,14 @@ async def test_execute_tool_accepts_the_announced_form(engine) -> None:
     from toolscout.core.session.tools import ToolRouter
 
     router = ToolRouter(engine, lambda e: None, None, set())
-    block, result = await router.run({"type": "tool_use", "id": "t1", "name": "ExecuteTool", "input": {
-        "tool_name": "built-in: get_forecast", "params": {"city": "Paris"}}})
+    block, result = await router.run(
+        {
+            "type": "tool_use",
+            "id": "t1",
+            "name": "ExecuteTool",
+            "input": {"tool_name": "built-in: get_forecast", "params": {"city": "Paris"}},
+        }
+    )
     assert not block["is_error"] and "Sunny in Paris" in block["content"]
     assert result is not None and result.tool_name == "get_forecast"
     text, _ = router.search("t2", {"query": "select:built-in: get_forecast"})

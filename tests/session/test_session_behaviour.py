@@ -28,8 +28,8 @@ from toolscout.core.session.transcript import find_transcript, load_transcript
 
 async def test_stub_direct_call_before_search_self_heals(engine) -> None:
     script = [
-        Reply(tool_calls=[ToolCall("get_forecast", {"town": "Oslo"})]),   # not loaded: gate
-        Reply(tool_calls=[ToolCall("get_forecast", {"city": "Oslo"})]),   # retried with the schema
+        Reply(tool_calls=[ToolCall("get_forecast", {"town": "Oslo"})]),  # not loaded: gate
+        Reply(tool_calls=[ToolCall("get_forecast", {"city": "Oslo"})]),  # retried with the schema
         Reply(text="Sunny."),
     ]
     with FakeModelServer(script) as server:
@@ -107,9 +107,15 @@ async def test_cancel_during_tool_call_answers_every_tool_use(tmp_path) -> None:
 
     slow = SlowTool()
     engine = make_engine(tmp_path, extra=[WeatherTool(), slow])
-    script = [Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "slow_job", "params": {}}),
-                                ToolCall("ExecuteTool", {"tool_name": "get_forecast", "params": {"city": "A"}})]),
-              Reply(text="after")]
+    script = [
+        Reply(
+            tool_calls=[
+                ToolCall("ExecuteTool", {"tool_name": "slow_job", "params": {}}),
+                ToolCall("ExecuteTool", {"tool_name": "get_forecast", "params": {"city": "A"}}),
+            ]
+        ),
+        Reply(text="after"),
+    ]
     with FakeModelServer(script) as server:
         session = Session(engine, provider=provider_for("anthropic", server.url))
         task = asyncio.create_task(session.send("go"))
@@ -142,9 +148,15 @@ async def test_parallel_tool_calls_run_concurrently(tmp_path) -> None:
             return ToolResult.ok(self.spec.name, "met")
 
     engine = make_engine(tmp_path, extra=[Meet("meet_a"), Meet("meet_b")])
-    script = [Reply(tool_calls=[ToolCall("ExecuteTool", {"tool_name": "meet_a", "params": {}}),
-                                ToolCall("ExecuteTool", {"tool_name": "meet_b", "params": {}})]),
-              Reply(text="met")]
+    script = [
+        Reply(
+            tool_calls=[
+                ToolCall("ExecuteTool", {"tool_name": "meet_a", "params": {}}),
+                ToolCall("ExecuteTool", {"tool_name": "meet_b", "params": {}}),
+            ]
+        ),
+        Reply(text="met"),
+    ]
     with FakeModelServer(script) as server:
         session = Session(engine, provider=provider_for("openai", server.url))
         assert (await asyncio.wait_for(session.send("meet"), 10)).text == "met"
@@ -174,7 +186,7 @@ async def test_resume_after_crash_mid_turn(engine) -> None:
     saved = load_transcript(path)
     # ... simulate the crash on disk: drop everything after the assistant's tool_use.
     cut = next(i for i, line in enumerate(lines) if '"role":"assistant"' in line)
-    path.write_text("\n".join(lines[: cut + 1]) + "\n{\"type\": \"mess")  # and a torn last line
+    path.write_text("\n".join(lines[: cut + 1]) + '\n{"type": "mess')  # and a torn last line
     assert saved.messages
     with FakeModelServer([Reply(text="resumed fine")]) as server:
         resumed = Session.resume(engine, session.id[:12], provider=provider_for("anthropic", server.url))
@@ -192,8 +204,10 @@ async def test_resume_after_crash_mid_turn(engine) -> None:
         assert (await again.send("and now?")).text == "still here"
         body = server.bodies[0]
     check_request(body["tools"], body["messages"])
-    assert [m["content"][-1].get("text") for m in body["messages"] if m["role"] == "user"][-2:] == \
-        ["are you there?", "and now?"]
+    assert [m["content"][-1].get("text") for m in body["messages"] if m["role"] == "user"][-2:] == [
+        "are you there?",
+        "and now?",
+    ]
 
 
 async def test_permission_denied_headless_names_the_rule(engine) -> None:

@@ -23,16 +23,21 @@ from toolscout.core.session.session import Session
 async def test_search_then_execute_then_answer(engine, kind: str) -> None:
     script = [
         Reply(tool_calls=[ToolCall("ToolSearch", {"query": "weather forecast"})]),
-        Reply(text="Let me check.", tool_calls=[ToolCall("ExecuteTool", {"tool_name": "get_forecast",
-                                                                         "params": {"city": "Paris"}})],
-              cache_read=900),
+        Reply(
+            text="Let me check.",
+            tool_calls=[ToolCall("ExecuteTool", {"tool_name": "get_forecast", "params": {"city": "Paris"}})],
+            cache_read=900,
+        ),
         Reply(text="It is sunny in Paris.", cache_read=950),
     ]
     with FakeModelServer(script) as server:
         # No prefetch here: a recommendation reminder arriving between requests (a race by
         # design: prefetch is fire-and-forget) would add a user message this test does not expect.
-        session = Session(engine, provider=provider_for(kind, server.url),
-                          settings=make_settings(**{"recommendations.enabled": False}))
+        session = Session(
+            engine,
+            provider=provider_for(kind, server.url),
+            settings=make_settings(**{"recommendations.enabled": False}),
+        )
         rec = Recorder()
         session.subscribe(rec)
         outcome = await session.send("What's the weather in Paris?")
@@ -50,8 +55,17 @@ async def test_search_then_execute_then_answer(engine, kind: str) -> None:
     # The tools array and system prompt are identical in all three requests.
     if kind == "anthropic":
         first = server.bodies[0]
-        assert [t["name"] for t in first["tools"]] == ["Bash", "Edit", "ExecuteTool", "Glob", "Grep", "Read",
-                                                       "TodoWrite", "ToolSearch", "Write"]
+        assert [t["name"] for t in first["tools"]] == [
+            "Bash",
+            "Edit",
+            "ExecuteTool",
+            "Glob",
+            "Grep",
+            "Read",
+            "TodoWrite",
+            "ToolSearch",
+            "Write",
+        ]
         assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert any("<available-deferred-tools>" in t and "get_forecast" in t for t in user_texts(first))
         for body in server.bodies[1:]:

@@ -31,8 +31,13 @@ def _engine(tmp_path: Path, **settings: object) -> Engine:
     entry = ledger_config(tmp_path / "ledger.jsonl")
     config = ServerConfig("ledger", "stdio", command=entry["command"], args=tuple(entry["args"]))
     values = {"toolSearch.enabled": "false", "permissions.allow": ["mcp__ledger__*"], **settings}
-    return Engine(Settings().with_overrides(values), builtins=builtin_tools(), core_names=core_tool_names(),
-                  project_dir=tmp_path, mcp_servers=[config])
+    return Engine(
+        Settings().with_overrides(values),
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=[config],
+    )
 
 
 def _structured_part(result: str) -> object:
@@ -45,8 +50,16 @@ def _structured_part(result: str) -> object:
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 async def test_structured_content_beside_a_summary_reaches_the_model_once(tmp_path: Path, provider: str) -> None:
     engine = _engine(tmp_path)
-    script = [Reply(tool_calls=[ToolCall("mcp__ledger__list_issues", {}), ToolCall("mcp__ledger__issue_count", {}),
-                                ToolCall("mcp__ledger__titles", {})]), Reply(text="done")]
+    script = [
+        Reply(
+            tool_calls=[
+                ToolCall("mcp__ledger__list_issues", {}),
+                ToolCall("mcp__ledger__issue_count", {}),
+                ToolCall("mcp__ledger__titles", {}),
+            ]
+        ),
+        Reply(text="done"),
+    ]
     await engine.start()
     try:
         assert await engine.wait_for_servers(20)

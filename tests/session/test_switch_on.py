@@ -55,8 +55,9 @@ def test_summary_says_why_in_one_line() -> None:
     from toolscout.core.tokens import decide_mode
 
     off = decide_mode("tst-auto", 1_955, 200_000, 0.10)
-    assert off.summary == ("tool search auto: 1,955 tokens of schemas < 10% of the 200k window, "
-                           "so every tool is inline")
+    assert off.summary == (
+        "tool search auto: 1,955 tokens of schemas < 10% of the 200k window, so every tool is inline"
+    )
     on = decide_mode("tst-auto", 45_000, 200_000, 0.10)
     assert on.summary.endswith("> 10% of the 200k window, so deferred tools are found with ToolSearch")
     assert decide_mode("standard", 5, 200_000, 0.1).summary.startswith("tool search off (toolSearch.enabled = false)")

@@ -7,16 +7,25 @@ from toolscout.core.session.transcript import result_text, tool_results, tool_us
 
 MESSAGES = [
     {"role": "user", "content": "weather?"},
-    {"role": "assistant", "content": [
-        {"type": "text", "text": "looking"},
-        {"type": "tool_use", "id": "a", "name": "ToolSearch", "input": {"query": "weather"}},
-        {"type": "tool_use", "id": "b", "name": "ExecuteTool", "input": {"tool_name": "w", "params": {}}},
-    ]},
-    {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "a", "content": "found w"},
-        {"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text", "text": "sunny"}, "junk",
-                                                                {"type": "text", "text": "warm"}]},
-    ]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "looking"},
+            {"type": "tool_use", "id": "a", "name": "ToolSearch", "input": {"query": "weather"}},
+            {"type": "tool_use", "id": "b", "name": "ExecuteTool", "input": {"tool_name": "w", "params": {}}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "found w"},
+            {
+                "type": "tool_result",
+                "tool_use_id": "b",
+                "content": [{"type": "text", "text": "sunny"}, "junk", {"type": "text", "text": "warm"}],
+            },
+        ],
+    },
     {"role": "assistant", "content": "It is sunny."},
 ]
 

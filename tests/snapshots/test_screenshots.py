@@ -22,7 +22,11 @@ def test_screenshot(picture: readme.Scenario, request: pytest.FixtureRequest, mo
     if "screenshots" not in (request.config.getoption("-m") or ""):
         pytest.skip("run with -m screenshots to regenerate screenshots/*.svg")
     monkeypatch.delenv("TOOLSCOUT_DENSE", raising=False)  # the default ranker, as a person runs it
-    svg = take_svg_screenshot(app=picture.build(), terminal_size=picture.size,
-                              run_before=picture.run_before, title=f"toolscout · {picture.name}")
+    svg = take_svg_screenshot(
+        app=picture.build(),
+        terminal_size=picture.size,
+        run_before=picture.run_before,
+        title=f"toolscout · {picture.name}",
+    )
     SCREENSHOTS.mkdir(exist_ok=True)
     (SCREENSHOTS / f"{picture.name}.svg").write_text(svg, encoding="utf-8")

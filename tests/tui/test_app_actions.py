@@ -58,6 +58,8 @@ async def test_usage_panel_says_when_the_providers_tool_limit_decided() -> None:
     assert "tool search auto · deferral on: tool limit" in screen
     count = report.decision.tool_count
     assert count > 10
-    assert (f"tool limit: the 10 tools provider.maxTools allows in one request; {count} tools inline, more than "
-            "fit: the limit decided") in screen
+    assert (
+        f"tool limit: the 10 tools provider.maxTools allows in one request; {count} tools inline, more than "
+        "fit: the limit decided"
+    ) in screen
     assert f"{count} tools > the 10 tools provider.maxTools allows in one request, so tools are deferred" in screen

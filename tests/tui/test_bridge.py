@@ -39,7 +39,8 @@ def test_session_events_translate() -> None:
     tr = SessionTranslator()
     result = ToolResult.ok("mcp__a__b", "ok")
     assert tr(se.ToolCallStarted("c1", "mcp__a__b", {"x": 1}, "ExecuteTool")) == m.ToolCallStarted(
-        "c1", "mcp__a__b", {"x": 1})
+        "c1", "mcp__a__b", {"x": 1}
+    )
     assert tr(se.ToolCallFinished("c1", "mcp__a__b", {}, result)) == m.ToolCallFinished("c1", result)
     assert tr(se.TurnCancelled(1)) == m.TurnEnded(cancelled=True)
     assert tr(se.SessionError("no key")) == m.ErrorReported("no key")

@@ -52,7 +52,7 @@ async def test_filter_narrows_the_tree_and_enter_shows_details() -> None:
         assert app.screen.state == "deferred"
         assert app.screen.tokens and app.screen.tokens > 0
         text = sc.screen_text(app)
-        assert 'Input schema' in text and '"properties"' in text  # the full schema
+        assert "Input schema" in text and '"properties"' in text  # the full schema
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ToolDetailScreen)
@@ -168,8 +168,9 @@ async def test_one_server_changing_rebuilds_only_its_subtree() -> None:
         assert "dyn" in before and "github" in before and len(before) >= 5
         start = len(msgs.seen)
         await engine.pool.connection("dyn").call_tool("add_tool", {"name": "fresh_tool"}, 10)
-        await msgs.wait_for(pilot, lambda m: isinstance(m, CatalogChanged) and "mcp__dyn__fresh_tool" in m.added,
-                            start=start)
+        await msgs.wait_for(
+            pilot, lambda m: isinstance(m, CatalogChanged) and "mcp__dyn__fresh_tool" in m.added, start=start
+        )
         await sc.settle(pilot)  # the redraw may be postponed by the catalog's throttle
         assert panel.last_rebuilt == ["dyn"]
         after = {n.data: (n, list(n.children)) for n in tree.root.children}

@@ -30,15 +30,38 @@ def _engine(tmp_path: Path, settings: Any, *, tools: int = 3, props: int = 4) ->
     catalogs = tmp_path / "catalogs"
     catalogs.mkdir()
     for server in ("azure-all", "atlassian-jira", "azure", "atlassian"):
-        (catalogs / f"{server}.json").write_text(json.dumps({"server": server, "tools": [
-            {"name": "get_item", "description": f"Get an item from {server}.",
-             "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}]}))
-    late = ServerConfig("late", "stdio", command=sys.executable,
-                        args=tuple(server_args(LATE, "late", "--tools", str(tools), "--props", str(props),
-                                               "--gate", str(tmp_path / "gate"))), source="test")
+        (catalogs / f"{server}.json").write_text(
+            json.dumps(
+                {
+                    "server": server,
+                    "tools": [
+                        {
+                            "name": "get_item",
+                            "description": f"Get an item from {server}.",
+                            "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+                        }
+                    ],
+                }
+            )
+        )
+    late = ServerConfig(
+        "late",
+        "stdio",
+        command=sys.executable,
+        args=tuple(
+            server_args(LATE, "late", "--tools", str(tools), "--props", str(props), "--gate", str(tmp_path / "gate"))
+        ),
+        source="test",
+    )
     broken = ServerConfig("jira", command=sc.BROKEN_COMMAND, args=("--stdio",), source="test")
-    return Engine(settings, catalog_paths=[catalogs], builtins=builtin_tools(), core_names=core_tool_names(),
-                  project_dir=tmp_path, mcp_servers=[late, broken])
+    return Engine(
+        settings,
+        catalog_paths=[catalogs],
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=[late, broken],
+    )
 
 
 async def _until(pilot: Any, predicate: Any) -> None:
@@ -62,8 +85,9 @@ async def test_while_connecting_the_app_says_deciding_and_switches_to_deferral_o
     app = build(settings, engine, session)
     async with app.run_test(size=SIZE) as pilot:
         panel = app.screen.query_one(CatalogPanel)
-        await _until(pilot, lambda: panel.statuses.get("jira") is not None
-                     and panel.statuses["jira"].state is ServerState.FAILED)
+        await _until(
+            pilot, lambda: panel.statuses.get("jira") is not None and panel.statuses["jira"].state is ServerState.FAILED
+        )
         await sc.settle(pilot, servers=False)
         await pilot.press("f2")
         await pilot.pause()
@@ -111,8 +135,13 @@ async def test_context_json_has_a_row_for_every_server_with_its_state(tmp_path) 
 
     engine = _engine(tmp_path, sc.make_settings(**{"toolSearch.enabled": "auto"}))
     failed = asyncio.Event()
-    engine.subscribe(lambda e: failed.set() if isinstance(e, ServerStateChanged) and e.status.name == "jira"
-                     and e.status.state is ServerState.FAILED else None)
+    engine.subscribe(
+        lambda e: (
+            failed.set()
+            if isinstance(e, ServerStateChanged) and e.status.name == "jira" and e.status.state is ServerState.FAILED
+            else None
+        )
+    )
     await engine.start(warm_search=False)
     try:
         await asyncio.wait_for(failed.wait(), 15)

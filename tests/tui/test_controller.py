@@ -31,8 +31,13 @@ class ControllerHarness(Harness):
 
     def __init__(self, build: Any, engine: Any, *, provider: Any) -> None:
         super().__init__(build, engine)
-        self.controller = SessionController(self, engine.settings, engine, start_engine=False,
-                                            new_session=sc.session_factory(engine, engine.settings, "model", provider))
+        self.controller = SessionController(
+            self,
+            engine.settings,
+            engine,
+            start_engine=False,
+            new_session=sc.session_factory(engine, engine.settings, "model", provider),
+        )
 
     @property
     def session(self) -> Any:
@@ -56,8 +61,9 @@ class ControllerHarness(Harness):
 
 def controller_app(provider: Any, **kwargs: Any) -> Any:
     """A :class:`ControllerHarness` over the fixture engine and ``provider``; yields the settled pilot."""
-    return widget_app(lambda engine: Static(), size=SIZE,
-                      harness=functools.partial(ControllerHarness, provider=provider), **kwargs)
+    return widget_app(
+        lambda engine: Static(), size=SIZE, harness=functools.partial(ControllerHarness, provider=provider), **kwargs
+    )
 
 
 async def test_new_conversation_is_refused_while_a_turn_runs_then_starts_after_the_interrupt() -> None:

@@ -95,8 +95,10 @@ def _look(app: Any, widget: Widget) -> tuple[Any, ...]:
     """What the screen shows in ``widget``'s region: text and style of every cell run."""
     region = widget.region
     strips = app.screen._compositor.render_strips()
-    return tuple(tuple((seg.text, str(seg.style)) for seg in strips[y].crop(region.x, region.right))
-                 for y in range(region.y, region.bottom))
+    return tuple(
+        tuple((seg.text, str(seg.style)) for seg in strips[y].crop(region.x, region.right))
+        for y in range(region.y, region.bottom)
+    )
 
 
 async def _check_screen(pilot: Any, label: str, rules: list[tuple[str, SelectorSet]]) -> list[str]:
@@ -129,10 +131,14 @@ async def test_every_focusable_widget_shows_that_it_has_the_focus() -> None:
             await sc.settle(pilot, servers=False)
             problems += await _check_screen(pilot, key, rules)
         tools = {t.name.split("__")[-1]: t for t in app.engine.tools()}
-        dialogs = [ArgumentFormScreen(tools["get_forecast"]), ArgumentFormScreen(tools["post_alert"]),
-                   SettingsScreen(app.settings, app.controller.apply_setting),
-                   PermissionScreen(tools["get_forecast"].name, {"city": "Paris"}, tools["get_forecast"]),
-                   ToolDetailScreen(tools["get_forecast"]), ServerDetailScreen(app.engine.server_statuses()[0])]
+        dialogs = [
+            ArgumentFormScreen(tools["get_forecast"]),
+            ArgumentFormScreen(tools["post_alert"]),
+            SettingsScreen(app.settings, app.controller.apply_setting),
+            PermissionScreen(tools["get_forecast"].name, {"city": "Paris"}, tools["get_forecast"]),
+            ToolDetailScreen(tools["get_forecast"]),
+            ServerDetailScreen(app.engine.server_statuses()[0]),
+        ]
         for dialog in dialogs:
             app.push_screen(dialog)
             await sc.settle(pilot, servers=False)

@@ -40,8 +40,9 @@ SIZE = (120, 36)
 #: A slice of the matrix (the session behind the app is the same one ``tests/session`` runs over
 #: all 18 cells, and the ``-p`` subprocess tests too): every mode with every provider, the
 #: strategies alternating so that each mode and each provider meets both (the gate: on-stub-openai).
-APP_CELLS = [(mode, STRATEGIES[(i + j) % 2], provider)
-             for i, mode in enumerate(MODES) for j, provider in enumerate(PROVIDERS)]
+APP_CELLS = [
+    (mode, STRATEGIES[(i + j) % 2], provider) for i, mode in enumerate(MODES) for j, provider in enumerate(PROVIDERS)
+]
 
 
 def _app(tmp_path, mode: str, strategy: str, provider: str, monkeypatch, url: str = ""):

@@ -54,6 +54,7 @@ def _slow_server(started: asyncio.Event) -> ServerConfig:
 
 # -- journeys: the whole app ---------------------------------------------------------------------
 
+
 async def test_panel_keys_show_their_panel_f4_after_the_scoring_detail_stays_and_ctrl_b_hides_it() -> None:
     """One app: F4 from the scoring detail shows Usage without flipping back to Scoring (four
     times over: a race that lost 'most of the time'), then F3/F4/F2 each show their panel and
@@ -78,13 +79,18 @@ async def test_panel_keys_show_their_panel_f4_after_the_scoring_detail_stays_and
             assert app.focused.id == "usage"
             # The hidden scoring detail never handed focus to a scoring sibling (which switched
             # the tabs back to Scoring, most of the time for good).
-            assert not [e for e in msgs.seen[mark:] if isinstance(e, TabPane.Focused) and e.tab_pane.id == "tab-scoring"]
+            assert not [
+                e for e in msgs.seen[mark:] if isinstance(e, TabPane.Focused) and e.tab_pane.id == "tab-scoring"
+            ]
             assert app.screen.query_one("#usage").region.width > 0  # on screen, not just active
             assert app.screen.query_one("#scoring-table").region.width == 0
             query.value = ""
 
-        for key, pane, focus_id in (("f3", "tab-scoring", "scoring-query"), ("f4", "tab-usage", "usage"),
-                                    ("f2", "tab-catalog", "catalog-filter")):
+        for key, pane, focus_id in (
+            ("f3", "tab-scoring", "scoring-query"),
+            ("f4", "tab-usage", "usage"),
+            ("f2", "tab-catalog", "catalog-filter"),
+        ):
             for _ in range(2):  # the one already shown stays shown
                 await pilot.press(key)
                 await pilot.pause()
@@ -162,6 +168,7 @@ def _rec(app, name: str):
 
 # -- harness tests ---------------------------------------------------------------------------------
 
+
 async def test_down_in_the_catalog_filter_moves_into_the_tree() -> None:
     """The catalog panel alone (:func:`tui_harness.catalog_app`; F2 itself: the panel-keys
     journey above)."""
@@ -189,8 +196,10 @@ async def test_a_resize_keeps_the_end_of_the_chat_in_view() -> None:
     async with widget_app(lambda engine: ChatView(id="chat"), size=CHAT_AREA[SIZE], servers_first=True) as pilot:
         app = pilot.app
         chat = app.query_one(ChatView)
-        for entry in [*(NoticeEntry(help_renderable(), title="help") for _ in range(3)),
-                      SearchEntry(app.engine.search_tools("weather alert"))]:
+        for entry in [
+            *(NoticeEntry(help_renderable(), title="help") for _ in range(3)),
+            SearchEntry(app.engine.search_tools("weather alert")),
+        ]:
             chat.stick()
             chat.add(entry)
             await sc.chat_at_end(pilot, chat=chat)
@@ -214,11 +223,12 @@ def _local_settings_engine(tmp_path, text: str | None):
 
 
 async def test_always_allow_is_saved_to_the_project_local_file_the_dialog_names(tmp_path) -> None:
-    """"Always allow" (``a``) on get_forecast for Paris: the dialog names the project-local file,
+    """ "Always allow" (``a``) on get_forecast for Paris: the dialog names the project-local file,
     the rule is merged into it, the next call (Oslo) runs without asking, and the next run of
     toolscout reads the rule."""
     engine, local = _local_settings_engine(
-        tmp_path, '{"toolSearch": {"maxResults": 7}, "permissions": {"deny": ["Bash"]}}')
+        tmp_path, '{"toolSearch": {"maxResults": 7}, "permissions": {"deny": ["Bash"]}}'
+    )
     async with permission_app(engine) as pilot:
         app = pilot.app
         await run_tool(pilot, FORECAST, {"city": "Paris"}, answer="a")
@@ -227,8 +237,10 @@ async def test_always_allow_is_saved_to_the_project_local_file_the_dialog_names(
         data = json.loads(local.read_text(encoding="utf-8"))
         # beside the rule, what the tool was approved as (a later change asks again: test_rug_pull_prompt.py)
         approved = {FORECAST: Fingerprint.of(engine.tool(FORECAST)).to_json()}
-        assert data == {"toolSearch": {"maxResults": 7},
-                        "permissions": {"deny": ["Bash"], "allow": [FORECAST], "approvedTools": approved}}
+        assert data == {
+            "toolSearch": {"maxResults": 7},
+            "permissions": {"deny": ["Bash"], "allow": [FORECAST], "approvedTools": approved},
+        }
         result = await run_tool(pilot, FORECAST, {"city": "Oslo"})  # not asked again
         assert app.asked == [FORECAST]
         assert not isinstance(app.screen, PermissionScreen)
@@ -238,7 +250,7 @@ async def test_always_allow_is_saved_to_the_project_local_file_the_dialog_names(
 
 
 async def test_a_bad_local_file_is_a_warning_and_the_rule_holds_for_the_session(tmp_path) -> None:
-    """"Always allow" with a project-local file that is not JSON: the file is left as it was, the
+    """ "Always allow" with a project-local file that is not JSON: the file is left as it was, the
     chat warns that the rule could not be saved and holds for this session only, and it does."""
     engine, local = _local_settings_engine(tmp_path, "{not json")
     async with permission_app(engine) as pilot:

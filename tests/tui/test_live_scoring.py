@@ -184,6 +184,7 @@ async def test_a_long_matched_cell_ends_in_an_ellipsis_and_the_detail_shows_it_w
 
 # -- keystroke -> ranked table latency (tests/benchmarks/ui_responsiveness.py) -----------------
 
+
 async def open_scoring(pilot) -> None:
     """Settle the app, then focus the scoring input (F3)."""
     await sc.settle(pilot)

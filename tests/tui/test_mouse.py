@@ -20,8 +20,9 @@ from toolscout.tui.widgets.chat import AssistantEntry
 SIZE = (120, 36)
 #: A reply of many Markdown blocks (headings, lists, code), streamed in many pieces; no links
 #: (a click on one would open a browser).
-REPLY = "\n\n".join(f"## Step {i}\n\n- run `make {i}`\n- then **check** item {i}\n\n```\nstep {i}\n```"
-                    for i in range(6))
+REPLY = "\n\n".join(
+    f"## Step {i}\n\n- run `make {i}`\n- then **check** item {i}\n\n```\nstep {i}\n```" for i in range(6)
+)
 #: Pieces the reply streams in (the test lets each through).
 PIECES = 12
 

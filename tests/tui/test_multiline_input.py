@@ -84,7 +84,9 @@ async def test_typed_and_pasted_lines_all_reach_the_model_and_the_chat() -> None
         await sc.settle(pilot)
         assert prompt.value == ""
         assert _sent_text(provider, 0) == "first\nsecond\nthird"
-        assert "first\nsecond\nthird" in str([e for e in app.screen.chat.children if isinstance(e, UserEntry)][-1].render())
+        assert "first\nsecond\nthird" in str(
+            [e for e in app.screen.chat.children if isinstance(e, UserEntry)][-1].render()
+        )
 
         app.post_message(events.Paste(QUESTION))  # what the driver posts for a bracketed paste
         await pilot.pause()
@@ -129,8 +131,9 @@ async def test_history_up_and_down_from_the_first_and_last_line() -> None:
 async def test_a_free_text_argument_takes_several_lines_and_short_ones_stay_single() -> None:
     """The form alone in a harness app: what Ctrl+S dismisses it with is what the app runs the
     tool with (the run itself: test_offline_run.py's journey)."""
-    async with screen_app(lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__get_forecast")),
-                          size=SIZE) as pilot:
+    async with screen_app(
+        lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__get_forecast")), size=SIZE
+    ) as pilot:
         app = pilot.app
         form = app.screen
         city = form.query_one("#arg-0")

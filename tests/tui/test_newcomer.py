@@ -46,8 +46,9 @@ async def test_the_footer_and_help_say_how_to_quit() -> None:
         assert "ctrl+q" in text and "/exit" in text and "/quit" in text
 
 
-@pytest.mark.parametrize("keys", [["ctrl+q"], [*"/exit", "enter"], [*"/quit", "enter"]],
-                         ids=["ctrl+q", "/exit", "/quit"])
+@pytest.mark.parametrize(
+    "keys", [["ctrl+q"], [*"/exit", "enter"], [*"/quit", "enter"]], ids=["ctrl+q", "/exit", "/quit"]
+)
 async def test_quit_with_ctrl_q_or_exit_or_quit(keys: list[str]) -> None:
     app = sc.make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -61,12 +62,13 @@ async def test_quit_with_ctrl_q_or_exit_or_quit(keys: list[str]) -> None:
 def project_settings(project: Path):
     """Settings of ``project`` (approved: its grants apply) with the hermetic user file."""
     paths = SettingsPaths.discover(project)
-    return load_settings(SettingsPaths(paths.user, paths.project, paths.project_local, None), env={}
-                         ).with_overrides({"toolSearch.ranker": "hybrid", "toolSearch.enabled": "true"})
+    return load_settings(SettingsPaths(paths.user, paths.project, paths.project_local, None), env={}).with_overrides(
+        {"toolSearch.ranker": "hybrid", "toolSearch.enabled": "true"}
+    )
 
 
 async def test_permissions_lists_rules_with_their_files_and_removes_a_saved_answer(tmp_path: Path) -> None:
-    """"Always allow" on get_forecast saves the rule; ``/permissions`` lists it with that file
+    """ "Always allow" on get_forecast saves the rule; ``/permissions`` lists it with that file
     beside a user rule with its own file; Delete on the saved one rewrites the file without it,
     and the next call asks again (it ran without asking before)."""
     project = tmp_path / "proj"
@@ -102,7 +104,9 @@ async def test_permissions_lists_rules_with_their_files_and_removes_a_saved_answ
         screen = app.screen
         assert isinstance(screen, PermissionsScreen)
         assert [(r.kind, r.rule, r.source, r.saved_answer) for r in screen.rows] == [
-            ("deny", "Bash(rm *)", str(user), False), ("allow", "mcp__weather__get_forecast", str(local), True)]
+            ("deny", "Bash(rm *)", str(user), False),
+            ("allow", "mcp__weather__get_forecast", str(local), True),
+        ]
         text = sc.screen_text(app)
         assert "deny  Bash(rm *)" in text and "allow mcp__weather__get_forecast" in text and "saved answer" in text
         await pilot.press("delete")  # on the deny rule: not a saved answer, so it stays and says where it is
@@ -131,8 +135,9 @@ async def test_git_repo_path_starts_as_the_project_folder_and_the_real_server_ge
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "hello-newcomer.txt").write_text("hi\n", encoding="utf-8")
-    git = ServerConfig("git", command=sys.executable, args=("-m", "mcp_server_git", "--repository", str(project)),
-                       cwd=str(tmp_path))
+    git = ServerConfig(
+        "git", command=sys.executable, args=("-m", "mcp_server_git", "--repository", str(project)), cwd=str(tmp_path)
+    )
     settings = sc.make_settings()
     engine = sc.make_engine(settings, catalogs=False, weather=False, project_dir=project, servers=(git,))
     from toolscout.tui.factory import make_app
@@ -144,8 +149,9 @@ async def test_git_repo_path_starts_as_the_project_folder_and_the_real_server_ge
         await sc.type_text(pilot, "run tool")
         await sc.settle(pilot, servers=False)
         await pilot.press("enter")
-        await msgs.wait_for(pilot, lambda _m: isinstance(app.screen, CommandPalette)
-                            and "Run which tool?" in sc.screen_text(app))
+        await msgs.wait_for(
+            pilot, lambda _m: isinstance(app.screen, CommandPalette) and "Run which tool?" in sc.screen_text(app)
+        )
         await sc.type_text(pilot, "git_status")
         await msgs.wait_for(pilot, lambda _m: "mcp__git__git_status" in sc.screen_text(app))
         await pilot.press("enter")
@@ -168,16 +174,19 @@ def test_only_folder_fields_are_filled_in() -> None:
     description says so; a file path or a field with its own default is left alone."""
     from toolscout.core.calls.form_model import fields_of
 
-    schema = {"type": "object", "properties": {
-        "repo_path": {"type": "string"},
-        "cwd": {"type": "string", "description": "Working directory"},
-        "path": {"type": "string", "description": "The folder to list"},
-        "directory": {"type": "string", "description": "Root of the project"},
-        "file": {"type": "string", "description": "The repository file to read"},
-        "target": {"type": "string", "description": "A path"},
-        "root": {"type": "string", "description": "Where to start", "default": "/"},
-        "dir": {"type": "integer", "description": "folder depth"},
-    }}
+    schema = {
+        "type": "object",
+        "properties": {
+            "repo_path": {"type": "string"},
+            "cwd": {"type": "string", "description": "Working directory"},
+            "path": {"type": "string", "description": "The folder to list"},
+            "directory": {"type": "string", "description": "Root of the project"},
+            "file": {"type": "string", "description": "The repository file to read"},
+            "target": {"type": "string", "description": "A path"},
+            "root": {"type": "string", "description": "Where to start", "default": "/"},
+            "dir": {"type": "integer", "description": "folder depth"},
+        },
+    }
     assert [f.name for f in fields_of(schema) if f.project_folder] == ["repo_path", "cwd", "path", "directory"]
 
 

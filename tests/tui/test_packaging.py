@@ -33,7 +33,9 @@ def test_an_installed_wheel_finds_its_packaged_styles(tmp_path: Path) -> None:
             assert f"toolscout/styles/{sheet}" in names
         site = tmp_path / "site"
         archive.extractall(site)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
-            "from toolscout.tui.resources import styles_dir; print(styles_dir())")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from toolscout.tui.resources import styles_dir; print(styles_dir())"
+    )
     out = subprocess.run([sys.executable, "-I", "-c", code, str(site)], capture_output=True, text=True, check=True)
     assert Path(out.stdout.strip()) == site / "toolscout" / "styles"

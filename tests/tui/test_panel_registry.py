@@ -33,8 +33,16 @@ class NotesPanel(Vertical):
         yield Input(placeholder="a note…", id="notes-input")
 
 
-NOTES = SidePanel("notes", "Notes", "f8", lambda engine, dom_id: NotesPanel(engine, id=dom_id), "#notes-input",
-                  "Notes", "Jot down notes beside the chat", "notes beside the chat")
+NOTES = SidePanel(
+    "notes",
+    "Notes",
+    "f8",
+    lambda engine, dom_id: NotesPanel(engine, id=dom_id),
+    "#notes-input",
+    "Notes",
+    "Jot down notes beside the chat",
+    "notes beside the chat",
+)
 
 
 @pytest.fixture
@@ -53,8 +61,7 @@ async def test_a_registered_panel_has_a_tab_a_key_a_command_and_help(notes: Side
         await sc.settle(pilot)
         tabs = app.screen.query_one("#sidebar", TabbedContent)
         assert tabs.active == "tab-catalog"  # the first registered panel still opens first
-        footer = {b.binding.key: b.binding.description for b in app.screen.active_bindings.values()
-                  if b.binding.show}
+        footer = {b.binding.key: b.binding.description for b in app.screen.active_bindings.values() if b.binding.show}
         assert footer["f8"] == "Notes" and footer["f2"] == "Catalog"
         commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert commands["Notes"] == "Jot down notes beside the chat (F8)"
@@ -74,8 +81,10 @@ async def test_a_registered_panel_has_a_tab_a_key_a_command_and_help(notes: Side
 
 
 def test_a_panel_name_or_key_is_taken_once() -> None:
-    for taken in (SidePanel("catalog", "X", "f9", NOTES.make, "", "X", "x", "x"),
-                  SidePanel("other", "X", "f2", NOTES.make, "", "X", "x", "x")):
+    for taken in (
+        SidePanel("catalog", "X", "f9", NOTES.make, "", "X", "x", "x"),
+        SidePanel("other", "X", "f2", NOTES.make, "", "X", "x", "x"),
+    ):
         with pytest.raises(ValueError, match="has that name or key"):
             register_panel(taken)
     assert [p.name for p in side_panels()] == ["catalog", "scoring", "usage"]

@@ -64,8 +64,9 @@ async def test_columns_with_a_min_width_narrow_to_the_view_and_widen_again_on_re
     app = TableApp()
     async with app.run_test(size=(40, 10)) as pilot:
         table = app.query_one(RankingTable)
-        table.set_columns([Column("rank", "#", 3), Column("tool", "tool", min_width=8),
-                           Column("matched", "matched", min_width=6)])
+        table.set_columns(
+            [Column("rank", "#", 3), Column("tool", "tool", min_width=8), Column("matched", "matched", min_width=6)]
+        )
         table.set_rows([("a", [Text("1"), Text("create_issue_tool"), Text("name: create, issue · desc: issue")])])
         await pilot.pause()
 

@@ -83,9 +83,11 @@ async def test_enter_with_a_model_loads_the_tool_for_the_next_message() -> None:
     from toolscout.tui import messages as m
 
     provider = sc.ScriptedProvider("Here is the forecast.")
-    app = sc.make_app(session="model", provider=provider,
-                      settings=sc.make_settings(**{"recommendations.onFirstMessage": True,
-                                                   "toolSearch.enabled": "true"}))
+    app = sc.make_app(
+        session="model",
+        provider=provider,
+        settings=sc.make_settings(**{"recommendations.onFirstMessage": True, "toolSearch.enabled": "true"}),
+    )
     msgs = sc.Messages()
     async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
         await sc.settle(pilot)

@@ -71,8 +71,11 @@ async def test_a_resumed_tool_search_shows_as_it_did_live() -> None:
 
     settings = sc.make_settings()
     engine = sc.make_engine(settings)
-    live_app = make_app(settings, engine, new_session=lambda asker: Session(
-        engine, settings=settings, provider=OfflineProvider(), asker=asker))
+    live_app = make_app(
+        settings,
+        engine,
+        new_session=lambda asker: Session(engine, settings=settings, provider=OfflineProvider(), asker=asker),
+    )
     async with live_app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         await sc.ask(pilot, "weather forecast")

@@ -74,7 +74,9 @@ async def test_without_the_bar_search_hits_the_catalog_and_the_palette_each_open
         await pilot.press("down")  # from the filter into the tree
         await pilot.pause()
         tree = app.screen.query_one("#catalog-tree")
-        leaf = next(n for g in tree.root.children for n in g.children if getattr(n.data, "name", "").endswith("post_alert"))
+        leaf = next(
+            n for g in tree.root.children for n in g.children if getattr(n.data, "name", "").endswith("post_alert")
+        )
         tree.move_cursor(leaf)
         tree.focus()
         await pilot.press("d")
@@ -94,8 +96,9 @@ async def test_without_the_bar_search_hits_the_catalog_and_the_palette_each_open
         await sc.settle(pilot, servers=False)
         assert "Run tool…" in sc.screen_text(app)
         await pilot.press("enter")
-        await msgs.wait_for(pilot, lambda _m: isinstance(app.screen, CommandPalette)
-                            and "Run which tool?" in sc.screen_text(app))
+        await msgs.wait_for(
+            pilot, lambda _m: isinstance(app.screen, CommandPalette) and "Run which tool?" in sc.screen_text(app)
+        )
         await sc.type_text(pilot, "post_alert")  # a server's description is shown literally
         await msgs.wait_for(pilot, lambda _m: "[bold red]Posts[/]" in sc.screen_text(app))
         await pilot.press(*["backspace"] * len("post_alert"))

@@ -27,8 +27,13 @@ async def test_a_question_answered_still_connecting_is_searched_again_once_the_s
     from toolscout.tui.factory import make_app as build
 
     settings = sc.make_settings()
-    late = ServerConfig("late", "stdio", command=sys.executable, source="test",
-                        args=tuple(server_args(LATE, "late", "--tools", "3", "--gate", str(tmp_path / "gate"))))
+    late = ServerConfig(
+        "late",
+        "stdio",
+        command=sys.executable,
+        source="test",
+        args=tuple(server_args(LATE, "late", "--tools", "3", "--gate", str(tmp_path / "gate"))),
+    )
     engine = sc.make_engine(settings, servers=(late,))
     app = build(settings, engine, new_session=sc.session_factory(engine, settings))
     for key in [*QUESTION.replace(" ", "\0"), "enter"]:  # typed right after launch
@@ -60,7 +65,9 @@ async def test_a_question_answered_still_connecting_is_searched_again_once_the_s
         assert any(h.tool.server == "late" for h in again[1].hits)  # what it waited for
         assert len(chat.query(SearchEntry)) == 2
         notices = [str(n.render()) for n in chat.query(NoticeEntry) if n.border_title == "search again"]
-        assert len(notices) == 1 and "late" in notices[0] and f"connected: searching again for “{QUESTION}”" in notices[0]
+        assert (
+            len(notices) == 1 and "late" in notices[0] and f"connected: searching again for “{QUESTION}”" in notices[0]
+        )
         assert [str(u.render()) for u in chat.query(UserEntry)] == [QUESTION]  # shown once
         assert app.session.turn == 2  # searched again once, not again and again
         assert "searching again" in " ".join(sc.screen_text(app).split())

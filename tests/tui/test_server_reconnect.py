@@ -40,16 +40,22 @@ async def crash(pilot, msgs: sc.Messages) -> None:
     pid = int((await app.engine.call_tool("mcp__weird__pid", {}, asker=allow)).text())
     mark = len(msgs.seen)
     os.kill(pid, signal.SIGKILL)
-    await msgs.wait_for(pilot, lambda e: isinstance(e, m.ServerStatusChanged) and e.status.name == "weird"
-                        and e.status.state is ServerState.DISCONNECTED, start=mark)
+    await msgs.wait_for(
+        pilot,
+        lambda e: (
+            isinstance(e, m.ServerStatusChanged)
+            and e.status.name == "weird"
+            and e.status.state is ServerState.DISCONNECTED
+        ),
+        start=mark,
+    )
     await sc.settle(pilot)
     assert app.engine.tool("mcp__weird__echo") is None
 
 
 async def reconnected(pilot, msgs: sc.Messages, mark: int) -> None:
     """Wait until the chat was told ``weird`` reconnected."""
-    await msgs.wait_for(pilot, lambda e: isinstance(e, m.NoticeReported) and "weird reconnected" in e.text,
-                        start=mark)
+    await msgs.wait_for(pilot, lambda e: isinstance(e, m.NoticeReported) and "weird reconnected" in e.text, start=mark)
     await sc.settle(pilot)
     assert pilot.app.engine.tool("mcp__weird__echo") is not None
 

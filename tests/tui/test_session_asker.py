@@ -18,15 +18,18 @@ from toolscout.tui.factory import make_app
 
 
 def _engine(tmp_path: Path) -> Engine:
-    return Engine(Settings().with_overrides({"provider.name": "anthropic"}, source="env:TOOLSCOUT_PROVIDER"),
-                  project_dir=tmp_path)
+    return Engine(
+        Settings().with_overrides({"provider.name": "anthropic"}, source="env:TOOLSCOUT_PROVIDER"), project_dir=tmp_path
+    )
 
 
 def _args(provider: str | None = None) -> argparse.Namespace:
     return argparse.Namespace(provider=provider, resume=None, strategy=None)
 
 
-def test_the_cli_app_session_is_built_with_the_permission_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_app_session_is_built_with_the_permission_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     engine = _engine(tmp_path)
     app = make_app(engine.settings, engine, new_session=lambda asker: app_session(engine, _args(), asker))
@@ -39,7 +42,9 @@ def test_the_cli_app_session_is_built_with_the_permission_prompt(tmp_path: Path,
         session.asker = None  # type: ignore[misc]  # given when built, never replaced
 
 
-def test_a_session_that_cannot_be_built_fails_before_the_app_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_that_cannot_be_built_fails_before_the_app_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     engine = _engine(tmp_path)
     with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY"):

@@ -36,8 +36,9 @@ class SettingsHarness(ScreenHarness):
 
     def __init__(self, build: Any, engine: Any) -> None:
         super().__init__(build, engine)
-        self.controller = SessionController(self, engine.settings, engine, start_engine=False,
-                                            new_session=sc.session_factory(engine, engine.settings))
+        self.controller = SessionController(
+            self, engine.settings, engine, start_engine=False, new_session=sc.session_factory(engine, engine.settings)
+        )
 
     @property
     def settings(self) -> Any:
@@ -163,9 +164,11 @@ async def test_tool_search_picked_in_f5_is_saved_as_a_json_boolean() -> None:
         await pilot.press("tab", "tab")
         assert app.focused.id == widget_id("toolSearch.enabled")
         assert app.settings["toolSearch.enabled"] == "true"  # an offline session's default (not saved)
-        for keys, value, written in ((("enter", "down", "enter"), "false", False),
-                                     (("enter", "up", "enter"), "true", True),
-                                     (("enter", "up", "enter"), "auto", "auto")):
+        for keys, value, written in (
+            (("enter", "down", "enter"), "false", False),
+            (("enter", "up", "enter"), "true", True),
+            (("enter", "up", "enter"), "auto", "auto"),
+        ):
             await pilot.press(*keys)
             await pilot.pause()
             assert app.settings["toolSearch.enabled"] == value

@@ -50,8 +50,11 @@ async def test_a_narrow_bar_drops_the_least_useful_parts_first() -> None:
     async with app.run_test(size=(120, 3)) as pilot:
         bar.provider, bar.model = "anthropic", "claude-sonnet-4-5"
         bar.mode = "tool search on · execute-proxy"
-        bar.servers = {"a": _status("a", ServerState.CONNECTED), "b": _status("b", ServerState.CONNECTING),
-                       "c": _status("c", ServerState.FAILED)}
+        bar.servers = {
+            "a": _status("a", ServerState.CONNECTED),
+            "b": _status("b", ServerState.CONNECTING),
+            "c": _status("c", ServerState.FAILED),
+        }
         bar.encoding = (40, 120, 42.0)
         bar.busy = True
 
@@ -63,9 +66,11 @@ async def test_a_narrow_bar_drops_the_least_useful_parts_first() -> None:
             await pilot.pause()
             return sc.screen_text(app).splitlines()[0].rstrip()
 
-        assert await line(200) == (" toolscout   anthropic · claude-sonnet-4-5  tool search on · execute-proxy"
-                                   "  servers 1/3 · 1 connecting · 1 failed  encoding tools 40/120 · ETA 42 s"
-                                   "  ● working — Esc to interrupt")
+        assert await line(200) == (
+            " toolscout   anthropic · claude-sonnet-4-5  tool search on · execute-proxy"
+            "  servers 1/3 · 1 connecting · 1 failed  encoding tools 40/120 · ETA 42 s"
+            "  ● working — Esc to interrupt"
+        )
         # the strategy, the ETA, the connecting count, the mode, the encoding, "working" and the model went
         assert await line(80) == " toolscout   anthropic  servers 1/3 · 1 failed  ● Esc to interrupt"
         assert await line(45) == " toolscout   anthropic  ● Esc to interrupt"

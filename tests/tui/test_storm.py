@@ -67,7 +67,8 @@ def encoder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CountingEncoder:
 
 
 async def test_a_churning_storm_loses_no_keystroke_and_bounds_the_vector_cache(
-        encoder: CountingEncoder, tmp_path: Path) -> None:
+    encoder: CountingEncoder, tmp_path: Path
+) -> None:
     from toolscout.tui.factory import make_app
 
     settings = sc.make_settings(**{"toolSearch.ranker": "default", "toolSearch.vectorCacheMB": CAP_MB})

@@ -35,7 +35,7 @@ def flat(app, selector: str | None = None) -> str:
     lines = sc.screen_text(app).splitlines()
     if selector is not None:
         r = app.screen.query_one(selector).region
-        lines = [line[r.x:r.right] for line in lines[r.y:r.bottom]]
+        lines = [line[r.x : r.right] for line in lines[r.y : r.bottom]]
     return " ".join(" ".join(line.strip(" │▏▎▊▌") for line in lines).split())
 
 
@@ -102,9 +102,21 @@ async def test_offline_welcome_follows_the_settings_and_the_palette_switches_too
         assert "Tab into the recommended tools" in flat(app, "#chat")
 
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for wanted in ("Catalog", "Live scoring", "Token usage", "Toggle side panel", "Settings", "Help",
-                       "Context report", "Servers", "New conversation", "Interrupt", "Focus prompt", "Quit",
-                       "Tool search on"):
+        for wanted in (
+            "Catalog",
+            "Live scoring",
+            "Token usage",
+            "Toggle side panel",
+            "Settings",
+            "Help",
+            "Context report",
+            "Servers",
+            "New conversation",
+            "Interrupt",
+            "Focus prompt",
+            "Quit",
+            "Tool search on",
+        ):
             assert wanted in titles
         bound = {b.action for b in ToolscoutApp.key_bindings()}  # every key binding has a palette entry
         assert {"show_help", "show_panel('catalog')", "open_settings", "toggle_sidebar"} <= bound
@@ -138,8 +150,9 @@ async def test_the_offline_session_starts_with_tool_search_on_and_says_why() -> 
     app = make_app(offline_tool_search(session, settings), engine, session)
     async with app.run_test(size=SIZE, message_hook=(msgs := sc.Messages())) as pilot:
         await decided(pilot, msgs)
-        assert ("tool search on: deferred tools are found with ToolSearch (offline session default)"
-                in flat(app, "#chat"))
+        assert "tool search on: deferred tools are found with ToolSearch (offline session default)" in flat(
+            app, "#chat"
+        )
         assert app.screen.query_one(StatusBar).mode.startswith("tool search on")
         assert "deferred" in flat(app, "#catalog") and " inline " not in flat(app, "#catalog")
 

@@ -57,8 +57,6 @@ def offline_app(repo: Path, monkeypatch) -> Any:
     return make_app(offline_tool_search(session, engine.settings), engine, session)
 
 
-
-
 def events(log: Path) -> list[str]:
     return [json.loads(line)["event"] for line in log.read_text().splitlines()] if log.exists() else []
 
@@ -68,8 +66,13 @@ async def test_the_prompt_lists_the_files_servers_escaped_and_not_now_starts_not
     command hiding a second one behind newlines shown escaped (``\\x1b``, ``\\n``), each with
     the file it comes from. "Not now" starts nothing and stores nothing."""
     repo, log, pwned = tmp_path / "repo", tmp_path / "rec.jsonl", tmp_path / "PWNED"
-    write_servers(repo, {"rec\x1b]52;c;cHduZWQ=\x07": recorder(log),
-                         "nl": {"command": "/bin/sh", "args": ["-c", f"echo ok\n\ntouch {pwned}"]}})
+    write_servers(
+        repo,
+        {
+            "rec\x1b]52;c;cHduZWQ=\x07": recorder(log),
+            "nl": {"command": "/bin/sh", "args": ["-c", f"echo ok\n\ntouch {pwned}"]},
+        },
+    )
     engine = engine_in(repo, monkeypatch)
     async with prompt_over_catalog(engine, SIZE) as pilot:
         app = pilot.app
@@ -80,8 +83,10 @@ async def test_the_prompt_lists_the_files_servers_escaped_and_not_now_starts_not
         assert lines[rec + 1] == f"  would run  {sys.executable} {RECORDER} rec {log}", shown
         assert lines[rec + 2] == f"  file       {CONFIG}", shown
         nl = lines.index("nl")
-        assert lines[nl + 1:nl + 3] == [f"  would run  /bin/sh -c 'echo ok\\n\\ntouch {pwned}'",
-                                        f"  file       {CONFIG}"], shown
+        assert lines[nl + 1 : nl + 3] == [
+            f"  would run  /bin/sh -c 'echo ok\\n\\ntouch {pwned}'",
+            f"  file       {CONFIG}",
+        ], shown
         assert "\x1b" not in shown
         await until_armed(pilot)
         await pilot.press("n")

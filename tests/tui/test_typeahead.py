@@ -27,12 +27,19 @@ from toolscout.tui.widgets.recommendations import RecommendationBar, Recommendat
 from toolscout.tui.widgets.usage import UsagePanel
 
 #: Like the time server's convert_time: a multi-line string, a one-line string, a multi-line one.
-CONVERT = ToolSpec("convert_time", "Convert time between timezones", {
-    "type": "object",
-    "properties": {"source_timezone": {"type": "string"}, "time": {"type": "string", "maxLength": 5},
-                   "target_timezone": {"type": "string"}},
-    "required": ["source_timezone", "time", "target_timezone"],
-})
+CONVERT = ToolSpec(
+    "convert_time",
+    "Convert time between timezones",
+    {
+        "type": "object",
+        "properties": {
+            "source_timezone": {"type": "string"},
+            "time": {"type": "string", "maxLength": 5},
+            "target_timezone": {"type": "string"},
+        },
+        "required": ["source_timezone", "time", "target_timezone"],
+    },
+)
 
 
 def _burst(app: Any, keys: list[str]) -> None:
@@ -67,6 +74,7 @@ class _BarHarness(Harness):
 @asynccontextmanager
 async def _weather_bar() -> AsyncIterator[Any]:
     """A :class:`_BarHarness` pilot whose bar shows the tools recommended for "weather forecast"."""
+
     def build(engine: Any) -> RecommendationBar:
         return RecommendationBar(id="recommendations")
 
@@ -204,8 +212,13 @@ async def test_a_question_typed_and_sent_while_the_app_starts_is_sent() -> None:
         sent = [str(e.render()) for e in app.screen.chat.query(UserEntry)]
         assert [t for t in sent if "weather forecast" in t] == sent and len(sent) == 1
         assert app.screen.chat.query(SearchEntry)  # and answered (offline: a ToolSearch)
-        asked = [b["text"] for msg in app.session.messages if msg["role"] == "user" for b in msg["content"]
-                 if b.get("type") == "text" and not b["text"].startswith("<system-reminder>")]
+        asked = [
+            b["text"]
+            for msg in app.session.messages
+            if msg["role"] == "user"
+            for b in msg["content"]
+            if b.get("type") == "text" and not b["text"].startswith("<system-reminder>")
+        ]
         # sent once; searched again once more if it was answered while the weather server connected
         assert set(asked) == {"weather forecast"} and len(asked) == app.session.turn <= 2
 

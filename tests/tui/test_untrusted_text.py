@@ -39,7 +39,7 @@ def test_clean_strips_escapes_and_control_characters() -> None:
 
 def test_highlight_matches_stems_not_substrings() -> None:
     text = highlight_terms("createIssue for issues, not tissue", ["issues"])
-    styled = [text.plain[s.start:s.end] for s in text.spans]
+    styled = [text.plain[s.start : s.end] for s in text.spans]
     assert styled == ["Issue", "issues"]
 
 
@@ -88,8 +88,9 @@ async def test_hostile_descriptions_in_every_panel() -> None:
 
 async def test_hostile_arguments_in_the_permission_prompt_and_form() -> None:
     """The two dialogs alone in a harness app (:func:`tui_harness.screen_app`)."""
-    async with screen_app(lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__post_alert")),
-                          size=SIZE) as pilot:
+    async with screen_app(
+        lambda engine: ArgumentFormScreen(engine.tool("mcp__weather__post_alert")), size=SIZE
+    ) as pilot:
         app = pilot.app
         tool = app.engine.tool("mcp__weather__post_alert")
         text = sc.screen_text(app)

@@ -23,8 +23,9 @@ async def test_start_up_warnings_show_once_literally_and_later_ones_as_they_arri
     fails to start and a warning after start each appear once as they come, and the status bar
     counts the failed server."""
     app = sc.make_app(broken=True)
-    app.engine.warn("provider anthropic needs ANTHROPIC_API_KEY [bold]x[/]; starting an offline session instead",
-                    "provider")
+    app.engine.warn(
+        "provider anthropic needs ANTHROPIC_API_KEY [bold]x[/]; starting an offline session instead", "provider"
+    )
     async with app.run_test(size=SIZE) as pilot:
         await sc.settle(pilot)
         texts = _warning_texts(app)

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from toolscout.core.settings.layers import Settings
 
 
-def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | None = None,
-                 asker: Asker | None = None) -> Session:
+def make_session(
+    settings: Settings, engine: Engine, args: argparse.Namespace | None = None, asker: Asker | None = None
+) -> Session:
     """The session the app drives (a new one, or ``--resume``'d), asking the person through
     ``asker`` (the app's permission prompt) about tools that need permission.
 
@@ -34,7 +35,9 @@ def make_session(settings: Settings, engine: Engine, args: argparse.Namespace | 
     return Session(engine, settings=settings, strategy=strategy, asker=asker)
 
 
-def session_or_offline(engine: Engine, args: argparse.Namespace, asker: Asker | None = None) -> tuple[Session, Settings]:
+def session_or_offline(
+    engine: Engine, args: argparse.Namespace, asker: Asker | None = None
+) -> tuple[Session, Settings]:
     """The app's session, and the settings in effect: a provider chosen in a settings file or the
     environment that cannot be created (a missing key) becomes an offline session, with a warning
     and ``provider.name = offline`` applied to the engine (source ``fallback``), so a provider

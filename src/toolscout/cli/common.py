@@ -23,9 +23,13 @@ T = TypeVar("T")
 
 def add_trust_flag(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
     """``--trust-project``: approve this folder's ``.mcp.json`` and allow rules for this run."""
-    parser.add_argument("--trust-project", action="store_true", default=False if top_level else argparse.SUPPRESS,
-                        help="trust this folder's servers (.mcp.json, --mcp-config files inside it) and "
-                             "permissions.allow rules for this run")
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        default=False if top_level else argparse.SUPPRESS,
+        help="trust this folder's servers (.mcp.json, --mcp-config files inside it) and "
+        "permissions.allow rules for this run",
+    )
 
 
 def folder_trust(args: argparse.Namespace) -> FolderTrust:
@@ -35,8 +39,12 @@ def folder_trust(args: argparse.Namespace) -> FolderTrust:
     cached = getattr(args, "folder_trust", None)
     if not isinstance(cached, FolderTrust):
         auto = bool(load_settings().get("projectTrust.autoApprove"))
-        cached = check_folder(Path.cwd(), flag=bool(getattr(args, "trust_project", False)), auto=auto,
-                              config_files=list(getattr(args, "mcp_config", None) or []))
+        cached = check_folder(
+            Path.cwd(),
+            flag=bool(getattr(args, "trust_project", False)),
+            auto=auto,
+            config_files=list(getattr(args, "mcp_config", None) or []),
+        )
         args.folder_trust = cached
         if not cached.approved:  # said up front: a long -p run prints its warnings at the end
             print(f"toolscout: {cached.notice()}", file=sys.stderr)
@@ -48,9 +56,14 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     :func:`folder_trust`) and apply CLI flags (flags win over files and env)."""
     settings = load_settings(project_trusted=folder_trust(args).approved)
     overrides: dict[str, Any] = {}
-    for flag, key in (("strategy", "session.strategy"), ("provider", "provider.name"),
-                      ("model", "provider.model"), ("base_url", "provider.baseUrl"),
-                      ("ranker", "toolSearch.ranker"), ("tool_search", "toolSearch.enabled")):
+    for flag, key in (
+        ("strategy", "session.strategy"),
+        ("provider", "provider.name"),
+        ("model", "provider.model"),
+        ("base_url", "provider.baseUrl"),
+        ("ranker", "toolSearch.ranker"),
+        ("tool_search", "toolSearch.enabled"),
+    ):
         value = getattr(args, flag, None)
         if value:
             overrides[key] = value
@@ -71,27 +84,42 @@ def add_config_options(p: argparse.ArgumentParser, *, catalog: bool = True) -> N
     values add to those given before the subcommand (:func:`~.parser.add_repeatable`)."""
     add_repeatable(p, "--mcp-config", metavar="PATH", help=MCP_CONFIG_HELP)
     if catalog:
-        add_repeatable(p, "--catalog", metavar="PATH",
-                       help="tool catalog file or directory (searchable, not executable); repeatable")
+        add_repeatable(
+            p,
+            "--catalog",
+            metavar="PATH",
+            help="tool catalog file or directory (searchable, not executable); repeatable",
+        )
 
 
 def add_server_options(p: argparse.ArgumentParser) -> None:
     """``--mcp-config``, ``--allowed-tools`` and ``--no-default-servers`` on a subcommand (left
     unset unless given, so the same options before the subcommand still count)."""
     add_config_options(p, catalog=False)
-    p.add_argument("--allowed-tools", default=argparse.SUPPRESS,
-                   help="comma-separated allow patterns for this run (tool names, servers, globs)")
-    p.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
-                   help="do not start the embedded default servers when nothing is configured")
+    p.add_argument(
+        "--allowed-tools",
+        default=argparse.SUPPRESS,
+        help="comma-separated allow patterns for this run (tool names, servers, globs)",
+    )
+    p.add_argument(
+        "--no-default-servers",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="do not start the embedded default servers when nothing is configured",
+    )
 
 
 class UsageError(Exception):
     """A command-line argument that cannot be used (the message says which and why); exit 2."""
 
 
-def make_engine(args: argparse.Namespace, *, with_servers: bool | None = None,
-                server_filter: Callable[[list[Any]], list[Any]] | None = None,
-                with_builtins: bool = True) -> Engine:
+def make_engine(
+    args: argparse.Namespace,
+    *,
+    with_servers: bool | None = None,
+    server_filter: Callable[[list[Any]], list[Any]] | None = None,
+    with_builtins: bool = True,
+) -> Engine:
     """Build the engine the CLI uses: settings, built-ins, catalogs and (unless only catalogs
     were given) the configured MCP servers.
 
@@ -153,8 +181,9 @@ def provider_or_exit_code(settings: Settings) -> Provider | int:
         return fail(str(exc))
 
 
-def run_with_engine(engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True,
-                    needs_a_catalog: bool = False) -> T:
+def run_with_engine(
+    engine: Engine, body: Callable[[Engine], Awaitable[T]], *, wait_servers: bool = True, needs_a_catalog: bool = False
+) -> T:
     """Start ``engine``, (optionally) wait for servers to settle, run ``body``, stop the engine.
 
     Args:

@@ -17,16 +17,22 @@ from .common import add_config_options, add_trust_flag, make_engine, print_warni
 
 def add_tool_search_flag(p: argparse.ArgumentParser) -> None:
     """``--tool-search auto|true|false``: ``toolSearch.enabled`` for this run."""
-    p.add_argument("--tool-search", choices=choices("toolSearch.enabled"),
-                   help="tool search for this run: true always defers, false never, auto by threshold")
+    p.add_argument(
+        "--tool-search",
+        choices=choices("toolSearch.enabled"),
+        help="tool search for this run: true always defers, false never, auto by threshold",
+    )
 
 
 def note_if_inline(decision: ModeDecision | None) -> None:
     """One stderr line when tool search is off (why, and how to switch it on); nothing otherwise.
     The output of ``context`` and ``request`` depends on that decision, and stdout stays clean."""
     if decision is not None and not decision.defer:
-        print(f"note: {decision.summary}; to see deferral pass --tool-search true "
-              "(or set toolSearch.enabled: true, env TOOLSCOUT_TOOL_SEARCH=true)", file=sys.stderr)
+        print(
+            f"note: {decision.summary}; to see deferral pass --tool-search true "
+            "(or set toolSearch.enabled: true, env TOOLSCOUT_TOOL_SEARCH=true)",
+            file=sys.stderr,
+        )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,8 +54,9 @@ def _run(args: argparse.Namespace) -> int:
         name, base_url = provider_of(engine.settings)
         provider = None if name == "offline" else name
         model = args.model or engine.settings.get("provider.model") or default_model(name)
-        report = engine.context_report(model=model, strategy=args.strategy, tool_limit=provider_limit(engine),
-                                       provider=provider, base_url=base_url)
+        report = engine.context_report(
+            model=model, strategy=args.strategy, tool_limit=provider_limit(engine), provider=provider, base_url=base_url
+        )
         print(dumps_json(report.to_json(), indent=2) if args.json else format_report(report))
         note_if_inline(report.decision)
         return 0
@@ -83,13 +90,17 @@ def format_report(report: ContextReport) -> str:
     lines = [f"token counter: {report.counter}   strategy: {report.strategy}", head, "-" * len(head)]
     for r in report.rows:
         name = r.server or "(built-in)"
-        lines.append(f"{name[:28]:<28} {r.tools:>5} {r.deferred:>5} {r.loaded:>5} "
-                     f"{r.tokens_inline:>9,} {r.tokens_sent:>8,} {r.saved:>9,}")
+        lines.append(
+            f"{name[:28]:<28} {r.tools:>5} {r.deferred:>5} {r.loaded:>5} "
+            f"{r.tokens_inline:>9,} {r.tokens_sent:>8,} {r.saved:>9,}"
+        )
     lines.append("-" * len(head))
     pct = 100 * report.saved / report.tokens_inline if report.tokens_inline else 0.0
-    lines.append(f"{'total':<28} {sum(r.tools for r in report.rows):>5} "
-                 f"{sum(r.deferred for r in report.rows):>5} {sum(r.loaded for r in report.rows):>5} "
-                 f"{report.tokens_inline:>9,} {report.tokens_sent:>8,} {report.saved:>9,}  ({pct:.1f}% saved)")
+    lines.append(
+        f"{'total':<28} {sum(r.tools for r in report.rows):>5} "
+        f"{sum(r.deferred for r in report.rows):>5} {sum(r.loaded for r in report.rows):>5} "
+        f"{report.tokens_inline:>9,} {report.tokens_sent:>8,} {report.saved:>9,}  ({pct:.1f}% saved)"
+    )
     for name, (state, reason) in sorted(report.states.items(), key=lambda kv: kv[0].casefold()):
         if state != "connected" or not any(r.server == name for r in report.rows):
             lines.append(f"{name[:28]:<28} {state}" + (f": {reason}" if reason else ""))
@@ -102,7 +113,9 @@ def format_report(report: ContextReport) -> str:
     if report.native is not None and report.decision.defer:
         lines.append(f"deferral path: {report.native.reason}")
     lines.extend(f"suggestion: {s}" for s in report.suggestions)
-    lines.extend(f"private-address grant: {g['rule']} lets {g['tool']} reach {g['host']} even at a loopback, "
-                 "link-local or private address (remove the rule from permissions.allow to stop it)"
-                 for g in report.private_grants)
+    lines.extend(
+        f"private-address grant: {g['rule']} lets {g['tool']} reach {g['host']} even at a loopback, "
+        "link-local or private address (remove the rule from permissions.allow to stop it)"
+        for g in report.private_grants
+    )
     return "\n".join(lines)

@@ -43,8 +43,10 @@ def run_headless(args: argparse.Namespace) -> int:
     if isinstance(provider, int):
         return provider
     if provider.name == OFFLINE:
-        return fail("toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
-                    "--provider openai --base-url URL for a local OpenAI-compatible server.")
+        return fail(
+            "toolscout -p needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
+            "--provider openai --base-url URL for a local OpenAI-compatible server."
+        )
     engine = make_engine(args)
     finished: dict[str, ToolCallFinished] = {}
     searches: list[dict[str, Any]] = []
@@ -55,14 +57,21 @@ def run_headless(args: argparse.Namespace) -> int:
             if event.result.error_kind in (ToolErrorKind.PERMISSION_DENIED, ToolErrorKind.PRIVATE_HOST_REFUSED):
                 print(f"toolscout: {event.result.text()}", file=sys.stderr)
         elif isinstance(event, SearchResultsReady):
-            searches.append({"id": event.call_id, "query": event.query, "loaded": list(event.loaded),
-                             "result": event.result.to_json() if event.result is not None else None})
+            searches.append(
+                {
+                    "id": event.call_id,
+                    "query": event.query,
+                    "loaded": list(event.loaded),
+                    "result": event.result.to_json() if event.result is not None else None,
+                }
+            )
 
     async def body(engine: Engine) -> int:
         try:
             if args.resume is not None:
-                session = Session.resume(engine, args.resume or None, provider=provider,
-                                         strategy=getattr(args, "strategy", None))
+                session = Session.resume(
+                    engine, args.resume or None, provider=provider, strategy=getattr(args, "strategy", None)
+                )
             else:
                 session = Session(engine, provider=provider)
         except SessionNotFound as exc:
@@ -73,14 +82,26 @@ def run_headless(args: argparse.Namespace) -> int:
         finally:
             await session.close()
         if args.output_format == "json":
-            print(dumps_json({
-                "session_id": session.id, "strategy": session.strategy, "provider": provider.name,
-                "model": provider.model, "result": outcome.text, "error": outcome.error,
-                "cancelled": outcome.cancelled, "stop_reason": outcome.stop_reason,
-                "messages": session.messages, "tool_calls": tool_call_log(session.messages, finished),
-                "searches": searches,
-                "usage": [_usage(u) for u in session.usage_log], "cache": session.cache_stats(),
-            }, indent=2))
+            print(
+                dumps_json(
+                    {
+                        "session_id": session.id,
+                        "strategy": session.strategy,
+                        "provider": provider.name,
+                        "model": provider.model,
+                        "result": outcome.text,
+                        "error": outcome.error,
+                        "cancelled": outcome.cancelled,
+                        "stop_reason": outcome.stop_reason,
+                        "messages": session.messages,
+                        "tool_calls": tool_call_log(session.messages, finished),
+                        "searches": searches,
+                        "usage": [_usage(u) for u in session.usage_log],
+                        "cache": session.cache_stats(),
+                    },
+                    indent=2,
+                )
+            )
         elif outcome.text:
             print(outcome.text)
         if outcome.error:
@@ -101,9 +122,13 @@ def _usage(event: Any) -> dict[str, Any]:
 
 #: ``outcome`` of a call by the kind of error it ended with.
 _OUTCOMES = {
-    ToolErrorKind.INVALID_PARAMS: "invalid", ToolErrorKind.PERMISSION_DENIED: "denied",
-    ToolErrorKind.UNKNOWN_TOOL: "rejected", ToolErrorKind.DISABLED: "rejected", ToolErrorKind.NOT_LOADED: "rejected",
-    ToolErrorKind.CANCELLED: "cancelled", ToolErrorKind.PRIVATE_HOST_REFUSED: "refused",
+    ToolErrorKind.INVALID_PARAMS: "invalid",
+    ToolErrorKind.PERMISSION_DENIED: "denied",
+    ToolErrorKind.UNKNOWN_TOOL: "rejected",
+    ToolErrorKind.DISABLED: "rejected",
+    ToolErrorKind.NOT_LOADED: "rejected",
+    ToolErrorKind.CANCELLED: "cancelled",
+    ToolErrorKind.PRIVATE_HOST_REFUSED: "refused",
 }
 
 
@@ -131,13 +156,25 @@ def tool_call_log(messages: list[dict[str, Any]], finished: dict[str, ToolCallFi
         if event is not None:
             r = event.result
             outcome = (_OUTCOMES.get(r.error_kind, "error") if r.error_kind else "error") if r.is_error else "ok"
-            entry.update(tool=event.tool_name, params=event.params, via=event.via, outcome=outcome,
-                         is_error=r.is_error, error_kind=r.error_kind.value if r.error_kind else None,
-                         duration_ms=round(r.duration_ms, 1))
+            entry.update(
+                tool=event.tool_name,
+                params=event.params,
+                via=event.via,
+                outcome=outcome,
+                is_error=r.is_error,
+                error_kind=r.error_kind.value if r.error_kind else None,
+                duration_ms=round(r.duration_ms, 1),
+            )
         else:  # ToolSearch, or a call nothing ran
-            entry.update(tool=name, params=arguments, via="direct",
-                         outcome="unanswered" if answer is None else ("error" if answer.get("is_error") else "ok"),
-                         is_error=bool(answer and answer.get("is_error")), error_kind=None, duration_ms=None)
+            entry.update(
+                tool=name,
+                params=arguments,
+                via="direct",
+                outcome="unanswered" if answer is None else ("error" if answer.get("is_error") else "ok"),
+                is_error=bool(answer and answer.get("is_error")),
+                error_kind=None,
+                duration_ms=None,
+            )
         entry["output"] = _text(answer)
         log.append(entry)
     return log

@@ -58,8 +58,10 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps(summary, indent=2))
         else:
             rate = f", {summary['tools_per_second']:,} tools/s" if summary["tools_per_second"] else ""
-            print(f"indexed {tools:,} tools from {len(index.servers)} servers: {encoded:,} encoded, "
-                  f"{summary['cached']:,} already cached ({took:.1f} s{rate})")
+            print(
+                f"indexed {tools:,} tools from {len(index.servers)} servers: {encoded:,} encoded, "
+                f"{summary['cached']:,} already cached ({took:.1f} s{rate})"
+            )
             off = f"memory only (TOOLSCOUT_CACHE_DIR={os.environ.get('TOOLSCOUT_CACHE_DIR')!r}: off, or not an absolute folder)"
             print(f"vector cache: {summary['vector_cache'] or off}")
         return 0

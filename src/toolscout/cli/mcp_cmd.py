@@ -20,13 +20,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("mcp", help="MCP servers: list them and their state, add or remove one (user config)")
     group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
     ls = group.add_parser(
-        "list", help="connect to every configured server and show its state",
+        "list",
+        help="connect to every configured server and show its state",
         description="Connect to every configured MCP server and show its state, tools and errors. "
-                    "Exit status 1 when a server failed to connect or disconnected (servers of a "
-                    "folder not yet approved are listed, not counted as failed), else 0.")
+        "Exit status 1 when a server failed to connect or disconnected (servers of a "
+        "folder not yet approved are listed, not counted as failed), else 0.",
+    )
     add_config_options(ls, catalog=False)
-    ls.add_argument("--no-default-servers", action="store_true", default=argparse.SUPPRESS,
-                    help="do not start the embedded default servers when nothing is configured")
+    ls.add_argument(
+        "--no-default-servers",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="do not start the embedded default servers when nothing is configured",
+    )
     ls.add_argument("--json", action="store_true", help="print JSON")
     add_trust_flag(ls)
     ls.set_defaults(func=_run_list)
@@ -57,9 +63,11 @@ def format_statuses(rows: list[dict[str, Any]]) -> str:
     width = max(len("SERVER"), *(len(r["name"]) for r in rows))
     lines = [f"{'SERVER'.ljust(width)}  {'STATE':<12} {'TOOLS':>5}  INSTR  RES  TRANSPORT  SOURCE"]
     for r in rows:
-        lines.append(f"{r['name'].ljust(width)}  {r['state']:<12} {r['tool_count']:>5}  "
-                     f"{'yes' if r['has_instructions'] else 'no':<5}  {'yes' if r['has_resources'] else 'no':<3}  "
-                     f"{r['transport']:<9}  {r['source'] or ''}")
+        lines.append(
+            f"{r['name'].ljust(width)}  {r['state']:<12} {r['tool_count']:>5}  "
+            f"{'yes' if r['has_instructions'] else 'no':<5}  {'yes' if r['has_resources'] else 'no':<3}  "
+            f"{r['transport']:<9}  {r['source'] or ''}"
+        )
         if r["error"]:
             lines.append(f"{' ' * width}  ! {r['error']}")
         lines.extend(f"{' ' * width}  ~ {w}" for w in r.get("warnings", ()))
@@ -84,8 +92,7 @@ def _run_list(args: argparse.Namespace) -> int:
             row = status_json(status, cfg.source if cfg else None, engine.server_warnings(status.name))
             if cfg is not None:  # the spelling in the file, and what starting the server runs, as
                 # the file writes it: ${VAR} shown, the person's value never (CI logs keep output)
-                row.update(configured_name=cfg.configured_name or cfg.name,
-                           command=cfg.command_line(as_written=True))
+                row.update(configured_name=cfg.configured_name or cfg.name, command=cfg.command_line(as_written=True))
             rows.append(row)
         payload = {"servers": rows, "warnings": list(dict.fromkeys(engine.warnings))}
         print(dumps_json(payload, indent=2) if args.json else format_statuses(rows))

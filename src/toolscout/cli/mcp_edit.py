@@ -28,24 +28,51 @@ SCOPES = ("user", "project", "local")
 def register(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``mcp add`` and ``mcp remove`` to the ``mcp`` subcommand group."""
     add = group.add_parser(
-        "add", help="add a server to the user MCP config (claude mcp add syntax)",
+        "add",
+        help="add a server to the user MCP config (claude mcp add syntax)",
         description="Add an MCP server to the user config (a stdio command after --, or an http/sse URL). "
-                    "Examples: toolscout mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes; "
-                    "toolscout mcp add --transport http sentry https://mcp.sentry.dev/mcp")
-    add.add_argument("-t", "--transport", choices=("stdio", "http", "sse"), default="stdio",
-                     help="stdio (a command, the default), http or sse (a URL)")
-    add.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE",
-                     help="environment variable of a stdio server; repeatable (VALUE may be ${VAR})")
-    add.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                     help="HTTP header of an http/sse server; repeatable (VALUE may be ${VAR})")
-    add.add_argument("-s", "--scope", choices=SCOPES, default="user",
-                     help="user (the only scope toolscout writes; a project's servers go in its .mcp.json)")
+        "Examples: toolscout mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes; "
+        "toolscout mcp add --transport http sentry https://mcp.sentry.dev/mcp",
+    )
+    add.add_argument(
+        "-t",
+        "--transport",
+        choices=("stdio", "http", "sse"),
+        default="stdio",
+        help="stdio (a command, the default), http or sse (a URL)",
+    )
+    add.add_argument(
+        "-e",
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment variable of a stdio server; repeatable (VALUE may be ${VAR})",
+    )
+    add.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="HTTP header of an http/sse server; repeatable (VALUE may be ${VAR})",
+    )
+    add.add_argument(
+        "-s",
+        "--scope",
+        choices=SCOPES,
+        default="user",
+        help="user (the only scope toolscout writes; a project's servers go in its .mcp.json)",
+    )
     add.add_argument("name", metavar="NAME", help="the server's name (letters, digits, - and _)")
     add.add_argument("target", metavar="COMMAND_OR_URL", help="the command (stdio) or the URL (http, sse)")
     add.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the command's arguments")
     add.set_defaults(func=_run_add)
-    remove = group.add_parser("remove", help="remove a server from the user MCP config",
-                              description="Remove an MCP server from the user config.")
+    remove = group.add_parser(
+        "remove",
+        help="remove a server from the user MCP config",
+        description="Remove an MCP server from the user config.",
+    )
     remove.add_argument("-s", "--scope", choices=SCOPES, default="user", help="user (the only scope toolscout writes)")
     remove.add_argument("name", metavar="NAME", help="the server's name")
     remove.set_defaults(func=_run_remove)
@@ -53,8 +80,10 @@ def register(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _check_scope(scope: str) -> None:
     if scope != "user":
-        raise UsageError(f"--scope {scope}: toolscout writes the user config only; a project's servers go "
-                         "in its .mcp.json (Claude Code's `claude mcp add --scope project` writes that file)")
+        raise UsageError(
+            f"--scope {scope}: toolscout writes the user config only; a project's servers go "
+            "in its .mcp.json (Claude Code's `claude mcp add --scope project` writes that file)"
+        )
 
 
 def _pairs(values: list[str], sep: str, flag: str, example: str) -> dict[str, str]:
@@ -75,8 +104,10 @@ def _run_add(args: argparse.Namespace) -> int:
     _check_scope(args.scope)
     stray = [a for a in args.args if a.startswith("-")] if args.transport != "stdio" else []
     if stray:
-        raise UsageError(f"{stray[0]} after the URL: options go before NAME "
-                         f"(toolscout mcp add --transport {args.transport} {stray[0]} ... NAME URL)")
+        raise UsageError(
+            f"{stray[0]} after the URL: options go before NAME "
+            f"(toolscout mcp add --transport {args.transport} {stray[0]} ... NAME URL)"
+        )
     env = _pairs(args.env, "=", "-e", "KEY=VALUE")
     headers = _pairs(args.header, ":", "--header", "'Name: value'")
     path = user_config_path()
@@ -103,8 +134,10 @@ def _run_remove(args: argparse.Namespace) -> int:
     except UserConfigError as exc:
         project = Path.cwd() / PROJECT_FILE
         if args.name in read_config_file(project).servers:
-            exc = UserConfigError(f"{exc}. It is in this folder's {PROJECT_FILE}, which toolscout does not edit: "
-                                  f"remove it there (or with `claude mcp remove {args.name} --scope project`)")
+            exc = UserConfigError(
+                f"{exc}. It is in this folder's {PROJECT_FILE}, which toolscout does not edit: "
+                f"remove it there (or with `claude mcp remove {args.name} --scope project`)"
+            )
         return _refused(exc)
     print(f"Removed MCP server {args.name} from the user config {_shown(path)}")
     return 0

@@ -78,8 +78,9 @@ class Parser(argparse.ArgumentParser):
             word = str(action.metavar or action.dest.upper())
             if isinstance(action, argparse._SubParsersAction):
                 word += " ..."
-            optional = action.nargs in ("?", "*") or (isinstance(action, argparse._SubParsersAction)
-                                                     and not action.required)
+            optional = action.nargs in ("?", "*") or (
+                isinstance(action, argparse._SubParsersAction) and not action.required
+            )
             words.append(f"[{word}]" if optional else word)
         return f"usage: {' '.join(words)}   ({self.prog} -h for help)"
 
@@ -102,8 +103,11 @@ class Parser(argparse.ArgumentParser):
             if close:
                 return f"; did you mean {close[0]}? It {before.replace('OPTION', close[0])}"
         positionals = [a for a in self._actions if not a.option_strings]
-        if len(positionals) == 1 and not isinstance(positionals[0], argparse._SubParsersAction) \
-                and not any(e.startswith("-") for e in extras):
+        if (
+            len(positionals) == 1
+            and not isinstance(positionals[0], argparse._SubParsersAction)
+            and not any(e.startswith("-") for e in extras)
+        ):
             name = str(positionals[0].metavar or positionals[0].dest.upper())
             return f"; {name} is one argument: put quotes around several words"
         return ""
@@ -120,12 +124,20 @@ class Parser(argparse.ArgumentParser):
         -time``: argparse reads it as an option): put the value after ``--``."""
         if not message.startswith(_REQUIRED):
             return ""
-        dashed = next((a for a in _argv if a.startswith("-") and a != "--"
-                       and a.split("=", 1)[0] not in self._option_string_actions
-                       and not _is_number(a)), None)
+        dashed = next(
+            (
+                a
+                for a in _argv
+                if a.startswith("-")
+                and a != "--"
+                and a.split("=", 1)[0] not in self._option_string_actions
+                and not _is_number(a)
+            ),
+            None,
+        )
         if dashed is None:
             return ""
-        name = message[len(_REQUIRED):].split(",")[0].strip().upper()
+        name = message[len(_REQUIRED) :].split(",")[0].strip().upper()
         return f"; a {name} that starts with '-' goes after '--': {self.prog} -- {dashed}"
 
     def error(self, message: str) -> NoReturn:

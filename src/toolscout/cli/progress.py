@@ -44,8 +44,17 @@ def encoding_progress(engine: Engine, *, stream: Any = None) -> Iterator[None]:
         if not bar:
             # a terminal that reports a 0x0 size (a fresh pty) would get no bar at all
             size = shutil.get_terminal_size((80, 24))
-            bar.append(tqdm(total=event.total, desc="encoding tools", unit="tool", file=out, leave=False,
-                            ncols=size.columns or 80, nrows=size.lines or 24))
+            bar.append(
+                tqdm(
+                    total=event.total,
+                    desc="encoding tools",
+                    unit="tool",
+                    file=out,
+                    leave=False,
+                    ncols=size.columns or 80,
+                    nrows=size.lines or 24,
+                )
+            )
         current = bar[0]
         current.total = max(event.total, event.done)
         current.n = event.done

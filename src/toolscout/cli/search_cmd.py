@@ -29,9 +29,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
     add_trust_flag(p)
     p.add_argument("--explain", action="store_true", help="explain every score")
-    p.add_argument("--wait-for-vectors", action="store_true",
-                   help="on a first-time encode, wait for the dense ranker (progress on a TTY) instead of "
-                        "answering from the lexical ranker at once (`toolscout index` encodes ahead of time)")
+    p.add_argument(
+        "--wait-for-vectors",
+        action="store_true",
+        help="on a first-time encode, wait for the dense ranker (progress on a TTY) instead of "
+        "answering from the lexical ranker at once (`toolscout index` encodes ahead of time)",
+    )
     p.set_defaults(func=_run)
 
 
@@ -48,14 +51,21 @@ def _run(args: argparse.Namespace) -> int:
         ready = await asyncio.to_thread(engine.wait_ranker_ready, 1.5)
         pending = 0 if ready else engine.vectors_pending
         if pending and args.wait_for_vectors:
-            print(f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
-                  file=sys.stderr, flush=True)
+            print(
+                f"toolscout: encoding {pending} tool descriptions for the dense ranker (once; cached)...",
+                file=sys.stderr,
+                flush=True,
+            )
             with encoding_progress(engine):
                 await asyncio.to_thread(engine.wait_ranker_ready, None)
         elif pending:
-            print(f"toolscout: ranked by {engine.active_ranker} while {pending} tool descriptions are "
-                  "encoded for the dense ranker; run `toolscout index` once (or pass --wait-for-vectors) "
-                  "for the full ranking", file=sys.stderr, flush=True)
+            print(
+                f"toolscout: ranked by {engine.active_ranker} while {pending} tool descriptions are "
+                "encoded for the dense ranker; run `toolscout index` once (or pass --wait-for-vectors) "
+                "for the full ranking",
+                file=sys.stderr,
+                flush=True,
+            )
         result = engine.search_tools(args.query, args.limit)
         if args.json:
             print(dumps_json(result.to_json(), indent=2))
@@ -76,7 +86,11 @@ def format_result(result: SearchResult, *, explain: bool = False) -> str:
     """Human-readable text of a :class:`SearchResult` (plain, no colour)."""
     from toolscout.core.search.render import explain as explain_hit
 
-    query = result.query if len(result.query) <= QUERY_SHOWN else f"{result.query[:QUERY_SHOWN]}… ({len(result.query):,} chars)"
+    query = (
+        result.query
+        if len(result.query) <= QUERY_SHOWN
+        else f"{result.query[:QUERY_SHOWN]}… ({len(result.query):,} chars)"
+    )
     lines = [f"{result.mode} search: {query!r}"]
     for err in result.errors:
         lines.append(f"  ! {err}")

@@ -41,23 +41,50 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     from toolscout.core.gateway.http import TOKEN_ENV
 
-    p = sub.add_parser("serve", help="serve your MCP servers to any MCP client through search + call tools",
-                       description="Run an MCP server in front of the configured MCP servers: a search tool and a "
-                                   "call tool instead of every tool's schema.")
-    p.add_argument("--http", metavar="[HOST:]PORT",
-                   help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1)")
-    p.add_argument("--token", action="append", metavar="TOKEN",
-                   help=f"bearer token HTTP clients must send (default ${TOKEN_ENV}, several separated by spaces); "
-                        "repeatable: each token is a client of its own; required for a non-loopback HOST")
-    p.add_argument("--stateless", action="store_true",
-                   help="HTTP without sessions (replicas behind a load balancer); not with --expose dynamic")
-    p.add_argument("--expose", choices=("static", "dynamic"), default="static",
-                   help="dynamic: tools found by search are added to the served list (tools/list_changed)")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
-                   help="another Host/Origin name clients use to reach a non-loopback bind; repeatable")
-    p.add_argument("--wait-servers", type=float, default=DEFAULT_WAIT_S, metavar="SECONDS",
-                   help="a client's searches and calls wait for servers still connecting until this long after "
-                        f"its first request (default {DEFAULT_WAIT_S:g}); tools/list never waits")
+    p = sub.add_parser(
+        "serve",
+        help="serve your MCP servers to any MCP client through search + call tools",
+        description="Run an MCP server in front of the configured MCP servers: a search tool and a "
+        "call tool instead of every tool's schema.",
+    )
+    p.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1)",
+    )
+    p.add_argument(
+        "--token",
+        action="append",
+        metavar="TOKEN",
+        help=f"bearer token HTTP clients must send (default ${TOKEN_ENV}, several separated by spaces); "
+        "repeatable: each token is a client of its own; required for a non-loopback HOST",
+    )
+    p.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP without sessions (replicas behind a load balancer); not with --expose dynamic",
+    )
+    p.add_argument(
+        "--expose",
+        choices=("static", "dynamic"),
+        default="static",
+        help="dynamic: tools found by search are added to the served list (tools/list_changed)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="another Host/Origin name clients use to reach a non-loopback bind; repeatable",
+    )
+    p.add_argument(
+        "--wait-servers",
+        type=float,
+        default=DEFAULT_WAIT_S,
+        metavar="SECONDS",
+        help="a client's searches and calls wait for servers still connecting until this long after "
+        f"its first request (default {DEFAULT_WAIT_S:g}); tools/list never waits",
+    )
     add_server_options(p)
     add_trust_flag(p)
     add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
@@ -131,8 +158,11 @@ def _run(args: argparse.Namespace) -> int:
 
             for line in exposure_notice(bind, token, on_command_line=bool(args.token)):
                 warn(line)
-            await gateway.run(lambda: serve_http(gateway, bind, token=token, stateless=args.stateless,
-                                                 allowed_hosts=args.allowed_host))
+            await gateway.run(
+                lambda: serve_http(
+                    gateway, bind, token=token, stateless=args.stateless, allowed_hosts=args.allowed_host
+                )
+            )
 
     try:
         asyncio.run(main())

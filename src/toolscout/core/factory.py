@@ -73,8 +73,11 @@ def create_engine(
         warnings = config.warnings
         if default_servers and not config.files and not extra:
             if config.broken:  # a file that is there but broken is never silently replaced
-                warnings = [*warnings, "the embedded default servers (time, git, fetch) do not start in place of "
-                            f"{', '.join(config.broken)}: fix it, or move it away to get them"]
+                warnings = [
+                    *warnings,
+                    "the embedded default servers (time, git, fetch) do not start in place of "
+                    f"{', '.join(config.broken)}: fix it, or move it away to get them",
+                ]
             else:
                 servers = embedded_default_servers(project)
         if not folder_trust.approved:

@@ -225,5 +225,8 @@ def text_carries(texts: list[str], structured: dict[str, Any]) -> bool:
     if any(v == w for t in texts for v in values(t) for w in wanted):
         return True
     items = structured["result"] if wrapped else None
-    return (isinstance(items, list) and len(texts) == len(items) > 0
-            and all(any(v == item for v in values(t)) for t, item in zip(texts, items, strict=True)))
+    return (
+        isinstance(items, list)
+        and len(texts) == len(items) > 0
+        and all(any(v == item for v in values(t)) for t, item in zip(texts, items, strict=True))
+    )

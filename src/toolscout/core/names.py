@@ -18,12 +18,36 @@ MCP_PREFIX = "mcp__"
 #: other tools of Claude Code, whose settings format rules follow (a ``Task`` rule written for
 #: Claude Code still means that built-in). A rule ``Bash`` never names an MCP server configured
 #: as ``Bash``; its tools take ``mcp__Bash`` (see :mod:`toolscout.core.rules.match`).
-BUILTIN_TOOL_NAMES = frozenset({
-    "Agent", "Bash", "BashOutput", "Edit", "ExecuteTool", "ExitPlanMode", "Glob", "Grep", "KillShell",
-    "LS", "ListMcpResources", "ListMcpResourcesTool", "MultiEdit", "NotebookEdit", "NotebookRead", "Read",
-    "ReadMcpResource", "ReadMcpResourceTool", "SlashCommand", "Skill", "Task", "TodoWrite", "ToolSearch",
-    "WebFetch", "WebSearch", "Write",
-})
+BUILTIN_TOOL_NAMES = frozenset(
+    {
+        "Agent",
+        "Bash",
+        "BashOutput",
+        "Edit",
+        "ExecuteTool",
+        "ExitPlanMode",
+        "Glob",
+        "Grep",
+        "KillShell",
+        "LS",
+        "ListMcpResources",
+        "ListMcpResourcesTool",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+        "Read",
+        "ReadMcpResource",
+        "ReadMcpResourceTool",
+        "SlashCommand",
+        "Skill",
+        "Task",
+        "TodoWrite",
+        "ToolSearch",
+        "WebFetch",
+        "WebSearch",
+        "Write",
+    }
+)
 _INVALID = re.compile(r"[^A-Za-z0-9_-]")
 _RUNS = re.compile(r"_{2,}")
 

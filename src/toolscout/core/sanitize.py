@@ -22,8 +22,10 @@ from typing import Any
 
 #: ANSI CSI / OSC / other ESC sequences, and their 8-bit C1 forms (CSI ``\x9b``, OSC ``\x9d``),
 #: removed whole, not just their first byte.
-ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-                  r"|\x9b[0-?]*[ -/]*[@-~]|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?")
+ANSI = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+    r"|\x9b[0-?]*[ -/]*[@-~]|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?"
+)
 #: C0 and C1 control characters other than tab, newline and carriage return, plus DEL.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: Bidi embeddings, overrides, isolates and marks: invisible, they reorder the text around them.
@@ -97,5 +99,5 @@ def cut(text: str, limit: int, *, middle: bool = False) -> str:
         return ""
     if middle and limit >= 3:
         half = (limit - 1) // 2
-        return text[:half] + "…" + text[len(text) - (limit - 1 - half):]
+        return text[:half] + "…" + text[len(text) - (limit - 1 - half) :]
     return text[: max(limit - 1, 0)] + "…"

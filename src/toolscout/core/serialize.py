@@ -73,7 +73,7 @@ def announcement_groups(tools: Iterable[ToolSpec]) -> list[str]:
     for tool in tools:
         prefix = announcement_prefix(tool)
         if prefix:
-            groups.setdefault(prefix + ":", []).append(tool.name[len(prefix):])
+            groups.setdefault(prefix + ":", []).append(tool.name[len(prefix) :])
         elif tool.server is None:
             groups.setdefault(BUILTIN_HEAD + ":", []).append(tool.name)
         else:
@@ -103,7 +103,62 @@ def parse_announcement_line(line: str) -> list[str]:
 #: A server summary line: ``mcp__github__* (26 tools): issue, pull request, repository``.
 _SUMMARY = re.compile(r"^(?P<prefix>\S+__)\* \(\d+ tools?\)")
 #: Words of tool names that say what a tool does rather than what it works on.
-_VERBS = frozenset(["get", "list", "create", "update", "delete", "remove", "add", "set", "search", "find", "fetch", "read", "write", "run", "make", "new", "show", "describe", "put", "post", "patch", "query", "start", "stop", "execute", "exec", "check", "send", "upload", "download", "edit", "move", "copy", "close", "open", "the", "a", "an", "of", "for", "to", "by", "in", "on", "with", "from", "all", "and", "or", "is", "batch", "bulk"])
+_VERBS = frozenset(
+    [
+        "get",
+        "list",
+        "create",
+        "update",
+        "delete",
+        "remove",
+        "add",
+        "set",
+        "search",
+        "find",
+        "fetch",
+        "read",
+        "write",
+        "run",
+        "make",
+        "new",
+        "show",
+        "describe",
+        "put",
+        "post",
+        "patch",
+        "query",
+        "start",
+        "stop",
+        "execute",
+        "exec",
+        "check",
+        "send",
+        "upload",
+        "download",
+        "edit",
+        "move",
+        "copy",
+        "close",
+        "open",
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "by",
+        "in",
+        "on",
+        "with",
+        "from",
+        "all",
+        "and",
+        "or",
+        "is",
+        "batch",
+        "bulk",
+    ]
+)
 
 
 def server_summary(prefix: str, tools: Sequence[ToolSpec], words: int = 4) -> str:
@@ -114,7 +169,7 @@ def server_summary(prefix: str, tools: Sequence[ToolSpec], words: int = 4) -> st
     """
     counts: dict[str, int] = {}
     for tool in tools:
-        bare = tool.name[len(prefix):] if tool.name.startswith(prefix) else tool.name
+        bare = tool.name[len(prefix) :] if tool.name.startswith(prefix) else tool.name
         spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", bare)
         for word in re.split(r"[\W_]+", spaced.lower()):
             if len(word) > 2 and word not in _VERBS and not word.isdigit():

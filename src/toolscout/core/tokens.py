@@ -165,8 +165,13 @@ class ToolLimit:
     def to_json(self, tools: int, limited: bool) -> dict[str, Any]:
         """``{"provider", "max_tools", "source", "tools", "limited"}``: ``source`` is ``provider``
         (its documented limit) or the setting's name; ``tools`` the inline tool count."""
-        return {"provider": self.provider or None, "max_tools": self.max_tools, "source": self.setting or "provider",
-                "tools": tools, "limited": limited}
+        return {
+            "provider": self.provider or None,
+            "max_tools": self.max_tools,
+            "source": self.setting or "provider",
+            "tools": tools,
+            "limited": limited,
+        }
 
 
 @dataclass
@@ -226,8 +231,10 @@ class ModeDecision:
         over = f"{self.tool_count:,} tools > {self.limit.words}" if self.limited and self.limit else ""
         if self.mode == "standard":
             if over:
-                return (f"tool search off (toolSearch.enabled = false), but {over}: as many as fit are inline, "
-                        "the rest are found with ToolSearch")
+                return (
+                    f"tool search off (toolSearch.enabled = false), but {over}: as many as fit are inline, "
+                    "the rest are found with ToolSearch"
+                )
             return "tool search off (toolSearch.enabled = false): every tool is inline"
         if over:
             return f"tool search auto: {over}, so deferred tools are found with ToolSearch"
@@ -246,9 +253,16 @@ def over_limit(tools: int, limit: ToolLimit | None) -> bool:
     return limit is not None and limit.max_tools is not None and tools > limit.max_tools
 
 
-def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: float,
-                pending: dict[str, int | None] | None = None, *, tool_count: int = 0,
-                limit: ToolLimit | None = None) -> ModeDecision:
+def decide_mode(
+    mode: str,
+    deferred_schema_tokens: int,
+    window: int,
+    ratio: float,
+    pending: dict[str, int | None] | None = None,
+    *,
+    tool_count: int = 0,
+    limit: ToolLimit | None = None,
+) -> ModeDecision:
     """Decide whether deferral is on. ``mode`` is ``tst`` | ``tst-auto`` | ``standard``.
 
     Args:
@@ -277,20 +291,27 @@ def decide_mode(mode: str, deferred_schema_tokens: int, window: int, ratio: floa
         return verdict(True, "tool search is always on")
     if mode == "standard":
         if over:
-            return verdict(True, f"tool search is off, but {over}: as many as fit are sent inline and the rest "
-                                 "are deferred (announced by name, found with ToolSearch, called with ExecuteTool)")
+            return verdict(
+                True,
+                f"tool search is off, but {over}: as many as fit are sent inline and the rest "
+                "are deferred (announced by name, found with ToolSearch, called with ExecuteTool)",
+            )
         return verdict(False, "tool search is off: every tool is sent inline")
     by_tokens = total > threshold
     verb = "exceed" if by_tokens else "do not exceed"
     counted = f" (incl. {estimated:,} last known for servers still connecting)" if estimated else ""
-    tokens = (f"deferred schemas ({total:,} tokens{counted}) {verb} {ratio:.0%} of the "
-              f"{window:,}-token window ({threshold:,} tokens)")
+    tokens = (
+        f"deferred schemas ({total:,} tokens{counted}) {verb} {ratio:.0%} of the "
+        f"{window:,}-token window ({threshold:,} tokens)"
+    )
     if over:
         return verdict(True, f"{over}, so tools are deferred; {tokens}")
     reason = f"{tokens}: tool search is {'on' if by_tokens else 'off'}"
     if unknown:
-        reason += (f"; deciding: {len(unknown)} server{'s' if len(unknown) != 1 else ''} connecting with no known "
-                   "size (deferral switches on if they cross the threshold)")
+        reason += (
+            f"; deciding: {len(unknown)} server{'s' if len(unknown) != 1 else ''} connecting with no known "
+            "size (deferral switches on if they cross the threshold)"
+        )
     return verdict(by_tokens, reason)
 
 

@@ -71,16 +71,24 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     #: Textual's own ctrl+q, shown: how to leave is the first thing a newcomer looks for.
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True)]
 
-    def __init__(self, settings: Settings, engine: Engine, session: Session | None = None, *,
-                 new_session: SessionFactory | None = None, start_engine: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        engine: Engine,
+        session: Session | None = None,
+        *,
+        new_session: SessionFactory | None = None,
+        start_engine: bool = True,
+    ) -> None:
         super().__init__()
         # Bound here, not in BINDINGS, because the panel keys come from the registry
         # (tui/panels.py), which may have grown since this class was made (as Textual's own
         # App.__init__ adds the palette key).
         for binding in self.key_bindings():
             self._bindings._add_binding(binding)
-        self.controller = SessionController(self, settings, engine, session, new_session=new_session,
-                                            start_engine=start_engine, prompt=ask)
+        self.controller = SessionController(
+            self, settings, engine, session, new_session=new_session, start_engine=start_engine, prompt=ask
+        )
         self.main_screen = MainScreen(self.controller)
 
     @staticmethod
@@ -127,8 +135,9 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         the prompt once it is answered)."""
         from .screens.trust import ask_folder_trust
 
-        ask_folder_trust(self, self.engine, lambda: self.settings, self.controller.folder_trusted,
-                         self.main_screen.take_typed_text)
+        ask_folder_trust(
+            self, self.engine, lambda: self.settings, self.controller.folder_trusted, self.main_screen.take_typed_text
+        )
 
     async def on_unmount(self) -> None:
         await self.controller.stop()
@@ -208,8 +217,9 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         """Show server states in the chat (/mcp)."""
         self.main_screen.run_command("/mcp")
 
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
-                           time_format: str | None = None) -> str | None:
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
         """The palette's Screenshot: saved to :func:`screenshot_dir` unless ``path`` is given
         (Textual's own default, ``~/Downloads``, fails where that folder is missing); the
         notification names the file."""
@@ -218,26 +228,42 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for panel in side_panels():
-            yield SystemCommand(panel.command, f"{panel.summary} ({panel.key_label})",
-                                partial(self.action_show_panel, panel.name))
+            yield SystemCommand(
+                panel.command, f"{panel.summary} ({panel.key_label})", partial(self.action_show_panel, panel.name)
+            )
         yield SystemCommand("Toggle side panel", "Show or hide the side panel (ctrl+b)", self.action_toggle_sidebar)
-        yield SystemCommand("Run tool…", "Pick any tool by name, fill in its arguments and run it",
-                            self.action_run_tool)
-        yield SystemCommand("Settings", "Recommendations, tool search, strategy, provider (F5)",
-                            self.action_open_settings)
+        yield SystemCommand(
+            "Run tool…", "Pick any tool by name, fill in its arguments and run it", self.action_run_tool
+        )
+        yield SystemCommand(
+            "Settings", "Recommendations, tool search, strategy, provider (F5)", self.action_open_settings
+        )
         yield SystemCommand("Help", "Slash commands and keys (F1)", self.action_show_help)
-        yield SystemCommand("Permissions", "The permission rules in force and where each comes from (/permissions)",
-                            self.action_show_permissions)
+        yield SystemCommand(
+            "Permissions",
+            "The permission rules in force and where each comes from (/permissions)",
+            self.action_show_permissions,
+        )
         yield SystemCommand("Context report", "Token usage in the chat (/context)", self.action_show_context)
-        yield SystemCommand("Tool search on", "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
-                            self.controller.switch_tool_search_on)
+        yield SystemCommand(
+            "Tool search on",
+            "Defer tools and find them with ToolSearch, this session (/toolsearch on)",
+            self.controller.switch_tool_search_on,
+        )
         yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
         for status in self.engine.mcp_statuses():
-            if status.state in (ServerState.FAILED, ServerState.DISCONNECTED) and self.engine.can_reconnect(status.name):
-                yield SystemCommand(f"Reconnect server {status.name}", f"It is {status.state.value}: start it again "
-                                    f"(/mcp reconnect {status.name})", partial(self.controller.reconnect_server, status.name))
-        yield SystemCommand("New conversation", "Start over; the current one stays saved (/clear)",
-                            self.action_clear_chat)
+            if status.state in (ServerState.FAILED, ServerState.DISCONNECTED) and self.engine.can_reconnect(
+                status.name
+            ):
+                yield SystemCommand(
+                    f"Reconnect server {status.name}",
+                    f"It is {status.state.value}: start it again (/mcp reconnect {status.name})",
+                    partial(self.controller.reconnect_server, status.name),
+                )
+        yield SystemCommand(
+            "New conversation", "Start over; the current one stays saved (/clear)", self.action_clear_chat
+        )
         yield SystemCommand("Interrupt", "Stop the running turn (Esc)", self.action_interrupt_turn)
-        yield SystemCommand("Focus prompt", "Put the cursor in the prompt (ctrl+l)",
-                            self.main_screen.action_focus_prompt)
+        yield SystemCommand(
+            "Focus prompt", "Put the cursor in the prompt (ctrl+l)", self.main_screen.action_focus_prompt
+        )

@@ -79,8 +79,14 @@ class SessionTranslator:
         if isinstance(event, se.RecommendationsReady):
             return m.RecommendationsChanged(list(event.tools))
         if isinstance(event, se.UsageReported):
-            return m.UsageUpdated(event.input_tokens, event.output_tokens, event.cache_read_tokens,
-                                  event.cache_creation_tokens, event.hit_ratio, event.request)
+            return m.UsageUpdated(
+                event.input_tokens,
+                event.output_tokens,
+                event.cache_read_tokens,
+                event.cache_creation_tokens,
+                event.hit_ratio,
+                event.request,
+            )
         if isinstance(event, se.TurnFinished):
             return m.TurnEnded(cancelled=False)
         if isinstance(event, se.TurnCancelled):

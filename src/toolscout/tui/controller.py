@@ -61,8 +61,10 @@ STOP_TIMEOUT_S = 5.0
 #: ``Settings.sources`` value of a setting changed for this session only (``/toolsearch on``).
 SESSION_SOURCE = "this session (/toolsearch on)"
 #: What the chat says when tool search is switched on before the first request.
-TOOL_SEARCH_ON = ("Tool search is on for this session (not saved; F5 → Tool search keeps it): deferred tools "
-                  "are announced by name and found with ToolSearch.")
+TOOL_SEARCH_ON = (
+    "Tool search is on for this session (not saved; F5 → Tool search keeps it): deferred tools "
+    "are announced by name and found with ToolSearch."
+)
 
 
 class SessionController:
@@ -86,9 +88,17 @@ class SessionController:
         Whatever ``new_session`` raises (``ProviderError``, ``SessionNotFound``), before the app runs.
     """
 
-    def __init__(self, app: App[Any], settings: Settings, engine: Engine, session: Session | None = None, *,
-                 new_session: SessionFactory | None = None, start_engine: bool = True,
-                 prompt: PermissionPrompt | None = None) -> None:
+    def __init__(
+        self,
+        app: App[Any],
+        settings: Settings,
+        engine: Engine,
+        session: Session | None = None,
+        *,
+        new_session: SessionFactory | None = None,
+        start_engine: bool = True,
+        prompt: PermissionPrompt | None = None,
+    ) -> None:
         self.app = app
         self._prompt = prompt
         self.engine = engine
@@ -120,8 +130,7 @@ class SessionController:
         self._bridge.connect()
         self._unsubscribe = self.engine.subscribe(self._on_engine_event)
         if self.start_engine:
-            self.app.call_after_refresh(
-                lambda: self.app.run_worker(self._start(), group="engine", exit_on_error=False))
+            self.app.call_after_refresh(lambda: self.app.run_worker(self._start(), group="engine", exit_on_error=False))
 
     async def _start(self) -> None:
         try:
@@ -214,9 +223,14 @@ class SessionController:
         log_ = self.session.usage_log if self.session is not None else []
         if not log_:
             return CacheStats()
-        return CacheStats(sum(u.input_tokens for u in log_), sum(u.cache_read_tokens for u in log_),
-                          sum(u.cache_creation_tokens for u in log_), sum(u.output_tokens for u in log_),
-                          len(log_), log_[-1].hit_ratio)
+        return CacheStats(
+            sum(u.input_tokens for u in log_),
+            sum(u.cache_read_tokens for u in log_),
+            sum(u.cache_creation_tokens for u in log_),
+            sum(u.output_tokens for u in log_),
+            len(log_),
+            log_[-1].hit_ratio,
+        )
 
     def mode_decision(self, report: ContextReport | None = None) -> ModeDecision | None:
         """The session's mode decision once its first request is built, else ``report``'s (the
@@ -228,11 +242,14 @@ class SessionController:
         """The token report for this conversation (``loaded``/``calls`` default to the session's;
         pass copies when computing in a thread). Counts every schema: slow, run it off the loop."""
         provider = self.session.provider if self.session is not None else None
-        return self.engine.context_report(loaded_names=self.loaded_tools if loaded is None else loaded,
-                                          usage_counts=self.tool_calls if calls is None else calls,
-                                          model=self.model_name or None, tool_limit=self.tool_limit(),
-                                          provider=provider.name if provider and provider.name != "offline" else None,
-                                          base_url=provider.base_url if provider else None)
+        return self.engine.context_report(
+            loaded_names=self.loaded_tools if loaded is None else loaded,
+            usage_counts=self.tool_calls if calls is None else calls,
+            model=self.model_name or None,
+            tool_limit=self.tool_limit(),
+            provider=provider.name if provider and provider.name != "offline" else None,
+            base_url=provider.base_url if provider else None,
+        )
 
     def tool_limit(self) -> ToolLimit | None:
         """The most tools one request to the session's provider may carry (None: no session)."""
@@ -263,8 +280,9 @@ class SessionController:
         problems = self._apply_settings(None)  # the settings screen shows them beside the field
         if problems:
             why = "; ".join(p.rstrip(".") for p in problems)
-            raise SettingNotAppliedError(f"saved, but not applied: {why}; still using {self.provider_name}",
-                                         self.settings)
+            raise SettingNotAppliedError(
+                f"saved, but not applied: {why}; still using {self.provider_name}", self.settings
+            )
         return self.settings
 
     def folder_trusted(self, settings: Settings) -> None:
@@ -272,8 +290,12 @@ class SessionController:
         run's overrides kept) in the session and engine alike, and say so in the chat."""
         self.settings = settings
         self._apply_settings("folder trusted")
-        self.post(m.NoticeReported("This folder is now trusted: its project servers start and its "
-                                   "permissions.allow rules apply.", "folder trust"))
+        self.post(
+            m.NoticeReported(
+                "This folder is now trusted: its project servers start and its permissions.allow rules apply.",
+                "folder trust",
+            )
+        )
 
     def _apply_settings(self, problem_title: str | None) -> list[str]:
         """Run the session (or, without one, the engine) with :attr:`settings`; what it could not
@@ -293,8 +315,9 @@ class SessionController:
         before the first request nothing is inline yet; after an inline one, the session switches to
         deferral at once and announces it (the one prompt-cache break it already knows)."""
         if self.settings["toolSearch.enabled"] == "true":
-            self.post(m.NoticeReported("Tool search is already on: deferred tools are found with ToolSearch.",
-                                       "/toolsearch"))
+            self.post(
+                m.NoticeReported("Tool search is already on: deferred tools are found with ToolSearch.", "/toolsearch")
+            )
             return
         projection = self.session.projection if self.session is not None else None
         switching = projection is not None and projection.strategy == INLINE
@@ -323,8 +346,9 @@ class SessionController:
         if status.state is ServerState.CONNECTED:
             self.post(m.NoticeReported(f"{name} reconnected: {status.tool_count} tools", "/mcp"))
         else:
-            self.post(m.ErrorReported(f"{name} did not reconnect ({status.state.value}): "
-                                      f"{status.error or 'no reason given'}"))
+            self.post(
+                m.ErrorReported(f"{name} did not reconnect ({status.state.value}): {status.error or 'no reason given'}")
+            )
 
     # -- the conversation --------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -359,8 +383,11 @@ class SessionController:
         """
         old = self.session
         if old is not None and old.busy:
-            self.app.notify("A turn is running: wait for it, or press Esc to interrupt it, then /clear.",
-                            severity="warning", markup=False)
+            self.app.notify(
+                "A turn is running: wait for it, or press Esc to interrupt it, then /clear.",
+                severity="warning",
+                markup=False,
+            )
             return
         if old is None:
             self.post(m.ConversationStarted("Chat cleared (there is no session to restart)."))
@@ -369,9 +396,15 @@ class SessionController:
             Session,  # the session module loads the providers: on demand
         )
 
-        new = Session(self.engine, settings=self.settings, provider=old.provider,
-                      strategy=self._strategy_setting or old.strategy, persist=old.store is not None,
-                      max_tokens=old.max_tokens, asker=self.ask_permission)
+        new = Session(
+            self.engine,
+            settings=self.settings,
+            provider=old.provider,
+            strategy=self._strategy_setting or old.strategy,
+            persist=old.store is not None,
+            max_tokens=old.max_tokens,
+            asker=self.ask_permission,
+        )
         if self._bridge is not None:
             self._bridge.disconnect()
         self.session = new
@@ -382,8 +415,9 @@ class SessionController:
         saved = old.store.path if old.store is not None and old.store.path.exists() else None
         text = f"Started a new conversation (session {new.id}); the earlier messages are not part of it."
         if saved is not None:
-            text += (f"\nThe previous one is saved in {tildify(str(saved))}; continue it with "
-                     f"toolscout --resume {old.id}")
+            text += (
+                f"\nThe previous one is saved in {tildify(str(saved))}; continue it with toolscout --resume {old.id}"
+            )
         self.post(m.ConversationStarted(text))
 
     async def _close(self, session: Session) -> None:

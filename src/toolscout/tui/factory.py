@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def make_app(settings: Settings, engine: Engine, session: Session | None = None, *,
-             new_session: SessionFactory | None = None, start_engine: bool = True) -> ToolscoutApp:
+def make_app(
+    settings: Settings,
+    engine: Engine,
+    session: Session | None = None,
+    *,
+    new_session: SessionFactory | None = None,
+    start_engine: bool = True,
+) -> ToolscoutApp:
     """Build the Textual app over ``engine`` (and ``session`` when there is one).
 
     Args:

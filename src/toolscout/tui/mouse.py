@@ -42,8 +42,9 @@ def dropped_if_stale(event: events.Event) -> Iterator[None]:
     try:
         yield
     except STALE_LAYOUT_ERRORS:
-        log.debug("dropped %s at (%s, %s): the screen was re-rendering", type(event).__name__, event.x, event.y,
-                  exc_info=True)
+        log.debug(
+            "dropped %s at (%s, %s): the screen was re-rendering", type(event).__name__, event.x, event.y, exc_info=True
+        )
 
 
 class SafeMouseScreen(Screen[Any]):

@@ -65,12 +65,36 @@ class SidePanel:
 
 #: The panels, in tab order (the first is the tab shown at start).
 _PANELS: list[SidePanel] = [
-    SidePanel("catalog", "Catalog", "f2", lambda engine, dom_id: CatalogPanel(engine, id=dom_id), "#catalog-filter",
-              "Catalog", "Show the deferred-tool catalog", "tool catalog: Enter runs a tool, d shows its details"),
-    SidePanel("scoring", "Scoring", "f3", lambda engine, dom_id: ScoringPanel(engine, id=dom_id), "#scoring-query",
-              "Live scoring", "Rank tools as you type a query", "live search scoring"),
-    SidePanel("usage", "Usage", "f4", lambda engine, dom_id: UsagePanel(id=dom_id), "",
-              "Token usage", "Tokens per server, mode decision, cache hits", "token usage"),
+    SidePanel(
+        "catalog",
+        "Catalog",
+        "f2",
+        lambda engine, dom_id: CatalogPanel(engine, id=dom_id),
+        "#catalog-filter",
+        "Catalog",
+        "Show the deferred-tool catalog",
+        "tool catalog: Enter runs a tool, d shows its details",
+    ),
+    SidePanel(
+        "scoring",
+        "Scoring",
+        "f3",
+        lambda engine, dom_id: ScoringPanel(engine, id=dom_id),
+        "#scoring-query",
+        "Live scoring",
+        "Rank tools as you type a query",
+        "live search scoring",
+    ),
+    SidePanel(
+        "usage",
+        "Usage",
+        "f4",
+        lambda engine, dom_id: UsagePanel(id=dom_id),
+        "",
+        "Token usage",
+        "Tokens per server, mode decision, cache hits",
+        "token usage",
+    ),
 ]
 
 

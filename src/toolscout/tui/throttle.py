@@ -27,8 +27,9 @@ class Throttle:
         busy: whether to rate-limit now (e.g. "any server is connecting").
     """
 
-    def __init__(self, owner: MessagePump, callback: Callable[[], None], interval: float,
-                 busy: Callable[[], bool]) -> None:
+    def __init__(
+        self, owner: MessagePump, callback: Callable[[], None], interval: float, busy: Callable[[], bool]
+    ) -> None:
         self._owner = owner
         self._callback = callback
         self.interval = interval

@@ -46,8 +46,7 @@ class ToolPicks(App[int]):
         """Open ``tool``'s argument form; run it with what the person fills in (as if the model
         had called it: permission prompt, validation, transcript). Keys typed since the Enter
         that picked it go to the form's first field."""
-        form = ArgumentFormScreen(tool, self.controller.engine.project_dir,
-                                  typed=self.main_screen.take_keys_for_form())
+        form = ArgumentFormScreen(tool, self.controller.engine.project_dir, typed=self.main_screen.take_keys_for_form())
         self.push_screen(form, lambda args: self._run_picked(tool, args))
 
     def action_run_tool(self) -> None:

@@ -50,10 +50,15 @@ def test_a_const_property_is_a_one_choice_field_set_to_its_value() -> None:
 
 
 def test_free_text_strings_are_multiline_and_constrained_ones_single() -> None:
-    props = {"body": {"type": "string"}, "when": {"type": "string", "format": "date-time"},
-             "code": {"type": "string", "pattern": "^[A-Z]{3}$"}, "title": {"type": "string", "maxLength": 80},
-             "essay": {"type": "string", "maxLength": 5000}, "units": {"type": "string", "enum": ["a", "b"]},
-             "count": {"type": "integer"}}
+    props = {
+        "body": {"type": "string"},
+        "when": {"type": "string", "format": "date-time"},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        "title": {"type": "string", "maxLength": 80},
+        "essay": {"type": "string", "maxLength": 5000},
+        "units": {"type": "string", "enum": ["a", "b"]},
+        "count": {"type": "integer"},
+    }
     fields = {f.name: f for f in fields_of({"type": "object", "properties": props})}
     assert {name for name, f in fields.items() if f.multiline} == {"body", "essay"}
 
@@ -87,11 +92,20 @@ def test_validation_names_the_field() -> None:
 
 def test_a_problem_inside_a_field_says_where_in_it() -> None:
     """The field is the top-level property (the form marks it); the message says where below it."""
-    schema = {"type": "object", "properties": {"obj": {"type": "object", "properties": {
-        "x": {"type": "number"}, "items": {"type": "array", "items": {"type": "integer"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "obj": {
+                "type": "object",
+                "properties": {"x": {"type": "number"}, "items": {"type": "array", "items": {"type": "integer"}}},
+            }
+        },
+    }
     problems = validate_arguments(schema, {"obj": {"x": "notnum", "items": [1, "two"]}})
-    assert problems == [("obj", "'two' is not of type 'integer' (at obj.items[1])"),
-                        ("obj", "'notnum' is not of type 'number' (at obj.x)")]
+    assert problems == [
+        ("obj", "'two' is not of type 'integer' (at obj.items[1])"),
+        ("obj", "'notnum' is not of type 'number' (at obj.x)"),
+    ]
     assert validate_arguments(schema, {"obj": 5}) == [("obj", "5 is not of type 'object'")]
 
 
@@ -100,25 +114,40 @@ def test_an_invalid_schema_is_reported_not_raised() -> None:
     assert problems and problems[0][0] == "" and "invalid" in problems[0][1]
 
 
-@pytest.mark.parametrize(("schema", "arguments"), [
-    (SCHEMA, {"city": "Oslo", "tags": []}),
-    (SCHEMA, {"days": 0}),
-    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}, {"a": "x"}),
-    ({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}}, {"a": 1}),
-    ({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1}),
-])
+@pytest.mark.parametrize(
+    ("schema", "arguments"),
+    [
+        (SCHEMA, {"city": "Oslo", "tags": []}),
+        (SCHEMA, {"days": 0}),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}},
+            {"a": "x"},
+        ),
+        ({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}}, {"a": 1}),
+        ({"type": "object", "properties": {"a": {"type": 12}}}, {"a": 1}),
+    ],
+)
 def test_the_form_and_the_executor_agree(schema, arguments) -> None:
     from toolscout.core.calls.validation import Invalid, validate_params
 
-    blocking = [p for p in validate_arguments(schema, arguments)
-                if p[0] or not p[1].startswith("the tool's input schema")]
+    blocking = [
+        p for p in validate_arguments(schema, arguments) if p[0] or not p[1].startswith("the tool's input schema")
+    ]
     assert bool(blocking) == isinstance(validate_params(schema, arguments), Invalid)
 
 
-@pytest.mark.parametrize(("kind", "typed", "shown"), [
-    ("number", "inf", "inf"), ("number", " nan ", "nan"), ("number", "1e400", "1e400"),
-    ("number", "-Infinity", "-Infinity"), ("json", "[1, 1e400]", "1e400"), ("json", '{"a": NaN}', "NaN"),
-    ("json", "-Infinity", "-Infinity")])
+@pytest.mark.parametrize(
+    ("kind", "typed", "shown"),
+    [
+        ("number", "inf", "inf"),
+        ("number", " nan ", "nan"),
+        ("number", "1e400", "1e400"),
+        ("number", "-Infinity", "-Infinity"),
+        ("json", "[1, 1e400]", "1e400"),
+        ("json", '{"a": NaN}', "NaN"),
+        ("json", "-Infinity", "-Infinity"),
+    ],
+)
 def test_a_number_json_cannot_carry_is_refused(kind: str, typed: str, shown: str) -> None:
     """Python reads ``inf``, ``nan`` and ``1e400`` (and ``json.loads`` reads ``NaN`` and
     ``Infinity``) as floats that reach the server as ``null``: the form refuses them, saying so."""

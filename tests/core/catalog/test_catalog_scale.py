@@ -18,8 +18,14 @@ SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}}
 
 
 def tools(count: int, generation: int = 0) -> list[ToolSpec]:
-    return [ToolSpec(name=f"g{generation}_archive_{i}", description=f"Archive shipment batch {i} of generation {generation}.",
-                     input_schema=SCHEMA) for i in range(count)]
+    return [
+        ToolSpec(
+            name=f"g{generation}_archive_{i}",
+            description=f"Archive shipment batch {i} of generation {generation}.",
+            input_schema=SCHEMA,
+        )
+        for i in range(count)
+    ]
 
 
 class _Counter:
@@ -86,8 +92,13 @@ def test_a_re_list_storm_queued_behind_a_search_is_applied_as_one_batch():
     removal and one add (counted), with the same index as applying them one by one."""
     cat = ToolCatalog()
     cat.set_server_tools("storm", tools(300))
-    search = ToolSearch(cat, Settings().with_overrides({"toolSearch.ranker": "bm25f"}), dense_cache=None, encoder=False,
-                        background_sync=True)
+    search = ToolSearch(
+        cat,
+        Settings().with_overrides({"toolSearch.ranker": "bm25f"}),
+        dense_cache=None,
+        encoder=False,
+        background_sync=True,
+    )
     index = search.index
     calls = {"add": 0}
     real_add = index.add

@@ -45,10 +45,17 @@ def test_older_one_name_per_line_form_still_parses() -> None:
     assert parse_announcement_line("mcp__github__create_issue — Create: an issue") == ["mcp__github__create_issue"]
 
 
-@pytest.mark.parametrize("written", [
-    "mcp__github__create_issue", "mcp__github__: create_issue", "mcp__github__:create_issue",
-    "mcp__github__ create_issue", " mcp__github__:  create_issue ", "create_issue",
-])
+@pytest.mark.parametrize(
+    "written",
+    [
+        "mcp__github__create_issue",
+        "mcp__github__: create_issue",
+        "mcp__github__:create_issue",
+        "mcp__github__ create_issue",
+        " mcp__github__:  create_issue ",
+        "create_issue",
+    ],
+)
 def test_every_form_the_announcement_shows_resolves_to_the_one_tool(written: str) -> None:
     assert [t.name for t in _catalog().resolve(written)] == ["mcp__github__create_issue"]
 
@@ -61,8 +68,16 @@ def test_builtin_group_form_and_unrelated_text() -> None:
     assert cat.resolve("mcp__github__: nothing_here") == []
 
 
-@given(st.lists(st.tuples(st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True),
-                          st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True)), min_size=1, max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True),
+            st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_round_trip_for_any_names(pairs: list[tuple[str, str]]) -> None:
     cat = ToolCatalog()
     for server in {s for s, _ in pairs}:

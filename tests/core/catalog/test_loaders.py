@@ -8,13 +8,17 @@ from toolscout.core.catalog.loaders import CatalogFileError, load_catalog
 def test_jsonl_with_both_schema_spellings_and_bad_lines(tmp_path):
     path = tmp_path / "tools.jsonl"
     path.write_text(
-        "\n".join([
-            json.dumps({"name": "a", "description": "A", "input_schema": {"type": "object"}, "server": "s1"}),
-            json.dumps({"name": "b", "description": "B", "inputSchema": {"type": "object", "properties": {"x": {}}}}),
-            "{not json",
-            json.dumps({"description": "no name"}),
-            "",
-        ]),
+        "\n".join(
+            [
+                json.dumps({"name": "a", "description": "A", "input_schema": {"type": "object"}, "server": "s1"}),
+                json.dumps(
+                    {"name": "b", "description": "B", "inputSchema": {"type": "object", "properties": {"x": {}}}}
+                ),
+                "{not json",
+                json.dumps({"description": "no name"}),
+                "",
+            ]
+        ),
         encoding="utf-8",
     )
     loaded = load_catalog(path)
@@ -24,8 +28,9 @@ def test_jsonl_with_both_schema_spellings_and_bad_lines(tmp_path):
 
 
 def test_dump_and_directory(tmp_path):
-    (tmp_path / "one.json").write_text(json.dumps({"server": "one", "instructions": "Be nice",
-                                                   "tools": [{"name": "t", "inputSchema": {}}]}))
+    (tmp_path / "one.json").write_text(
+        json.dumps({"server": "one", "instructions": "Be nice", "tools": [{"name": "t", "inputSchema": {}}]})
+    )
     (tmp_path / "index.json").write_text(json.dumps({"servers": []}))
     loaded = load_catalog(tmp_path)
     assert [s.name for s in loaded.servers] == ["one"]
@@ -40,9 +45,18 @@ def test_a_dump_follows_the_listing_rules_for_empty_and_repeated_names(tmp_path)
     ``dup_2``, where a server's tools/list keeps the first and shows the empty one as unnamed."""
     from toolscout.core.catalog.registry import ToolCatalog
 
-    (tmp_path / "s.json").write_text(json.dumps({"server": "s", "tools": [
-        {"name": "dup", "description": "first", "inputSchema": {}}, {"name": "", "inputSchema": {}},
-        {"name": "dup", "description": "second", "inputSchema": {}}]}))
+    (tmp_path / "s.json").write_text(
+        json.dumps(
+            {
+                "server": "s",
+                "tools": [
+                    {"name": "dup", "description": "first", "inputSchema": {}},
+                    {"name": "", "inputSchema": {}},
+                    {"name": "dup", "description": "second", "inputSchema": {}},
+                ],
+            }
+        )
+    )
     loaded = load_catalog(tmp_path / "s.json")
     assert [(t.name, t.description) for t in loaded.servers[0].tools] == [("dup", "first"), ("", "")]
     assert loaded.warnings == [f'{tmp_path / "s.json"}: tools[2] skipped: "dup" is listed again']

@@ -35,9 +35,12 @@ def test_serialisation_is_identical_whatever_the_add_order():
 def test_builtins_first_then_mcp_sorted():
     names = [t.name for t in build(["time", "github", "slack"])]
     assert names == [
-        "NotebookEdit", "Read",
-        "mcp__github__create_issue", "mcp__github__list_issues",
-        "mcp__slack__list_channels", "mcp__slack__send_message",
+        "NotebookEdit",
+        "Read",
+        "mcp__github__create_issue",
+        "mcp__github__list_issues",
+        "mcp__slack__list_channels",
+        "mcp__slack__send_message",
         "mcp__time__get_current_time",
     ]
 
@@ -49,7 +52,7 @@ def test_late_server_only_appends_after_freeze():
     delta = cat.set_server_tools("github", SERVERS["github"])
     after = [t.name for t in cat]
     assert after[: len(before)] == before
-    assert after[len(before):] == ["mcp__github__create_issue", "mcp__github__list_issues"]
+    assert after[len(before) :] == ["mcp__github__create_issue", "mcp__github__list_issues"]
     assert delta.added == ("mcp__github__create_issue", "mcp__github__list_issues")
 
 

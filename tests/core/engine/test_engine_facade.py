@@ -13,20 +13,31 @@ from toolscout.core.mcp.server_config import ServerConfig
 from toolscout.core.settings.layers import Settings
 
 TOOLS = [
-    {"name": "create_issue", "description": "Create a new issue in a GitHub repository.",
-     "inputSchema": {"type": "object", "properties": {"repo": {"type": "string"}}}},
-    {"name": "merge_pull_request", "description": "Merge a pull request.",
-     "inputSchema": {"type": "object", "properties": {"number": {"type": "integer"}}}},
+    {
+        "name": "create_issue",
+        "description": "Create a new issue in a GitHub repository.",
+        "inputSchema": {"type": "object", "properties": {"repo": {"type": "string"}}},
+    },
+    {
+        "name": "merge_pull_request",
+        "description": "Merge a pull request.",
+        "inputSchema": {"type": "object", "properties": {"number": {"type": "integer"}}},
+    },
 ]
 
 
 def _engine(tmp_path: Path, *servers: ServerConfig, **settings: object) -> Engine:
     catalog = tmp_path / "github.json"
-    catalog.write_text(json.dumps({"server": "github", "instructions": "Use owner/repo form for repositories.",
-                                   "tools": TOOLS}))
-    engine = Engine(Settings().with_overrides({"toolSearch.ranker": "bm25f", **settings}),
-                    builtins=builtin_tools(), core_names=core_tool_names(), project_dir=tmp_path,
-                    mcp_servers=list(servers))
+    catalog.write_text(
+        json.dumps({"server": "github", "instructions": "Use owner/repo form for repositories.", "tools": TOOLS})
+    )
+    engine = Engine(
+        Settings().with_overrides({"toolSearch.ranker": "bm25f", **settings}),
+        builtins=builtin_tools(),
+        core_names=core_tool_names(),
+        project_dir=tmp_path,
+        mcp_servers=list(servers),
+    )
     engine.load_catalog_file(catalog)
     return engine
 
@@ -61,8 +72,9 @@ def test_rank_and_index_report_answer_without_the_search_object(tmp_path: Path) 
 
 
 def test_server_questions_name_configured_servers_only(tmp_path: Path) -> None:
-    held = ServerConfig("held", "stdio", command=sys.executable, args=("-c", "pass"), source="project",
-                        not_approved=True)
+    held = ServerConfig(
+        "held", "stdio", command=sys.executable, args=("-c", "pass"), source="project", not_approved=True
+    )
     engine = _engine(tmp_path, held)
     assert engine.server_names == ["held"]
     assert [s.name for s in engine.mcp_statuses()] == ["held"]

@@ -21,8 +21,17 @@ def test_round_trip_and_key_follows_the_start_command(tmp_path: Path) -> None:
     assert server_key(a) != server_key(b) and again.get(server_key(b)) is None
 
 
-@pytest.mark.parametrize("content", [b"", b"not json", b"[1,2]", b'{"servers": [1]}', b"[" * 5000,
-                                     b'{"servers": {"x": "big", "y": true, "z": -1, "w": 7}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not json",
+        b"[1,2]",
+        b'{"servers": [1]}',
+        b"[" * 5000,
+        b'{"servers": {"x": "big", "y": true, "z": -1, "w": 7}}',
+    ],
+)
 def test_bad_files_read_as_empty_or_keep_only_valid_entries(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "sizes.json"
     path.write_bytes(content)

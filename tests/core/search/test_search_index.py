@@ -121,8 +121,10 @@ def test_incremental_equals_rebuild():
 def _full_snapshot(idx, digits=9):
     """Rankings with every component, so a wrong statistic anywhere shows."""
     return {
-        q: [(h.tool.name, round(h.score, digits), {k: round(v, digits) for k, v in h.components.items()}, h.matched)
-            for h in idx.rank(q, 10)]
+        q: [
+            (h.tool.name, round(h.score, digits), {k: round(v, digits) for k, v in h.components.items()}, h.matched)
+            for h in idx.rank(q, 10)
+        ]
         for q in [*QUERIES, "slack", "read_file", "issue +github"]
     }
 
@@ -156,9 +158,7 @@ def test_add_does_not_retokenize_unchanged():
     changed = replace(tools[0], description="changed")
     assert idx.add([changed, ToolSpec("new", "brand new")]) == [changed.name, "new"]
     assert idx.store.tokenized == before + 2
-    assert idx.set_server_descriptions({**desc, "slack": "chat"}) == [
-        t.name for t in tools if t.server == "slack"
-    ]
+    assert idx.set_server_descriptions({**desc, "slack": "chat"}) == [t.name for t in tools if t.server == "slack"]
 
 
 def test_malformed_and_recursive_schemas():
@@ -308,8 +308,9 @@ def test_terms_only_removed_tools_had_score_as_in_a_fresh_index(profile):
     idx.remove([zebra.name])
     fresh = ToolIndex(tools, profile, server_descriptions=desc)
     query = "post slack message zebra"
-    assert [(h.tool.name, round(h.score, 9)) for h in idx.rank(query, 5)] == \
-        [(h.tool.name, round(h.score, 9)) for h in fresh.rank(query, 5)]
+    assert [(h.tool.name, round(h.score, 9)) for h in idx.rank(query, 5)] == [
+        (h.tool.name, round(h.score, 9)) for h in fresh.rank(query, 5)
+    ]
 
 
 def test_field_memo_overflow_mid_tool(monkeypatch):
@@ -317,8 +318,14 @@ def test_field_memo_overflow_mid_tool(monkeypatch):
     from toolscout.core.search import store as store_mod
 
     monkeypatch.setattr(store_mod, "FIELD_MEMO", 5)
-    tools = [ToolSpec(f"tool_{i}", f"description number {i}", {"type": "object", "properties": {
-        f"p{i}": {"type": "string", "description": f"parameter {i}"}}}) for i in range(40)]
+    tools = [
+        ToolSpec(
+            f"tool_{i}",
+            f"description number {i}",
+            {"type": "object", "properties": {f"p{i}": {"type": "string", "description": f"parameter {i}"}}},
+        )
+        for i in range(40)
+    ]
     idx = ToolIndex(tools, "bm25f")
     assert _full_snapshot(idx) == _full_snapshot(ToolIndex(tools, "bm25f"))
     assert len(idx) == 40 and idx.rank("description number 7", 1)[0].tool.name == "tool_7"

@@ -22,15 +22,30 @@ from toolscout.core.settings.layers import Settings
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 GITHUB = FIXTURES / "readme_catalogs" / "github.json"
 IMPOSTOR = FIXTURES / "stuffed_catalogs" / "helpful-tools.json"
-QUERIES = ["create a github issue", "open an issue on github", "list github issues", "github pull request",
-           "search github repositories", "merge a pull request on github", "create a github repository"]
-PROFILES = ["bm25f", pytest.param("default", marks=pytest.mark.skipif(
-    not dense_available(), reason="the dense extra (onnxruntime, model) is not installed")), "hybrid"]
+QUERIES = [
+    "create a github issue",
+    "open an issue on github",
+    "list github issues",
+    "github pull request",
+    "search github repositories",
+    "merge a pull request on github",
+    "create a github repository",
+]
+PROFILES = [
+    "bm25f",
+    pytest.param(
+        "default",
+        marks=pytest.mark.skipif(not dense_available(), reason="the dense extra (onnxruntime, model) is not installed"),
+    ),
+    "hybrid",
+]
 
 
 async def _tops(profile: str, *catalogs: Path) -> dict[str, tuple[str, Engine]]:
-    engine = Engine(Settings().with_overrides({"toolSearch.ranker": profile, "toolSearch.enabled": "true"}),
-                    catalog_paths=list(catalogs))
+    engine = Engine(
+        Settings().with_overrides({"toolSearch.ranker": profile, "toolSearch.enabled": "true"}),
+        catalog_paths=list(catalogs),
+    )
     await engine.start()
     try:
         ready = await asyncio.to_thread(engine.wait_ranker_ready, 120)  # the default profile's vectors
@@ -50,8 +65,11 @@ async def test_a_stuffed_server_does_not_outrank_the_real_tools(profile: str) ->
     attacked = await _tops(profile, GITHUB, IMPOSTOR)
     hijacked = {q: [h.tool.name for h in attacked[q][:3]] for q in QUERIES if attacked[q][0].tool.server != "github"}
     assert not hijacked, hijacked  # query → what ranks first beside the impostor
-    pushed = {q: (clean[q][0].tool.name, [h.tool.name for h in attacked[q][:3]]) for q in QUERIES
-              if clean[q][0].tool.name not in [h.tool.name for h in attacked[q][:3]]}
+    pushed = {
+        q: (clean[q][0].tool.name, [h.tool.name for h in attacked[q][:3]])
+        for q in QUERIES
+        if clean[q][0].tool.name not in [h.tool.name for h in attacked[q][:3]]
+    }
     assert not pushed, pushed
     assert clean["create a github issue"][0].tool.name == "mcp__github__create_issue"
     assert attacked["create a github issue"][0].tool.name == "mcp__github__create_issue"

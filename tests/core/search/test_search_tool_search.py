@@ -74,10 +74,15 @@ def test_each_empty_answer_says_why_once_and_never_contradicts_itself(ts):
     ambiguous = ts.search("select:read_file")
     text = render_for_model(ambiguous, ts.catalog)
     assert "Not found" not in text
-    assert "'read_file' is ambiguous: 2 tools have that name (mcp__filesystem__read_file, mcp__github__read_file)" in text
+    assert (
+        "'read_file' is ambiguous: 2 tools have that name (mcp__filesystem__read_file, mcp__github__read_file)" in text
+    )
     assert ambiguous.missing == ambiguous.ambiguous == ["read_file"]  # not loaded, and why
-    for query, why in (("+++", "empty query"), ("the a of and", "has only common words"),
-                       ("+zebra", "+zebra: a +word must be in the tool's name")):
+    for query, why in (
+        ("+++", "empty query"),
+        ("the a of and", "has only common words"),
+        ("+zebra", "+zebra: a +word must be in the tool's name"),
+    ):
         r = ts.search(query)
         text = render_for_model(r, ts.catalog)
         assert r.no_good_match and not r.hits, query
@@ -93,9 +98,13 @@ def test_each_empty_answer_says_why_once_and_never_contradicts_itself(ts):
 def test_a_query_spelling_a_name_in_words_ranks_it_first(catalog, ranker):
     """Issue 21: "get forecast" for get_forecast lost its verb (a stop word) and was ranked, not named."""
     ts = ToolSearch(catalog, lexical_settings(**{"toolSearch.ranker": ranker}), dense_cache=None)
-    for query, name in (("get forecast", "mcp__weather__get_forecast"), ("list issues", "mcp__github__list_issues"),
-                        ("github list issue", "mcp__github__list_issues"), ("Post Messages", "mcp__slack__post_message"),
-                        ("search repositories", "mcp__github__searchRepositories")):
+    for query, name in (
+        ("get forecast", "mcp__weather__get_forecast"),
+        ("list issues", "mcp__github__list_issues"),
+        ("github list issue", "mcp__github__list_issues"),
+        ("Post Messages", "mcp__slack__post_message"),
+        ("search repositories", "mcp__github__searchRepositories"),
+    ):
         r = ts.search(query)
         assert names(r)[0] == name and r.hits[0].exact_name and r.hits[0].score == 1.0, (query, names(r))
     r = ts.search("read file")  # two servers have read_file: both named, ties by name
@@ -179,7 +188,10 @@ def test_hidden_tools_invisible_in_every_mode(catalog, ts):
     assert all(h.tool.server != "secrets" for h in ts.search("vault secret").hits)
     assert ts.search("select:mcp__secrets__read_secret").hits == []
     assert all(h.tool.server != "secrets" for h in ts.search("+secret").hits)
-    assert ts.search("mcp__secrets__read_secret").hits == [] or names(ts.search("mcp__secrets__read_secret"))[0] != "mcp__secrets__read_secret"
+    assert (
+        ts.search("mcp__secrets__read_secret").hits == []
+        or names(ts.search("mcp__secrets__read_secret"))[0] != "mcp__secrets__read_secret"
+    )
     assert all(h.tool.server != "secrets" for h in ts.rank("read secret vault", 10))
     # the filter changes after sync: hits are re-checked at query time
     catalog.set_visibility(lambda t: t.server != "slack")
@@ -220,7 +232,7 @@ def test_render_for_model_is_complete_and_deterministic(ts, catalog):
     first = json.loads(lines[1])
     assert set(first) == {"name", "description", "input_schema"}
     assert first["input_schema"]["properties"]
-    assert text.count("<server_instructions server=\"github\">") == 1
+    assert text.count('<server_instructions server="github">') == 1
 
 
 def test_explain_lists_components_and_fields(ts):
@@ -248,7 +260,8 @@ def test_the_result_names_the_ranker_that_ranked_it(catalog):
     chat's search entry says it (it used to say ``keyword``, the mode, whatever ranked)."""
     for profile in ("bm25f", "hybrid"):
         result = ToolSearch(catalog, lexical_settings(**{"toolSearch.ranker": profile}), dense_cache=None).search(
-            "slack message")
+            "slack message"
+        )
         assert (result.mode, result.ranker, result.to_json()["ranker"]) == ("keyword", profile, profile)
     fallback = ToolSearch(catalog, Settings(), dense_cache=None, encoder=False)  # default without vectors
     assert fallback.search("discover: send a chat message").ranker == "bm25f"

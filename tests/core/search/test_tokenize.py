@@ -87,9 +87,14 @@ def test_tool_verbs_are_terms_of_names_and_keyword_queries():
     in the name and in a query that spells it, though scikit-learn lists it as a stop word."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    for name, terms in (("find_symbol", ["find", "symbol"]), ("get_file_contents", ["get", "file", "content"]),
-                        ("move_file", ["move", "file"]), ("git_show", ["git", "show"]),
-                        ("describe_table", ["describ", "tabl"]), ("browser_take_screenshot", ["browser", "take", "screenshot"])):
+    for name, terms in (
+        ("find_symbol", ["find", "symbol"]),
+        ("get_file_contents", ["get", "file", "content"]),
+        ("move_file", ["move", "file"]),
+        ("git_show", ["git", "show"]),
+        ("describe_table", ["describ", "tabl"]),
+        ("browser_take_screenshot", ["browser", "take", "screenshot"]),
+    ):
         assert tokenize(name) == terms
         assert tokenize(name.replace("_", " ")) == terms
     assert {"find", "get", "show", "move", "describe"} <= ENGLISH_STOP_WORDS

@@ -95,15 +95,25 @@ def test_every_invalid_value_falls_back_with_a_warning(paths, key, value):
 
 def test_a_list_keeps_its_valid_entries_and_names_each_bad_one(paths):
     write(paths.user, {"permissions": {"deny": ["mcp__a__x"], "allow": ["Read"]}})
-    write(paths.project, {"permissions": {"deny": [5, "mcp__b__y", "Bash(rm", "  "], "ask": "WebFetch"},
-                          "toolSearch": {"alwaysLoad": [1, 2]}})
+    write(
+        paths.project,
+        {
+            "permissions": {"deny": [5, "mcp__b__y", "Bash(rm", "  "], "ask": "WebFetch"},
+            "toolSearch": {"alwaysLoad": [1, 2]},
+        },
+    )
     s = load_settings(paths, env={})
     assert s["permissions.deny"] == ["mcp__a__x", "mcp__b__y", "Bash(rm"]  # a malformed deny is kept
     assert s["permissions.ask"] == ["WebFetch"]  # one string: a one-entry list
     assert s["toolSearch.alwaysLoad"] == []
     assert {w.key: w.value for w in s.warnings} == {
-        "permissions.deny[0]": 5, "permissions.deny[2]": "Bash(rm", "permissions.deny[3]": "  ",
-        "permissions.ask": "WebFetch", "toolSearch.alwaysLoad[0]": 1, "toolSearch.alwaysLoad[1]": 2}
+        "permissions.deny[0]": 5,
+        "permissions.deny[2]": "Bash(rm",
+        "permissions.deny[3]": "  ",
+        "permissions.ask": "WebFetch",
+        "toolSearch.alwaysLoad[0]": 1,
+        "toolSearch.alwaysLoad[1]": 2,
+    }
     assert all(str(paths.project) in str(w) for w in s.warnings)
 
 
@@ -114,8 +124,9 @@ def test_a_malformed_allow_rule_is_dropped_and_a_managed_deny_keeps_the_rest(pat
     assert s["permissions.allow"] == ["mcp__time__*"]
     assert s["permissions.deny"] == ["mcp__time__get_time"]
     shown = [str(w) for w in s.warnings]
-    assert any('permissions.allow[0] = "github(": unbalanced parentheses' in w and "grants nothing" in w
-               for w in shown), shown
+    assert any(
+        'permissions.allow[0] = "github(": unbalanced parentheses' in w and "grants nothing" in w for w in shown
+    ), shown
     assert any(w.startswith("managed:") and "permissions.deny[1] = false" in w for w in shown), shown
 
 
@@ -152,10 +163,17 @@ def test_a_known_group_that_is_not_an_object_and_a_word_for_a_number_say_what_wa
     assert s["permissions.allow"] == [] and s["recommendations.max"] == 3
 
 
-@pytest.mark.parametrize(("env", "enabled", "ratio"), [
-    ("true", "true", 0.10), ("false", "false", 0.10), ("auto", "auto", 0.10), ("auto:25", "auto", 0.25),
-    ("auto:0", "auto", 1e-9), ("auto:100", "auto", 1.0),
-])
+@pytest.mark.parametrize(
+    ("env", "enabled", "ratio"),
+    [
+        ("true", "true", 0.10),
+        ("false", "false", 0.10),
+        ("auto", "auto", 0.10),
+        ("auto:25", "auto", 0.25),
+        ("auto:0", "auto", 1e-9),
+        ("auto:100", "auto", 1.0),
+    ],
+)
 def test_env_mode_override(paths, env, enabled, ratio):
     s = load_settings(paths, env={"TOOLSCOUT_TOOL_SEARCH": env})
     assert s["toolSearch.enabled"] == enabled
@@ -192,7 +210,7 @@ def test_a_malformed_user_file_is_left_as_is_and_the_change_holds_for_the_sessio
     from toolscout.core.settings.layers import UnsavedSettingError, change_user_setting
 
     user = tmp_path / "settings.json"
-    for broken in ('{"model": {"name": "my-model"}, "custom": 1,', '[1, 2]'):
+    for broken in ('{"model": {"name": "my-model"}, "custom": 1,', "[1, 2]"):
         user.write_text(broken, encoding="utf-8")
         settings = load_settings(SettingsPaths(user, None, None, None), env={})
         with pytest.raises(UnsavedSettingError) as caught:
@@ -223,8 +241,12 @@ def test_choices_and_defaults_are_declared_once_in_the_schema() -> None:
             if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
                 values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 for key in KEYS:
-                    if key.choices and key.default in values and len(values) == len(node.elts) \
-                            and values <= set(key.choices):
+                    if (
+                        key.choices
+                        and key.default in values
+                        and len(values) == len(node.elts)
+                        and values <= set(key.choices)
+                    ):
                         restated.append(f"{path.relative_to(src)}:{node.lineno} lists {key.name}'s values")
             if isinstance(node, ast.Constant) and node.value == "execute-proxy":
                 restated.append(f"{path.relative_to(src)}:{node.lineno} restates session.strategy's default")

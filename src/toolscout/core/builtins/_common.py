@@ -39,8 +39,9 @@ async def in_thread(work: Callable[[threading.Event], _T]) -> _T:
         raise
 
 
-def spec(name: str, description: str, properties: dict[str, Any], required: list[str], *,
-         hint: str | None = None) -> ToolSpec:
+def spec(
+    name: str, description: str, properties: dict[str, Any], required: list[str], *, hint: str | None = None
+) -> ToolSpec:
     """A built-in ToolSpec with a closed object schema (``additionalProperties: false``).
 
     Args:
@@ -54,8 +55,7 @@ def spec(name: str, description: str, properties: dict[str, Any], required: list
         "required": required,
         "additionalProperties": False,
     }
-    return ToolSpec(name=name, description=description, input_schema=schema, original_name=name,
-                    search_hint=hint)
+    return ToolSpec(name=name, description=description, input_schema=schema, original_name=name, search_hint=hint)
 
 
 def resolve(ctx_cwd: Path, path: str) -> Path:

@@ -32,6 +32,7 @@ MAX_READ_CHARS = 200_000
 #: Largest file Edit (and NotebookEdit) loads (bytes): they rewrite the whole file.
 MAX_EDIT_BYTES = 64 * 1024 * 1024
 
+
 def _mark_read(ctx: ToolContext, path: str) -> None:
     ctx.state.setdefault("read_files", set()).add(path)
 
@@ -114,8 +115,9 @@ def _read_page(path: Path, start: int, count: int, stop: threading.Event) -> Too
             if n - start >= count or size >= MAX_READ_CHARS:
                 break
         if not out:
-            return fail("Read", f"offset {start} is past the end of {path} ({seen} lines).",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "Read", f"offset {start} is past the end of {path} ({seen} lines).", ToolErrorKind.INVALID_PARAMS
+            )
         if lines.more():
             why = "" if n - start >= count else f" (this page stops at {MAX_READ_CHARS:,} characters)"
             out.append(f"… [the file goes on{why}; continue with offset={n}]")
@@ -224,8 +226,11 @@ class EditTool:
             "file_path": {"type": "string", "description": "Path of the file to modify"},
             "old_string": {"type": "string", "description": "The exact text to replace"},
             "new_string": {"type": "string", "description": "The replacement (must differ from old_string)"},
-            "replace_all": {"type": "boolean", "default": False,
-                            "description": "Replace every occurrence instead of exactly one"},
+            "replace_all": {
+                "type": "boolean",
+                "default": False,
+                "description": "Replace every occurrence instead of exactly one",
+            },
         },
         ["file_path", "old_string", "new_string"],
         hint="modify a file by replacing text in it",
@@ -236,8 +241,9 @@ class EditTool:
         path = checked_target("Edit", params, ctx.cwd, ctx.target)
         old, new = params["old_string"], params["new_string"]
         if old == new:
-            return fail("Edit", "old_string and new_string are identical; nothing to change.",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "Edit", "old_string and new_string are identical; nothing to change.", ToolErrorKind.INVALID_PARAMS
+            )
         if old == "":
             return fail("Edit", "old_string is empty; use Write to create a file.", ToolErrorKind.INVALID_PARAMS)
         every = bool(params.get("replace_all"))
@@ -247,8 +253,11 @@ class EditTool:
             if count == 0:
                 return fail("Edit", f"old_string was not found in {path}. Read the file and copy the text exactly.")
             if count > 1 and not every:
-                return fail("Edit", f"old_string occurs {count} times in {path}; add surrounding context to make "
-                            "it unique, or set replace_all to true.")
+                return fail(
+                    "Edit",
+                    f"old_string occurs {count} times in {path}; add surrounding context to make "
+                    "it unique, or set replace_all to true.",
+                )
             n = count if every else 1
             done.append(f"Edited {path}: {n} replacement{'s' if n != 1 else ''}.")
             return text.replace(old, new) if every else text.replace(old, new, 1)
@@ -258,7 +267,9 @@ class EditTool:
         return failed or ToolResult.ok("Edit", done[0])
 
 
-async def update_text(tool: str, path: Path, change: Callable[[str], str | ToolResult], missing: str) -> ToolResult | None:
+async def update_text(
+    tool: str, path: Path, change: Callable[[str], str | ToolResult], missing: str
+) -> ToolResult | None:
     """Load the UTF-8 file at ``path`` (at most :data:`MAX_EDIT_BYTES`), pass its text to
     ``change`` and write back what it returns, in a worker thread, through one descriptor opened
     as :func:`~.safe_open.open_file` does. None on success, else the error result (``change``'s
@@ -268,8 +279,11 @@ async def update_text(tool: str, path: Path, change: Callable[[str], str | ToolR
         with open_file(path, "update") as (file, _):
             data = read_capped(file, MAX_EDIT_BYTES)
             if data is None:
-                return fail(tool, f"{path} is larger than {MAX_EDIT_BYTES // 2**20} MiB; {tool} rewrites whole "
-                            "files, so it does not take one this large. Use Bash (sed, patch) instead.")
+                return fail(
+                    tool,
+                    f"{path} is larger than {MAX_EDIT_BYTES // 2**20} MiB; {tool} rewrites whole "
+                    "files, so it does not take one this large. Use Bash (sed, patch) instead.",
+                )
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -23,8 +23,21 @@ from .base import ToolContext
 from .ripgrep import run_rg
 from .safe_open import NotADirectory, Refused, checked_target, open_dir, open_file
 
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 #: Result caps: Glob paths, Grep lines (content mode).
 MAX_GLOB_RESULTS = 100
 MAX_GREP_LINES = 250
@@ -77,7 +90,7 @@ class GlobTool:
     read_only = True
     spec = spec(
         "Glob",
-        "Finds files by name with a glob pattern such as \"**/*.py\" or \"src/**/*.ts\". Returns "
+        'Finds files by name with a glob pattern such as "**/*.py" or "src/**/*.ts". Returns '
         f"matching paths relative to the search directory, most recently modified first (at most "
         f"{MAX_GLOB_RESULTS}). Skips .git, .venv, node_modules and caches.",
         {
@@ -93,7 +106,7 @@ class GlobTool:
         root = checked_target("Glob", params, ctx.cwd, ctx.target)
         pattern = params["pattern"].strip()
         if not pattern:
-            return fail("Glob", "pattern is empty; try \"**/*\".", ToolErrorKind.INVALID_PARAMS)
+            return fail("Glob", 'pattern is empty; try "**/*".', ToolErrorKind.INVALID_PARAMS)
         try:
             found = await in_thread(lambda stop: _glob(root, pattern, stop))
         except NotADirectory:
@@ -118,15 +131,18 @@ class GrepTool:
     spec = spec(
         "Grep",
         "Searches file contents for text matching a regular expression (ripgrep syntax: no "
-        "look-around or backreferences). output_mode: \"files_with_matches\" (default, paths only), "
-        "\"content\" (matching lines with line numbers) or \"count\" (matches per file). Filter files "
-        "with glob (e.g. \"*.py\"). Skips binary files, .gitignored files, .git, .venv and node_modules.",
+        'look-around or backreferences). output_mode: "files_with_matches" (default, paths only), '
+        '"content" (matching lines with line numbers) or "count" (matches per file). Filter files '
+        'with glob (e.g. "*.py"). Skips binary files, .gitignored files, .git, .venv and node_modules.',
         {
             "pattern": {"type": "string", "description": "Regular expression to search for"},
             "path": {"type": "string", "description": "File or directory to search (default: working directory)"},
             "glob": {"type": "string", "description": "Only search files whose path matches this glob"},
-            "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"],
-                            "default": "files_with_matches"},
+            "output_mode": {
+                "type": "string",
+                "enum": ["files_with_matches", "content", "count"],
+                "default": "files_with_matches",
+            },
             "-i": {"type": "boolean", "description": "Case-insensitive search"},
             "head_limit": {"type": "integer", "minimum": 1, "description": "Return at most this many lines"},
         },
@@ -152,14 +168,21 @@ class GrepTool:
         except FileNotFoundError:
             return fail("Grep", f"No such file or directory: {root}")
         except (Refused, OSError) as exc:
-            return fail("Grep", str(exc) if isinstance(exc, Refused) else f"Cannot search {root}: {exc.strerror or exc}")
-        flags = {"content": ["--line-number", "--with-filename", "--no-heading"],
-                 "count": ["--count-matches", "--with-filename"]}.get(mode, ["--files-with-matches"])
-        globs = [*(["--glob", params["glob"]] if params.get("glob") else []),
-                 *(arg for d in sorted(SKIP_DIRS) for arg in ("--glob", f"!{d}/"))]
+            return fail(
+                "Grep", str(exc) if isinstance(exc, Refused) else f"Cannot search {root}: {exc.strerror or exc}"
+            )
+        flags = {
+            "content": ["--line-number", "--with-filename", "--no-heading"],
+            "count": ["--count-matches", "--with-filename"],
+        }.get(mode, ["--files-with-matches"])
+        globs = [
+            *(["--glob", params["glob"]] if params.get("glob") else []),
+            *(arg for d in sorted(SKIP_DIRS) for arg in ("--glob", f"!{d}/")),
+        ]
         try:
-            found = await _search(["--hidden", "--sort=path", *flags, *globs, *args, "."], params["pattern"],
-                                  limit, cwd_fd=top)
+            found = await _search(
+                ["--hidden", "--sort=path", *flags, *globs, *args, "."], params["pattern"], limit, cwd_fd=top
+            )
         finally:
             os.close(top)
         if isinstance(found, ToolResult):
@@ -173,8 +196,9 @@ async def _grep_file(path: Path, label: str, args: list[str], mode: str, limit: 
         with open_file(path, "read") as (file, _):
             if is_binary(os.pread(file.fileno(), 8192, 0)):
                 return fail("Grep", f"{path} is a binary file; Grep searches text files only.")
-            flags = {"content": ["--line-number", "--no-filename"],
-                     "count": ["--count-matches", "--no-filename"]}.get(mode, ["--files-with-matches"])
+            flags = {"content": ["--line-number", "--no-filename"], "count": ["--count-matches", "--no-filename"]}.get(
+                mode, ["--files-with-matches"]
+            )
             found = await _search([*flags, *args, "-"], args[1], limit, stdin_fd=file.fileno())
     except FileNotFoundError:
         return fail("Grep", f"No such file or directory: {path}")
@@ -186,25 +210,36 @@ async def _grep_file(path: Path, label: str, args: list[str], mode: str, limit: 
     return _result(lines, found[1], args[1], mode, limit)
 
 
-async def _search(args: list[str], pattern: str, limit: int, *, cwd_fd: int | None = None,
-                  stdin_fd: int | None = None) -> tuple[list[str], bool] | ToolResult:
+async def _search(
+    args: list[str], pattern: str, limit: int, *, cwd_fd: int | None = None, stdin_fd: int | None = None
+) -> tuple[list[str], bool] | ToolResult:
     """rg's output lines and whether they reached ``limit``, or the error result (time limit,
     bad pattern, no rg)."""
     try:
         out = await run_rg(args, cwd_fd=cwd_fd, stdin_fd=stdin_fd, limit=limit, timeout=GREP_TIMEOUT_S)
     except FileNotFoundError:
-        return fail("Grep", "ripgrep (rg) was not found: it comes with toolscout's `ripgrep` dependency; "
-                    "reinstall toolscout (pip install --force-reinstall toolscout) or put rg on PATH.")
+        return fail(
+            "Grep",
+            "ripgrep (rg) was not found: it comes with toolscout's `ripgrep` dependency; "
+            "reinstall toolscout (pip install --force-reinstall toolscout) or put rg on PATH.",
+        )
     except OSError as exc:
         return fail("Grep", f"Cannot start the search process (rg): {exc.strerror or exc}")
     if out.timed_out:
-        return fail("Grep", f"The search was stopped after {GREP_TIMEOUT_S:g} s; search a narrower path or "
-                    "use glob to pick fewer files.", ToolErrorKind.TIMEOUT)
+        return fail(
+            "Grep",
+            f"The search was stopped after {GREP_TIMEOUT_S:g} s; search a narrower path or "
+            "use glob to pick fewer files.",
+            ToolErrorKind.TIMEOUT,
+        )
     if out.returncode == 2 and not out.lines:
         why = out.stderr.strip().removeprefix("rg: ")
         if "regex" in why or "not allowed in a regex" in why:
-            return fail("Grep", f"Invalid regular expression {pattern!r} (ripgrep's syntax): {why}",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "Grep",
+                f"Invalid regular expression {pattern!r} (ripgrep's syntax): {why}",
+                ToolErrorKind.INVALID_PARAMS,
+            )
         return fail("Grep", f"The search failed: {why[-500:] or 'rg exited with status 2'}")
     return out.lines, out.full
 

@@ -25,22 +25,28 @@ class ToolSearchTool:
     spec = spec(
         TOOL_SEARCH,
         "Search the deferred tools (announced by name only) and get their full definitions, "
-        "including the JSON input schema. Query forms: \"select:NAME\" or \"select:A,B\" to load "
-        "tools you already know by name; keywords such as \"slack send message\" to discover tools "
-        "by what they do; \"+github issue\" to require \"github\" in the tool name. Search before "
+        'including the JSON input schema. Query forms: "select:NAME" or "select:A,B" to load '
+        'tools you already know by name; keywords such as "slack send message" to discover tools '
+        'by what they do; "+github issue" to require "github" in the tool name. Search before '
         "calling a deferred tool so you know its parameters.",
         {
             "query": {"type": "string", "description": "select:NAME[,NAME…] or keywords"},
-            "max_results": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5,
-                            "description": "Maximum number of tools to return"},
+            "max_results": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 5,
+                "description": "Maximum number of tools to return",
+            },
         },
         ["query"],
     )
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Not runnable alone: the session answers ToolSearch calls."""
-        return fail(TOOL_SEARCH, "ToolSearch is answered by the session, not run as a built-in.",
-                    ToolErrorKind.NOT_LOADED)
+        return fail(
+            TOOL_SEARCH, "ToolSearch is answered by the session, not run as a built-in.", ToolErrorKind.NOT_LOADED
+        )
 
 
 class ExecuteToolTool:
@@ -61,5 +67,6 @@ class ExecuteToolTool:
 
     async def run(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Not runnable alone: the session routes ExecuteTool calls to the executor."""
-        return fail(EXECUTE_TOOL, "ExecuteTool is answered by the session, not run as a built-in.",
-                    ToolErrorKind.NOT_LOADED)
+        return fail(
+            EXECUTE_TOOL, "ExecuteTool is answered by the session, not run as a built-in.", ToolErrorKind.NOT_LOADED
+        )

@@ -76,9 +76,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self._allowed = allowed
         self.refusals: list[str] = []
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         """Resolve ``host``, refuse it if any address is not public, then connect to that address."""
         addresses = await resolve(host, port)
         if not addresses:
@@ -87,18 +92,22 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         name = host.lower().strip("[]")
         if private and not self._allowed(name):
             rule = f"WebFetch(domain:{name})"
-            message = (f"{host} resolves to {', '.join(private)}, a loopback, link-local or private address. "
-                       "Network tools never connect to such an address, even when the call itself is allowed, "
-                       f"unless an allow rule in settings names the host: add \"{rule}\" to permissions.allow "
-                       f"(user settings, or .toolscout/settings.local.json in a trusted folder), or pass --allowed-tools \"{rule}\".")
+            message = (
+                f"{host} resolves to {', '.join(private)}, a loopback, link-local or private address. "
+                "Network tools never connect to such an address, even when the call itself is allowed, "
+                f'unless an allow rule in settings names the host: add "{rule}" to permissions.allow '
+                f'(user settings, or .toolscout/settings.local.json in a trusted folder), or pass --allowed-tools "{rule}".'
+            )
             self.refusals.append(message)
             raise httpcore.ConnectError(message)
         # Connect to the address just checked, not to a second lookup of the name.
-        return await self._inner.connect_tcp(addresses[0], port, timeout=timeout, local_address=local_address,
-                                             socket_options=socket_options)
+        return await self._inner.connect_tcp(
+            addresses[0], port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
         """Never: unix sockets are local."""
         raise httpcore.ConnectError("unix sockets are not reachable from network tools")
 

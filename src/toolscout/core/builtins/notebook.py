@@ -26,8 +26,11 @@ class NotebookEditTool:
             "notebook_path": {"type": "string", "description": "Path of the .ipynb file"},
             "cell_id": {"type": "string", "description": "Cell id, or 0-based index as a string"},
             "new_source": {"type": "string", "description": "New source of the cell"},
-            "cell_type": {"type": "string", "enum": ["code", "markdown"],
-                          "description": "Cell type (required for insert)"},
+            "cell_type": {
+                "type": "string",
+                "enum": ["code", "markdown"],
+                "description": "Cell type (required for insert)",
+            },
             "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"], "default": "replace"},
         },
         ["notebook_path", "new_source"],
@@ -39,8 +42,9 @@ class NotebookEditTool:
         :func:`~.files.update_text` (no symlink followed, regular files only)."""
         path = checked_target("NotebookEdit", params, ctx.cwd, ctx.target)
         if path.suffix != ".ipynb":
-            return fail("NotebookEdit", f"{path} is not a .ipynb file; use Edit for other files.",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "NotebookEdit", f"{path} is not a .ipynb file; use Edit for other files.", ToolErrorKind.INVALID_PARAMS
+            )
         done: list[str] = []
 
         def change(text: str) -> str | ToolResult:
@@ -66,16 +70,17 @@ def _edit(cells: list[dict[str, Any]], params: dict[str, Any], path: object) -> 
     cell_id = params.get("cell_id")
     index = _find(cells, cell_id)
     if cell_id is not None and index is None:
-        return fail("NotebookEdit", f"No cell {cell_id!r} in {path} ({len(cells)} cells).",
-                    ToolErrorKind.INVALID_PARAMS)
+        return fail(
+            "NotebookEdit", f"No cell {cell_id!r} in {path} ({len(cells)} cells).", ToolErrorKind.INVALID_PARAMS
+        )
     source = params["new_source"]
     if mode == "insert":
         kind = params.get("cell_type")
         if kind not in ("code", "markdown"):
-            return fail("NotebookEdit", "cell_type (code or markdown) is required to insert.",
-                        ToolErrorKind.INVALID_PARAMS)
-        cell: dict[str, Any] = {"cell_type": kind, "id": uuid.uuid4().hex[:8], "metadata": {},
-                                "source": source}
+            return fail(
+                "NotebookEdit", "cell_type (code or markdown) is required to insert.", ToolErrorKind.INVALID_PARAMS
+            )
+        cell: dict[str, Any] = {"cell_type": kind, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
         if kind == "code":
             cell.update(outputs=[], execution_count=None)
         at = 0 if index is None else index + 1

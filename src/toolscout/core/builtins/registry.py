@@ -16,15 +16,23 @@ from .shell import BashTool
 from .todo import TodoWriteTool
 from .web import WebFetchTool
 
-CORE_TOOL_NAMES = frozenset({"Read", "Write", "Edit", "Glob", "Grep", "Bash", "TodoWrite",
-                             "ToolSearch", "ExecuteTool"})
+CORE_TOOL_NAMES = frozenset({"Read", "Write", "Edit", "Glob", "Grep", "Bash", "TodoWrite", "ToolSearch", "ExecuteTool"})
 
 
 def builtin_tools() -> list[BuiltinTool]:
     """Fresh instances of every built-in tool (core and deferred), sorted by name."""
     tools: list[BuiltinTool] = [
-        BashTool(), EditTool(), ExecuteToolTool(), GlobTool(), GrepTool(), NotebookEditTool(),
-        ReadTool(), TodoWriteTool(), ToolSearchTool(), WebFetchTool(), WriteTool(),
+        BashTool(),
+        EditTool(),
+        ExecuteToolTool(),
+        GlobTool(),
+        GrepTool(),
+        NotebookEditTool(),
+        ReadTool(),
+        TodoWriteTool(),
+        ToolSearchTool(),
+        WebFetchTool(),
+        WriteTool(),
     ]
     return sorted(tools, key=lambda t: t.spec.name)
 

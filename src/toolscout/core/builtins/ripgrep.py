@@ -107,8 +107,7 @@ async def _tail(stream: asyncio.StreamReader, keep: int = 2000) -> str:
     return data.decode("utf-8", "replace")
 
 
-async def run_rg(args: list[str], *, cwd_fd: int | None, stdin_fd: int | None, limit: int,
-                 timeout: float) -> Outcome:
+async def run_rg(args: list[str], *, cwd_fd: int | None, stdin_fd: int | None, limit: int, timeout: float) -> Outcome:
     """Run ``rg`` with ``args`` and collect at most ``limit`` output lines within ``timeout`` s.
 
     Args:
@@ -128,9 +127,15 @@ async def run_rg(args: list[str], *, cwd_fd: int | None, stdin_fd: int | None, l
         raise FileNotFoundError("rg")
     fixed = ["--no-config", "--color=never", f"--max-columns={_RG_COLUMNS}", "--max-columns-preview"]
     proc = await asyncio.create_subprocess_exec(
-        rg, *fixed, *args, stdin=stdin_fd if stdin_fd is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-        preexec_fn=child_setup(cwd_fd))
+        rg,
+        *fixed,
+        *args,
+        stdin=stdin_fd if stdin_fd is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=child_setup(cwd_fd),
+    )
     assert proc.stdout is not None and proc.stderr is not None
     out = Outcome()
     errors = asyncio.ensure_future(_tail(proc.stderr))

@@ -33,9 +33,15 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _WALK_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 _OPEN_FLAGS = {"read": os.O_RDONLY, "update": os.O_RDWR, "write": os.O_WRONLY | os.O_CREAT | os.O_TRUNC}
-_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-          stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link", stat.S_IFDIR: "a directory",
-          stat.S_IFREG: "a regular file"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFREG: "a regular file",
+}
 
 Mode = Literal["read", "update", "write"]
 
@@ -66,8 +72,10 @@ def checked_target(tool: str, params: Mapping[str, Any], cwd: Path, approved: Pa
 
 def _symlink_refusal(path: Path, at: Path) -> Refused:
     where = "" if at == path else f" ({at} on the way to it)"
-    return Refused(f"{path}{where} is a symbolic link now, and was not one when the permission check resolved the "
-                   "path; it is not followed. Call the tool again so that the new target is checked.")
+    return Refused(
+        f"{path}{where} is a symbolic link now, and was not one when the permission check resolved the "
+        "path; it is not followed. Call the tool again so that the new target is checked."
+    )
 
 
 def _step(parent: int, name: str, whole: Path, at: Path, create: bool, flags: int) -> int:
@@ -187,8 +195,10 @@ def _check_regular(path: Path, mode: int) -> None:
         raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
     if stat.S_ISLNK(mode):
         raise _symlink_refusal(path, path)
-    raise Refused(f"{path} is {kind(mode)}, not a regular file; the file tools open regular files only "
-                  "(reading one of these could wait forever or never end).")
+    raise Refused(
+        f"{path} is {kind(mode)}, not a regular file; the file tools open regular files only "
+        "(reading one of these could wait forever or never end)."
+    )
 
 
 def read_capped(file: io.FileIO, limit: int) -> bytes | None:

@@ -30,8 +30,12 @@ class BashTool:
         f"timeout is in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}).",
         {
             "command": {"type": "string", "description": "The command to run"},
-            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_MS,
-                        "description": "Timeout in milliseconds"},
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_MS,
+                "description": "Timeout in milliseconds",
+            },
             "description": {"type": "string", "description": "What the command does, in 5-10 words"},
         },
         ["command"],
@@ -50,8 +54,11 @@ class BashTool:
         timeout_s = min(int(params.get("timeout") or DEFAULT_TIMEOUT_MS), MAX_TIMEOUT_MS) / 1000
         try:
             proc = await asyncio.create_subprocess_shell(
-                command, cwd=str(ctx.cwd), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                command,
+                cwd=str(ctx.cwd),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -60,8 +67,9 @@ class BashTool:
             out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
         except TimeoutError:
             await kill_group(proc)
-            return fail("Bash", f"Command timed out after {timeout_s:g} s and was killed: {command}",
-                        ToolErrorKind.TIMEOUT)
+            return fail(
+                "Bash", f"Command timed out after {timeout_s:g} s and was killed: {command}", ToolErrorKind.TIMEOUT
+            )
         except asyncio.CancelledError:
             await kill_group(proc)
             raise
@@ -71,4 +79,3 @@ class BashTool:
             body = f"{text}\n[exit code {code}]" if text else f"[exit code {code}]"
             return fail("Bash", clip(body))
         return ToolResult.ok("Bash", clip(text) if text else "(no output)")
-

@@ -30,7 +30,10 @@ class TodoWriteTool:
                     "properties": {
                         "content": {"type": "string", "minLength": 1, "description": "The task"},
                         "status": {"type": "string", "enum": list(STATUSES)},
-                        "activeForm": {"type": "string", "description": "Present-continuous form shown while in progress"},
+                        "activeForm": {
+                            "type": "string",
+                            "description": "Present-continuous form shown while in progress",
+                        },
                     },
                     "required": ["content", "status"],
                     "additionalProperties": False,
@@ -45,8 +48,9 @@ class TodoWriteTool:
         """Store ``todos`` and return the list as text."""
         todos = params["todos"]
         if sum(1 for t in todos if t.get("status") == "in_progress") > 1:
-            return fail("TodoWrite", "More than one task is in_progress; keep exactly one.",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "TodoWrite", "More than one task is in_progress; keep exactly one.", ToolErrorKind.INVALID_PARAMS
+            )
         ctx.state["todos"] = [dict(t) for t in todos]
         if not todos:
             return ToolResult.ok("TodoWrite", "Task list cleared.")

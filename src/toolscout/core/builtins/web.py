@@ -87,8 +87,9 @@ class WebFetchTool:
 
         url = params["url"].strip()
         if not re.match(r"^https?://", url, re.IGNORECASE):
-            return fail("WebFetch", f"Only http:// and https:// URLs can be fetched, not {url!r}.",
-                        ToolErrorKind.INVALID_PARAMS)
+            return fail(
+                "WebFetch", f"Only http:// and https:// URLs can be fetched, not {url!r}.", ToolErrorKind.INVALID_PARAMS
+            )
         client, guard = guarded_client(lambda host: ctx.private_host_allowed("WebFetch", host), TIMEOUT_S)
         try:
             async with client:
@@ -97,10 +98,14 @@ class WebFetchTool:
             return fail("WebFetch", f"Timed out after {TIMEOUT_S:g} s fetching {url}.", ToolErrorKind.TIMEOUT)
         except httpx.HTTPError as exc:
             if guard.refusals:
-                return fail("WebFetch", f"Refused to fetch {url}: {guard.refusals[-1]}",
-                            ToolErrorKind.PRIVATE_HOST_REFUSED)
-            return fail("WebFetch", f"Could not fetch {url}: {exc or type(exc).__name__}. "
-                        "Is this machine online, and is the host reachable?")
+                return fail(
+                    "WebFetch", f"Refused to fetch {url}: {guard.refusals[-1]}", ToolErrorKind.PRIVATE_HOST_REFUSED
+                )
+            return fail(
+                "WebFetch",
+                f"Could not fetch {url}: {exc or type(exc).__name__}. "
+                "Is this machine online, and is the host reachable?",
+            )
         if isinstance(fetched, ToolResult):
             return fetched
         status, ctype, text = fetched
@@ -121,8 +126,11 @@ async def _fetch(client: Any, url: str) -> tuple[int, str, str] | ToolResult:
                 if target.scheme not in ("http", "https"):
                     return fail("WebFetch", f"{url} redirects to {target}, which is not an http(s) URL.")
                 if (target.host or "").lower() != (resp.url.host or "").lower():
-                    return ToolResult.ok("WebFetch", f"{url} redirects to another host: {target}\nTo fetch it, "
-                                         f"call WebFetch again with url={target}")
+                    return ToolResult.ok(
+                        "WebFetch",
+                        f"{url} redirects to another host: {target}\nTo fetch it, "
+                        f"call WebFetch again with url={target}",
+                    )
                 url = str(target)
                 continue
             body = bytearray()

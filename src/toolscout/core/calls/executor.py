@@ -69,14 +69,20 @@ def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
             else:
                 blocks.append(ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type))
         elif isinstance(item, types.ResourceLink):
-            blocks.append(ContentBlock("resource_link", text=item.name or "", uri=str(item.uri),
-                                       mime_type=item.mime_type))
+            blocks.append(
+                ContentBlock("resource_link", text=item.name or "", uri=str(item.uri), mime_type=item.mime_type)
+            )
         else:  # a content type newer than this mapping: keep it readable
             blocks.append(ContentBlock("text", json.dumps(item.model_dump(mode="json", by_alias=True))))
     structured = raw.structured_content if isinstance(raw.structured_content, dict) else None
     is_error = bool(raw.is_error)
-    return ToolResult(tool_name, tuple(blocks), structured, is_error=is_error,
-                      error_kind=ToolErrorKind.TOOL_ERROR if is_error else None)
+    return ToolResult(
+        tool_name,
+        tuple(blocks),
+        structured,
+        is_error=is_error,
+        error_kind=ToolErrorKind.TOOL_ERROR if is_error else None,
+    )
 
 
 class ToolExecutor:
@@ -101,10 +107,20 @@ class ToolExecutor:
             keeps no set of its own; see :meth:`execute`.
     """
 
-    def __init__(self, catalog: ToolCatalog, builtins: dict[str, BuiltinTool], pool: ServerPool | None,
-                 policy: PermissionPolicy, context: ToolContext, *, call_timeout: float,
-                 warn: Callable[[str, str], None], file_servers: Callable[[], set[str]],
-                 clock: Callable[[], float] = time.perf_counter, approvals: Approvals | None = None) -> None:
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        builtins: dict[str, BuiltinTool],
+        pool: ServerPool | None,
+        policy: PermissionPolicy,
+        context: ToolContext,
+        *,
+        call_timeout: float,
+        warn: Callable[[str, str], None],
+        file_servers: Callable[[], set[str]],
+        clock: Callable[[], float] = time.perf_counter,
+        approvals: Approvals | None = None,
+    ) -> None:
         self.catalog = catalog
         self.clock = clock
         self.builtins = builtins
@@ -136,9 +152,17 @@ class ToolExecutor:
         #: None answers with the server's state at once.
         self.revive: Callable[[str], Awaitable[ToolResult | None]] | None = None
 
-    async def execute(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                      loaded: set[str] | None = None, elicitor: Elicitor | None = None,
-                      sent_full: AbstractSet[str] | None = None) -> ToolResult:
+    async def execute(
+        self,
+        name: str,
+        params: Any,
+        *,
+        asker: Asker | None = None,
+        direct: bool = False,
+        loaded: set[str] | None = None,
+        elicitor: Elicitor | None = None,
+        sent_full: AbstractSet[str] | None = None,
+    ) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
         Args:
@@ -176,17 +200,26 @@ class ToolExecutor:
 
         started = self.clock()
         try:
-            result = await self._execute(name, params, timed_asker, direct, self.loaded if loaded is None else loaded,
-                                         elicitor, sent_full)
+            result = await self._execute(
+                name, params, timed_asker, direct, self.loaded if loaded is None else loaded, elicitor, sent_full
+            )
         except Exception as exc:  # no error may crash the engine
-            result = ToolResult.error(name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: "
-                                      f"{type(exc).__name__}: {exc}")
+            result = ToolResult.error(
+                name, ToolErrorKind.TOOL_ERROR, f"{name} failed inside toolscout: {type(exc).__name__}: {exc}"
+            )
         # The call's own time: a person reading the permission prompt is not the tool being slow.
         return replace(result, duration_ms=(self.clock() - started - asked_s) * 1000.0)
 
-    async def _execute(self, name: str, params: Any, asker: Asker | None, direct: bool,
-                       loaded: set[str], elicitor: Elicitor | None = None,
-                       sent_full: AbstractSet[str] | None = None) -> ToolResult:
+    async def _execute(
+        self,
+        name: str,
+        params: Any,
+        asker: Asker | None,
+        direct: bool,
+        loaded: set[str],
+        elicitor: Elicitor | None = None,
+        sent_full: AbstractSet[str] | None = None,
+    ) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
             return found
@@ -196,12 +229,14 @@ class ToolExecutor:
             return ToolResult.error(tool.name, ToolErrorKind.NOT_LOADED, self._not_loaded_message(tool))
         args = _normalise_params(params)
         if isinstance(args, str):
-            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
-                                    invalid_text(tool.name, tool.input_schema, args))
+            return ToolResult.error(
+                tool.name, ToolErrorKind.INVALID_PARAMS, invalid_text(tool.name, tool.input_schema, args)
+            )
         problem = validate_params(tool.input_schema, args)
         if isinstance(problem, Invalid):  # bounded text: a 5,000-value enum is not a context bomb
-            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
-                                    invalid_text(tool.name, tool.input_schema, problem.message))
+            return ToolResult.error(
+                tool.name, ToolErrorKind.INVALID_PARAMS, invalid_text(tool.name, tool.input_schema, problem.message)
+            )
         if isinstance(problem, SchemaProblem) and tool.name not in self._schema_warned:
             self._schema_warned.add(tool.name)
             self._warn(f"{tool.name}: {problem.message}; its arguments are sent unchecked", tool.server or "builtin")
@@ -225,15 +260,19 @@ class ToolExecutor:
         if exact is not None and not self.catalog.is_visible(exact):
             rule = self.policy.deny_rule(exact)
             why = f"the deny rule {rule!r} (permissions.deny)" if rule else "the current settings"
-            return ToolResult.error(name, ToolErrorKind.DISABLED, f"{name} is disabled by {why}; remove the rule "
-                                    "to use it.")
+            return ToolResult.error(
+                name, ToolErrorKind.DISABLED, f"{name} is disabled by {why}; remove the rule to use it."
+            )
         matches = self.catalog.resolve(name)
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
             names = ", ".join(t.name for t in matches[:8])
-            return ToolResult.error(name, ToolErrorKind.UNKNOWN_TOOL, f"{name!r} is ambiguous: it could be {names}. "
-                                    "Call it by its full name.")
+            return ToolResult.error(
+                name,
+                ToolErrorKind.UNKNOWN_TOOL,
+                f"{name!r} is ambiguous: it could be {names}. Call it by its full name.",
+            )
         pending = self._server_problem(name)
         if pending is not None:
             return pending
@@ -251,25 +290,33 @@ class ToolExecutor:
 
     def _unavailable(self, name: str, status: ServerStatus) -> ToolResult:
         if status.state is ServerState.CONNECTED:  # its session is closing and has not said so yet
-            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
-                                    f"Server {status.name} has just closed its connection, so {name} was not "
-                                    "sent. Try again in a moment.")
+            return ToolResult.error(
+                name,
+                ToolErrorKind.SERVER_FAILED,
+                f"Server {status.name} has just closed its connection, so {name} was not sent. Try again in a moment.",
+            )
         if status.state is ServerState.CONNECTING:
-            return ToolResult.error(name, ToolErrorKind.SERVER_CONNECTING,
-                                    f"Server {status.name} is still connecting, so {name} is not available yet. "
-                                    "Try again in a moment.")
+            return ToolResult.error(
+                name,
+                ToolErrorKind.SERVER_CONNECTING,
+                f"Server {status.name} is still connecting, so {name} is not available yet. Try again in a moment.",
+            )
         cfg = self.pool.configs.get(status.name) if self.pool else None
         where = f" (configured in {cfg.source})" if cfg and cfg.source else ""
         if status.state is ServerState.FAILED:
-            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
-                                    f"Server {status.name} failed to start{where}: {status.error}. Fix the server "
-                                    f"or its configuration, then {self.reconnect_advice}.")
+            return ToolResult.error(
+                name,
+                ToolErrorKind.SERVER_FAILED,
+                f"Server {status.name} failed to start{where}: {status.error}. Fix the server "
+                f"or its configuration, then {self.reconnect_advice}.",
+            )
         if status.state is ServerState.NOT_APPROVED:
             return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, f"Server {status.name} is {status.error}.")
         reason = f": {status.error}" if status.error else ""
         advice = self.reconnect_advice[:1].upper() + self.reconnect_advice[1:]
-        return ToolResult.error(name, ToolErrorKind.SERVER_FAILED,
-                                f"Server {status.name} is disconnected{reason}. {advice} to use {name}.")
+        return ToolResult.error(
+            name, ToolErrorKind.SERVER_FAILED, f"Server {status.name} is disconnected{reason}. {advice} to use {name}."
+        )
 
     def _unknown_message(self, name: str) -> str:
         tools = self.catalog.tools()
@@ -288,16 +335,20 @@ class ToolExecutor:
         return self.catalog.is_deferred(tool)
 
     def _not_loaded_message(self, tool: ToolSpec) -> str:
-        return (f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "
-                f"call it again with arguments that match this definition.\n\nDescription:\n{tool.description}"
-                f"\n\nInput schema:\n{schema_text(tool.input_schema)}")
+        return (
+            f"{tool.name} was called before it was loaded, so the call was not sent. It is loaded now; "
+            f"call it again with arguments that match this definition.\n\nDescription:\n{tool.description}"
+            f"\n\nInput schema:\n{schema_text(tool.input_schema)}"
+        )
 
     # -- permission -------------------------------------------------------------------------
-    async def _permit(self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None,
-                      target: Path | None = None) -> ToolResult | None:
+    async def _permit(
+        self, tool: ToolSpec, args: dict[str, Any], asker: Asker | None, target: Path | None = None
+    ) -> ToolResult | None:
         builtin = self.builtins.get(tool.name) if tool.server is None else None
-        verdict = self.policy.decide(tool, read_only=builtin is not None and builtin.read_only, args=args,
-                                     target=target)
+        verdict = self.policy.decide(
+            tool, read_only=builtin is not None and builtin.read_only, args=args, target=target
+        )
         # a tool whose definition changed since it was approved asks again, whatever allows it
         change = self.approvals.change(tool) if verdict.decision is not Decision.DENY else None
         if verdict.decision is Decision.ALLOW and change is None:
@@ -318,7 +369,9 @@ class ToolExecutor:
             if answer == "allow_once":
                 self.approvals.first_seen(tool)  # once: a changed tool keeps its old baseline
                 return None
-            return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=True))
+            return ToolResult.error(
+                tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=True)
+            )
         if change is not None:
             return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, changed_message(change))
         return ToolResult.error(tool.name, ToolErrorKind.PERMISSION_DENIED, denied_message(tool, verdict, asked=False))
@@ -328,12 +381,18 @@ class ToolExecutor:
         if tool.server is None:
             if self.builtins.get(tool.name) is not None:
                 return None
-            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"{tool.name} comes from a catalog file: "
-                                    "it can be searched but not run.")
+            return ToolResult.error(
+                tool.name,
+                ToolErrorKind.SERVER_FAILED,
+                f"{tool.name} comes from a catalog file: it can be searched but not run.",
+            )
         if (self.pool is None or self.pool.connection(tool.server) is None) and tool.server in self._file_servers():
-            return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
-                                    f"{tool.name} comes from a catalog file: it can be searched but not run. "
-                                    f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.")
+            return ToolResult.error(
+                tool.name,
+                ToolErrorKind.SERVER_FAILED,
+                f"{tool.name} comes from a catalog file: it can be searched but not run. "
+                f"Configure the real {tool.server} server (.mcp.json or --mcp-config) to run it.",
+            )
         return None
 
     # -- running ----------------------------------------------------------------------------
@@ -354,10 +413,13 @@ class ToolExecutor:
             return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED, f"Server {tool.server} is not configured.")
         arguments = unwrap_arguments(args, tool.wrapped_arguments)
         if not isinstance(arguments, dict):
-            return ToolResult.error(tool.name, ToolErrorKind.INVALID_PARAMS,
-                                    f"{tool.name}'s inputSchema asks for {_json_kind(arguments)} rather than an "
-                                    "object, but MCP tools/call can only carry an object of arguments, so the call "
-                                    f"was not sent. Ask the maintainers of server {tool.server} to fix the schema.")
+            return ToolResult.error(
+                tool.name,
+                ToolErrorKind.INVALID_PARAMS,
+                f"{tool.name}'s inputSchema asks for {_json_kind(arguments)} rather than an "
+                "object, but MCP tools/call can only carry an object of arguments, so the call "
+                f"was not sent. Ask the maintainers of server {tool.server} to fix the schema.",
+            )
         import mcp_types as types  # cheap here: the connection has imported the SDK already
         from mcp.shared.exceptions import MCPError
 
@@ -381,16 +443,24 @@ class ToolExecutor:
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:
-            return ToolResult.error(tool.name, ToolErrorKind.TIMEOUT,
-                                    f"Server {tool.server} did not answer {tool.name} within {self.call_timeout:g} s "
-                                    "(mcp.callTimeout). The call may still be running on the server.")
+            return ToolResult.error(
+                tool.name,
+                ToolErrorKind.TIMEOUT,
+                f"Server {tool.server} did not answer {tool.name} within {self.call_timeout:g} s "
+                "(mcp.callTimeout). The call may still be running on the server.",
+            )
         except MCPError as exc:
             if exc.error.code == types.CONNECTION_CLOSED:
-                return ToolResult.error(tool.name, ToolErrorKind.SERVER_FAILED,
-                                        f"Server {tool.server} closed the connection during {tool.name}.")
-            return ToolResult.error(tool.name, ToolErrorKind.TOOL_ERROR,
-                                    f"Server {tool.server} refused {tool.name}: {exc.error.message} "
-                                    f"(JSON-RPC error {exc.error.code}).")
+                return ToolResult.error(
+                    tool.name,
+                    ToolErrorKind.SERVER_FAILED,
+                    f"Server {tool.server} closed the connection during {tool.name}.",
+                )
+            return ToolResult.error(
+                tool.name,
+                ToolErrorKind.TOOL_ERROR,
+                f"Server {tool.server} refused {tool.name}: {exc.error.message} (JSON-RPC error {exc.error.code}).",
+            )
         except RuntimeError as exc:  # e.g. structured content that breaks the tool's outputSchema
             return ToolResult.error(tool.name, ToolErrorKind.TOOL_ERROR, f"Server {tool.server}: {exc}")
         return map_call_result(tool.name, raw)
@@ -414,6 +484,12 @@ def _normalise_params(params: Any) -> dict[str, Any] | str:
 
 def _json_kind(value: Any) -> str:
     """``value``'s JSON type with its article (``an integer``, ``a string``, ``an array``)."""
-    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-             type(None): "null"}
+    kinds = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        type(None): "null",
+    }
     return kinds.get(type(value), f"a {type(value).__name__}")

@@ -90,8 +90,9 @@ def fields_of(schema: Any) -> list[FieldSpec]:
         nullable = "null" in types
         concrete = [t for t in types if t != "null"]
         description = prop.get("description") if isinstance(prop.get("description"), str) else ""
-        spec = FieldSpec(name, "json", name in required_set, description or "", "/".join(types) or "any",
-                         nullable=nullable)
+        spec = FieldSpec(
+            name, "json", name in required_set, description or "", "/".join(types) or "any", nullable=nullable
+        )
         if "default" in prop:
             spec.default, spec.has_default = prop["default"], True
         enum = [prop["const"]] if "const" in prop else prop.get("enum")  # const: the one value allowed
@@ -114,8 +115,9 @@ PROJECT_FOLDER = "."
 #: Field names that ask for the folder to work in whatever their description says.
 FOLDER_NAMES = frozenset({"repo_path", "cwd"})
 #: Field names that ask for it when their description speaks of one (:data:`_FOLDER_WORDS`).
-MAYBE_FOLDER_NAMES = frozenset({"path", "directory", "dir", "folder", "root", "repo", "repository",
-                                "working_directory"})
+MAYBE_FOLDER_NAMES = frozenset(
+    {"path", "directory", "dir", "folder", "root", "repo", "repository", "working_directory"}
+)
 _FOLDER_WORDS = re.compile(r"\b(repo|repository|folder|directory|project)\b", re.IGNORECASE)
 
 

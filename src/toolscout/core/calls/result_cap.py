@@ -69,19 +69,27 @@ def cap_result(text: str, *, limit: int, folder: Path, name: str, counter: Token
         with os.fdopen(open_private(path), "w", encoding="utf-8", errors="replace") as fh:
             fh.write(text)
     except OSError as exc:
-        return (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens of {len(text):,} characters; "
-                f"the full result could not be saved ({exc.strerror or exc}).]")
+        return (
+            f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens of {len(text):,} characters; "
+            f"the full result could not be saved ({exc.strerror or exc}).]"
+        )
     per_line = max(1, len(text) // total_lines)
     page = max(1, min(2000, (limit * 3) // per_line))
-    intro = (f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens (tools.maxResultTokens). The full "
-             f"result ({len(text):,} characters, {total_lines:,} lines) is saved at {path}.")
+    intro = (
+        f"{head}\n\n[toolscout: output truncated to about {limit:,} tokens (tools.maxResultTokens). The full "
+        f"result ({len(text):,} characters, {total_lines:,} lines) is saved at {path}."
+    )
     if text[len(head) : len(head) + 1] not in ("\n", ""):  # cut inside a line: Read cuts long lines
         offset = len(head.encode("utf-8", "replace"))  # bytes, as tail counts them
-        return (f"{intro} The part above stops inside line {shown_lines}, at byte {offset:,}; Read shows at most "
-                f"2,000 characters of a line, so read on with Bash: tail -c +{offset + 1} \"{path}\" | "
-                f"head -c {limit * 3}, or search it with Grep path=\"{path}\".]")
-    return (f"{intro} The part above ends at line {shown_lines}; read on with Read file_path=\"{path}\" "
-            f"offset={shown_lines + 1} limit={page}, or search it with Grep path=\"{path}\".]")
+        return (
+            f"{intro} The part above stops inside line {shown_lines}, at byte {offset:,}; Read shows at most "
+            f'2,000 characters of a line, so read on with Bash: tail -c +{offset + 1} "{path}" | '
+            f'head -c {limit * 3}, or search it with Grep path="{path}".]'
+        )
+    return (
+        f'{intro} The part above ends at line {shown_lines}; read on with Read file_path="{path}" '
+        f'offset={shown_lines + 1} limit={page}, or search it with Grep path="{path}".]'
+    )
 
 
 def head_within(text: str, limit: int, tokens: int, counter: TokenCounter) -> str:

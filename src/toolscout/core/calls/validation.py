@@ -108,8 +108,7 @@ def validate_params(schema: Any, params: Any) -> Invalid | SchemaProblem | None:
     except RecursionError:
         return SchemaProblem("inputSchema recurses without consuming input (a $ref cycle)")
     ordered = [first, *[e for e in errors if e is not first]][:MAX_ERRORS]
-    lines = [cut(f"- {cut(_path(e), MAX_PATH_CHARS, middle=True)}: {_message(e)}", MAX_LINE_CHARS)
-             for e in ordered]
+    lines = [cut(f"- {cut(_path(e), MAX_PATH_CHARS, middle=True)}: {_message(e)}", MAX_LINE_CHARS) for e in ordered]
     if len(errors) > MAX_ERRORS:
         lines.append(f"- … and {len(errors) - MAX_ERRORS:,} more")
     return Invalid("\n".join(lines))
@@ -142,8 +141,9 @@ def _short(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     first :data:`MAX_ITEMS` items (each at most :data:`MAX_ITEM_CHARS`) and ``… and N more``."""
     if isinstance(value, list | tuple | dict):
         if isinstance(value, dict):
-            items = [f"{_short(k, MAX_ITEM_CHARS)}: {_short(v, MAX_ITEM_CHARS)}"
-                     for k, v in list(value.items())[:MAX_ITEMS]]
+            items = [
+                f"{_short(k, MAX_ITEM_CHARS)}: {_short(v, MAX_ITEM_CHARS)}" for k, v in list(value.items())[:MAX_ITEMS]
+            ]
         else:
             items = [_short(v, MAX_ITEM_CHARS) for v in value[:MAX_ITEMS]]
         more = len(value) - MAX_ITEMS
@@ -203,7 +203,9 @@ def field_problems(schema: Any, arguments: dict[str, Any]) -> list[tuple[str, st
             name = named[0] if named else ""
         below = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in list(error.path)[1:])
         message = cut(_message(error), MAX_LINE_CHARS)
-        problems.append((name, f"{message} (at {cut(name + below, MAX_PATH_CHARS, middle=True)})" if below else message))
+        problems.append(
+            (name, f"{message} (at {cut(name + below, MAX_PATH_CHARS, middle=True)})" if below else message)
+        )
     return problems
 
 

@@ -69,15 +69,23 @@ def projected(tool: ToolSpec) -> ToolSpec:
     if tool.source_schema is not None:
         return tool
     result = project(tool.input_schema)
-    return replace(tool, input_schema=result.schema, source_schema=tool.input_schema,
-                   wrapped_arguments=result.wrapped, schema_warnings=result.warnings)
+    return replace(
+        tool,
+        input_schema=result.schema,
+        source_schema=tool.input_schema,
+        wrapped_arguments=result.wrapped,
+        schema_warnings=result.warnings,
+    )
 
 
 def _redefined(old: ToolSpec, new: ToolSpec) -> bool:
     """True when the server changed what ``new`` says against ``old`` (its description, its
     schema as sent, its search hint)."""
-    return (old.description, old.source_schema, old.search_hint) != (new.description, new.source_schema,
-                                                                      new.search_hint)
+    return (old.description, old.source_schema, old.search_hint) != (
+        new.description,
+        new.source_schema,
+        new.search_hint,
+    )
 
 
 class ToolCatalog:
@@ -227,8 +235,10 @@ class ToolCatalog:
 
     def _sorted_in(self, order: list[str], names: list[str], tools: dict[str, ToolSpec]) -> list[str]:
         """``order`` (a fresh list) with ``names`` placed by the order rule of the module doc."""
+
         def key(name: str) -> tuple[int, str]:
             return (0 if tools[name].server is None else 1, name)
+
         if not names:
             return order
         if self._frozen:

@@ -51,8 +51,11 @@ class CatalogFiles:
         for message in loaded.warnings:
             self.warn(message, "catalog")
         if not any(group.tools for group in loaded.servers):
-            why = loaded.warnings[0] if loaded.warnings else "no tools in it (expected a tools/list dump, " \
-                "JSONL tool lines, or a directory of them)"
+            why = (
+                loaded.warnings[0]
+                if loaded.warnings
+                else "no tools in it (expected a tools/list dump, JSONL tool lines, or a directory of them)"
+            )
             self.catalog_failures[Path(path)] = why if why.startswith(str(path)) else f"{path}: {why}"
         for group in loaded.servers:
             if group.name is None:
@@ -61,8 +64,13 @@ class CatalogFiles:
                 self.apply_delta(CatalogDelta(added=tuple(t.name for t in group.tools)))
                 continue
             delta = self.catalog.set_server_tools(group.name, group.tools, group.instructions, group.description)
-            status = ServerStatus(group.name, ServerState.CONNECTED, instructions=group.instructions,
-                                  tool_count=len(group.tools), transport="file")
+            status = ServerStatus(
+                group.name,
+                ServerState.CONNECTED,
+                instructions=group.instructions,
+                tool_count=len(group.tools),
+                transport="file",
+            )
             self._file_servers[group.name] = status
             self.apply_delta(delta)
             self.emit(ServerStateChanged(status))

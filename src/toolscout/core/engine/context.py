@@ -77,15 +77,26 @@ class ContextReport:
         sorted by configured name (case-insensitive), those without tools included, each with
         its ``state`` and ``reason`` (the failure, or null)."""
         by_name = {r.server: r for r in self.rows}
-        names = sorted({*(r.server for r in self.rows if r.server is not None), *self.states},
-                       key=lambda n: (n.casefold(), n))
+        names = sorted(
+            {*(r.server for r in self.rows if r.server is not None), *self.states}, key=lambda n: (n.casefold(), n)
+        )
         out = []
         for name in [None, *names] if None in by_name else names:
             r = by_name.get(name) or ServerUsage(name)
             state, reason = self.states.get(name, ("connected", None)) if name else ("builtin", None)
-            out.append({"server": r.server if name is None else name, "state": state, "reason": reason,
-                        "tools": r.tools, "deferred": r.deferred, "loaded": r.loaded,
-                        "tokens_inline": r.tokens_inline, "tokens_sent": r.tokens_sent, "saved": r.saved})
+            out.append(
+                {
+                    "server": r.server if name is None else name,
+                    "state": state,
+                    "reason": reason,
+                    "tools": r.tools,
+                    "deferred": r.deferred,
+                    "loaded": r.loaded,
+                    "tokens_inline": r.tokens_inline,
+                    "tokens_sent": r.tokens_sent,
+                    "saved": r.saved,
+                }
+            )
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -158,21 +169,42 @@ def build_context_report(
     deferred_tokens = sum(tool_tokens(t, counter) for t in deferrable)
     window = context_window(model, settings.get("provider.contextWindow"))
     inline_count = sum(1 for t in tools if t.name not in ALWAYS_CORE)
-    decision = decide_mode(settings.mode, deferred_tokens, window, settings["toolSearch.thresholdRatio"], pending,
-                           tool_count=inline_count, limit=tool_limit)
+    decision = decide_mode(
+        settings.mode,
+        deferred_tokens,
+        window,
+        settings["toolSearch.thresholdRatio"],
+        pending,
+        tool_count=inline_count,
+        limit=tool_limit,
+    )
     max_tools = tool_limit.max_tools if tool_limit else None
     fit = inline_fit(catalog, max_tools) if decision.mode == "standard" and decision.limited else []
     rows = usage_by_server(
-        tools, catalog.is_deferred, strategy=strategy, defer=decision.defer,
-        loaded_names={*(loaded_names or ()), *(t.name for t in fit)}, counter=counter, max_tools=max_tools,
+        tools,
+        catalog.is_deferred,
+        strategy=strategy,
+        defer=decision.defer,
+        loaded_names={*(loaded_names or ()), *(t.name for t in fit)},
+        counter=counter,
+        max_tools=max_tools,
     )
     suggestions = _suggest(rows, usage_counts or {}, catalog)
     warnings = [str(w) for w in settings.warnings]
     if decision.mode == "standard" and decision.limited:
         warnings.append(decision.reason)
     native = choose(str(settings["toolSearch.native"]), provider, model, base_url) if provider else None
-    return ContextReport(rows, decision, strategy, counter.name, model, suggestions, warnings, native=native,
-                         private_grants=private_grants(settings["permissions.allow"]))
+    return ContextReport(
+        rows,
+        decision,
+        strategy,
+        counter.name,
+        model,
+        suggestions,
+        warnings,
+        native=native,
+        private_grants=private_grants(settings["permissions.allow"]),
+    )
 
 
 def private_grants(allow: list[str]) -> list[dict[str, str]]:
@@ -212,5 +244,7 @@ def _suggest(rows: list[ServerUsage], usage: dict[str, int], catalog: ToolCatalo
             )
     big = max((r for r in rows if r.server), key=lambda r: r.tokens_inline, default=None)
     if big and big.tokens_inline > 10_000 and not usage:
-        out.append(f"{big.server} is the largest server ({big.tokens_inline:,} tokens inline): deferral saves the most there")
+        out.append(
+            f"{big.server} is the largest server ({big.tokens_inline:,} tokens inline): deferral saves the most there"
+        )
     return out

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 class Engine(CatalogFiles, EngineQueries, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
@@ -91,8 +90,9 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         self.catalog = ToolCatalog(core_names=core_names, always_load=settings["toolSearch.alwaysLoad"])
         self.policy = PermissionPolicy.from_settings(settings)
         # Saved full tool results are readable like the project (the truncation note pages them with Read).
-        self.policy.workspace = Workspace.of(self.project_dir,
-                                             [*settings["permissions.additionalDirectories"], results_root()])
+        self.policy.workspace = Workspace.of(
+            self.project_dir, [*settings["permissions.additionalDirectories"], results_root()]
+        )
         self.catalog.set_visibility(self.policy.is_visible)  # deny rules hide tools from search
         # tool vectors and catalog changes are indexed in worker threads, never on the event loop
         self.search = ToolSearch(self.catalog, settings, background_dense=True, background_sync=True)
@@ -124,20 +124,27 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             if cfg.error:
                 self.warnings.append(f"{cfg.name}: {cfg.error}")
         self.sizes = ServerSizes(sizes_path())
-        self.pool = ServerPool(servers, connect_timeout=float(settings["mcp.timeout"]),
-                               call_timeout=float(settings["mcp.callTimeout"]), listener=self)
+        self.pool = ServerPool(
+            servers,
+            connect_timeout=float(settings["mcp.timeout"]),
+            call_timeout=float(settings["mcp.callTimeout"]),
+            listener=self,
+        )
         self.pool.low_priority = settings["mcp.serverPriority"] == "low"
         self.pool.server_sessions = settings["mcp.serverSessions"]
         self.executor = ToolExecutor(
-            self.catalog, self.builtins, self.pool, self.policy,
+            self.catalog,
+            self.builtins,
+            self.pool,
+            self.policy,
             ToolContext(self.project_dir, private_host_allowed=self.policy.names_host),
-            call_timeout=float(settings["mcp.callTimeout"]), warn=self.warn,
+            call_timeout=float(settings["mcp.callTimeout"]),
+            warn=self.warn,
             file_servers=lambda: set(self._file_servers),
             approvals=Approvals(settings["permissions.approvedTools"]),
         )
         self.executor.remember_allow = self.remember_allow_rule
         self._change_warned: dict[str, tuple[str, ...]] = {}
-
 
     def _ranker_ready(self) -> None:
         """From the encoding thread: emit :class:`RankerReady` on the engine's loop."""
@@ -191,16 +198,22 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         try:
             return persist_allow_rule(self.settings, self.folder_trust, rule, approved)
         except (OSError, ValueError) as exc:
-            self.warn(f"could not save the allow rule {rule} ({exc}); it applies for this session only",
-                      source=str(self.allow_rules_file))
+            self.warn(
+                f"could not save the allow rule {rule} ({exc}); it applies for this session only",
+                source=str(self.allow_rules_file),
+            )
             return None
 
     def permission_rules(self) -> list[RuleInForce]:
         """Every permission rule in force with the file (or flag, or session) it comes from
         (:func:`~toolscout.core.policy.rule_sources.rules_in_force`)."""
         trust = self.folder_trust
-        return rules_in_force(self.policy, self.settings, project_trusted=trust is None or trust.approved,
-                              answers_file=self.allow_rules_file)
+        return rules_in_force(
+            self.policy,
+            self.settings,
+            project_trusted=trust is None or trust.approved,
+            answers_file=self.allow_rules_file,
+        )
 
     def forget_allow_rule(self, rule: str) -> Path:
         """Remove the saved "always allow" answer ``rule`` from its file and stop allowing it
@@ -213,8 +226,11 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             LocalRuleError: no saved answers here, or the file does not list ``rule``.
             OSError: the file cannot be written.
         """
-        others = [r for r in self.permission_rules() if r.kind == "allow" and r.rule == rule
-                  and not r.saved_answer and r.source != THIS_SESSION]
+        others = [
+            r
+            for r in self.permission_rules()
+            if r.kind == "allow" and r.rule == rule and not r.saved_answer and r.source != THIS_SESSION
+        ]
         path = forget_allow_rule(self.settings, self.folder_trust, rule)
         self.policy.session_allow[:] = [r for r in self.policy.session_allow if r != rule]
         if not others:
@@ -313,9 +329,17 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """Close server ``name``; its tools leave the catalog (``CatalogChanged``)."""
         await self.pool.disconnect(name)
 
-    async def call_tool(self, name: str, params: Any, *, asker: Asker | None = None, direct: bool = False,
-                        loaded: set[str] | None = None, elicitor: Elicitor | None = None,
-                        sent_full: AbstractSet[str] | None = None) -> ToolResult:
+    async def call_tool(
+        self,
+        name: str,
+        params: Any,
+        *,
+        asker: Asker | None = None,
+        direct: bool = False,
+        loaded: set[str] | None = None,
+        elicitor: Elicitor | None = None,
+        sent_full: AbstractSet[str] | None = None,
+    ) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
 
@@ -335,8 +359,9 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
                 projection); a direct call of one of them always runs. None: the catalog's
                 deferral decides.
         """
-        return await self.executor.execute(name, params, asker=asker, direct=direct, loaded=loaded,
-                                           elicitor=elicitor, sent_full=sent_full)
+        return await self.executor.execute(
+            name, params, asker=asker, direct=direct, loaded=loaded, elicitor=elicitor, sent_full=sent_full
+        )
 
     @property
     def loaded(self) -> set[str]:

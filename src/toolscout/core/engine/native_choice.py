@@ -16,7 +16,9 @@ from ..dirs import cache_dir
 from ..safe_read import read_text
 
 #: Anthropic models that support tool search (the docs' model table: 4.5-class and later).
-_ANTHROPIC_NATIVE = re.compile(r"claude-(?:(?:opus|sonnet|haiku)-(?:4-[5-9]|[5-9])|fable-|mythos-|sonnet-5|opus-5|haiku-5)")
+_ANTHROPIC_NATIVE = re.compile(
+    r"claude-(?:(?:opus|sonnet|haiku)-(?:4-[5-9]|[5-9])|fable-|mythos-|sonnet-5|opus-5|haiku-5)"
+)
 #: OpenAI models with the Responses API's tool_search (the guide: gpt-5.4 and later).
 _OPENAI_NATIVE = re.compile(r"^gpt-(?:5\.(?:[4-9]|\d\d)|[6-9])")
 REFUSALS_FILE = "native-refusals.json"
@@ -55,8 +57,11 @@ def choose(setting: str, provider: str, model: str | None, base_url: str | None)
     if provider not in ("anthropic", "openai"):
         return NativeChoice(False, f"{provider}: portable path (ToolSearch + ExecuteTool)")
     if provider == "openai" and setting == "auto" and base_url and "api.openai.com" not in base_url:
-        return NativeChoice(False, f"{base_url}: an OpenAI-compatible endpoint: Chat Completions, the portable path "
-                                   "(toolSearch.native = on tries the Responses API's tool_search)")
+        return NativeChoice(
+            False,
+            f"{base_url}: an OpenAI-compatible endpoint: Chat Completions, the portable path "
+            "(toolSearch.native = on tries the Responses API's tool_search)",
+        )
     refusal = refused_by(base_url)
     if refusal:
         return NativeChoice(False, f"{base_url} refused native tool search before ({refusal}): portable path")

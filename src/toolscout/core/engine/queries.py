@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from ..search.tool_search import ToolSearch
 
 
-
 @dataclass(frozen=True)
 class IndexReport:
     """The search index after a build (``toolscout index``).
@@ -179,25 +178,44 @@ class EngineQueries:
     def index_report(self) -> IndexReport:
         """The search index now (builds it if needed)."""
         index = self.search.index
-        return IndexReport(tools=len(index), encoded=index.encoded_texts,
-                           servers=sorted({t.server for t in index.tools() if t.server}),
-                           vector_cache=index.vector_cache_path, profile=index.active_profile,
-                           fallback_reason=index.fallback_reason)
+        return IndexReport(
+            tools=len(index),
+            encoded=index.encoded_texts,
+            servers=sorted({t.server for t in index.tools() if t.server}),
+            vector_cache=index.vector_cache_path,
+            profile=index.active_profile,
+            fallback_reason=index.fallback_reason,
+        )
 
     # -- context ----------------------------------------------------------------------------
-    def context_report(self, *, model: str | None = None, strategy: str | None = None,
-                       loaded_names: set[str] | None = None,
-                       usage_counts: dict[str, int] | None = None,
-                       tool_limit: ToolLimit | None = None,
-                       provider: str | None = None, base_url: str | None = None) -> ContextReport:
+    def context_report(
+        self,
+        *,
+        model: str | None = None,
+        strategy: str | None = None,
+        loaded_names: set[str] | None = None,
+        usage_counts: dict[str, int] | None = None,
+        tool_limit: ToolLimit | None = None,
+        provider: str | None = None,
+        base_url: str | None = None,
+    ) -> ContextReport:
         """Per-server token usage and the mode decision for the current catalog; ``tool_limit``:
         the most tools one request to the provider may carry (None: no limit known); with
         ``provider`` (and its ``base_url``), also the deferral path (native or portable) and why."""
-        report = build_context_report(self.catalog, self.settings, model=model, strategy=strategy,
-                                      loaded_names=loaded_names, usage_counts=usage_counts,
-                                      pending=self.pending_sizes(), tool_limit=tool_limit,
-                                      provider=provider, base_url=base_url)
-        report.states = {s.name: (s.state.value, s.error if s.state is ServerState.FAILED else None)
-                         for s in self.server_statuses()}
+        report = build_context_report(
+            self.catalog,
+            self.settings,
+            model=model,
+            strategy=strategy,
+            loaded_names=loaded_names,
+            usage_counts=usage_counts,
+            pending=self.pending_sizes(),
+            tool_limit=tool_limit,
+            provider=provider,
+            base_url=base_url,
+        )
+        report.states = {
+            s.name: (s.state.value, s.error if s.state is ServerState.FAILED else None) for s in self.server_statuses()
+        }
         report.warnings = list(dict.fromkeys([*report.warnings, *self.warnings]))
         return report

@@ -126,8 +126,9 @@ class ServerSizes:
         servers = data.get("servers") if isinstance(data, dict) else None
         if not isinstance(servers, dict):
             return {}
-        return {str(k): v for k, v in servers.items()
-                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40}
+        return {
+            str(k): v for k, v in servers.items() if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40
+        }
 
     def _write(self) -> None:
         if self.path is None:

@@ -55,8 +55,7 @@ MAX_CUT_NOTES = 20
 FORM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "remember": {"type": "boolean", "title": "Allow this tool for the rest of the session",
-                     "default": False},
+        "remember": {"type": "boolean", "title": "Allow this tool for the rest of the session", "default": False},
     },
 }
 
@@ -103,7 +102,7 @@ def shown_arguments(args: dict[str, Any], limit: int = MAX_ARGS_CHARS) -> tuple[
     shown = dumps(cut(args, ""))
     if len(shown) > 4 * limit:
         notes.append(f"the rest of the arguments ({len(shown) - 4 * limit:,} characters of JSON) is not shown")
-        shown = shown[:4 * limit] + "…"
+        shown = shown[: 4 * limit] + "…"
     return shown, notes
 
 
@@ -129,15 +128,20 @@ def question(tool: ToolSpec, args: dict[str, Any], change: ToolChange | None = N
     shown, notes = shown_arguments(args)
     cut = ""
     if notes:
-        listed = notes[:MAX_CUT_NOTES] + ([f"and {len(notes) - MAX_CUT_NOTES:,} more values"]
-                                          if len(notes) > MAX_CUT_NOTES else [])
+        listed = notes[:MAX_CUT_NOTES] + (
+            [f"and {len(notes) - MAX_CUT_NOTES:,} more values"] if len(notes) > MAX_CUT_NOTES else []
+        )
         cut = "\nCut to fit this question (every argument is shown, long values in part): " + "; ".join(listed) + "."
     changed = ""
     if change is not None:
-        changed = (f"\nWARNING: {tool.name} changed since it was approved: {change.what}. Its description now: "
-                   f"{change.new_description}\n")
-    return (f"{changed}Allow {tool.name} (server {tool.server}) to run with these arguments?\n{shown}{cut}\n"
-            "Accept to run it once (tick the box to allow it for the rest of this session); decline to refuse.")
+        changed = (
+            f"\nWARNING: {tool.name} changed since it was approved: {change.what}. Its description now: "
+            f"{change.new_description}\n"
+        )
+    return (
+        f"{changed}Allow {tool.name} (server {tool.server}) to run with these arguments?\n{shown}{cut}\n"
+        "Accept to run it once (tick the box to allow it for the rest of this session); decline to refuse."
+    )
 
 
 def call_digest(tool: ToolSpec, args: dict[str, Any]) -> str:
@@ -165,8 +169,13 @@ class ElicitingAsker:
         failure: why the question could not be asked (the client broke the exchange), or None.
     """
 
-    def __init__(self, ctx: Any, remembered: dict[str, Fingerprint], params: Any,
-                 changed: Callable[[ToolSpec], ToolChange | None] = lambda _tool: None) -> None:
+    def __init__(
+        self,
+        ctx: Any,
+        remembered: dict[str, Fingerprint],
+        params: Any,
+        changed: Callable[[ToolSpec], ToolChange | None] = lambda _tool: None,
+    ) -> None:
         self.ctx = ctx
         self.remembered = remembered
         self.changed = changed
@@ -189,12 +198,14 @@ class ElicitingAsker:
             answer = self.responses.get(INPUT_KEY)
             if answer is None or self.state != digest:
                 self.input_required = types.InputRequiredResult(
-                    input_requests={INPUT_KEY: types.ElicitRequest(params=form)}, request_state=digest)
+                    input_requests={INPUT_KEY: types.ElicitRequest(params=form)}, request_state=digest
+                )
                 return "deny"
             return self._interpret(tool, answer)
         try:
-            result = await self.ctx.session.elicit_form(form.message, FORM_SCHEMA,
-                                                        related_request_id=self.ctx.request_id)
+            result = await self.ctx.session.elicit_form(
+                form.message, FORM_SCHEMA, related_request_id=self.ctx.request_id
+            )
         except Exception as exc:  # a broken exchange refuses, never allows
             self.failure = f"the client did not answer the permission question ({type(exc).__name__}: {exc})"
             return "deny"
@@ -210,27 +221,37 @@ class ElicitingAsker:
         return "allow_once"
 
 
-async def forward_question(ctx: Any, server: str, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+async def forward_question(
+    ctx: Any, server: str, params: types.ElicitRequestParams
+) -> types.ElicitResult | types.ErrorData:
     """Ask the client of request context ``ctx`` (a ``tools/call`` of the gateway) the question
     upstream ``server`` asked during that call; its answer, or a refusal saying why it was not
     asked (see the module docstring). Raises what the client's exchange raises (the route turns
     that into a refusal)."""
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return refusal(f"the client of toolscout serve speaks MCP {ctx.protocol_version}, where nothing can ask "
-                       f"it a question in the middle of a call (2026-07-28 has no server-to-client requests), "
-                       f"so server {server}'s question was not asked")
+        return refusal(
+            f"the client of toolscout serve speaks MCP {ctx.protocol_version}, where nothing can ask "
+            f"it a question in the middle of a call (2026-07-28 has no server-to-client requests), "
+            f"so server {server}'s question was not asked"
+        )
     caps = ctx.session.client_capabilities
     elicitation = caps.elicitation if caps is not None else None
     if elicitation is None or not ctx.session.can_send_request:
-        return refusal(f"the client of toolscout serve did not declare the elicitation capability, so server "
-                       f"{server}'s question was not asked")
+        return refusal(
+            f"the client of toolscout serve did not declare the elicitation capability, so server "
+            f"{server}'s question was not asked"
+        )
     if isinstance(params, types.ElicitRequestURLParams):
-        return refusal(f"toolscout serve does not forward URL-mode elicitation, so server {server}'s request to "
-                       "open a URL was not shown to its client")
+        return refusal(
+            f"toolscout serve does not forward URL-mode elicitation, so server {server}'s request to "
+            "open a URL was not shown to its client"
+        )
     if elicitation.form is None and elicitation.url is not None:  # an empty capability means form
-        return refusal(f"the client of toolscout serve declared URL-mode elicitation only, so server {server}'s "
-                       "form was not shown")
+        return refusal(
+            f"the client of toolscout serve declared URL-mode elicitation only, so server {server}'s form was not shown"
+        )
     message = f"The MCP server {server} asks (through toolscout):\n{params.message}"
-    result: types.ElicitResult = await ctx.session.elicit_form(message, params.requested_schema,
-                                                               related_request_id=ctx.request_id)
+    result: types.ElicitResult = await ctx.session.elicit_form(
+        message, params.requested_schema, related_request_id=ctx.request_id
+    )
     return result

@@ -59,8 +59,9 @@ TOO_MANY_IN_FLIGHT = -32001
 
 
 async def _answer(send: Send, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), *headers]})
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), *headers]}
+    )
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
@@ -102,17 +103,29 @@ def authenticate(app: ASGIApp, tokens: Sequence[str], *, local_users_only: bool)
             given = _header(scope, b"authorization") or b""
             matches = [hmac.compare_digest(given, e) for e in expected]  # all compared: no timing hint
             if not any(matches):
-                await _answer(send, 401, {"error": "invalid_token", "error_description": "missing or wrong bearer token"},
-                              [(b"www-authenticate", b'Bearer realm="toolscout"')])
+                await _answer(
+                    send,
+                    401,
+                    {"error": "invalid_token", "error_description": "missing or wrong bearer token"},
+                    [(b"www-authenticate", b'Bearer realm="toolscout"')],
+                )
                 return
             principal = f"token:{matches.index(True) + 1}"
         elif local_users_only:
             uid = info.uid() if isinstance(info, ConnectionInfo) else None
             if uid is None or uid != me:
                 who = "an unknown user" if uid is None else f"uid {uid}"
-                await _answer(send, 403, {"error": "forbidden", "error_description": (
-                    f"this toolscout gateway serves the programs of its own user (uid {me}) only; this connection "
-                    f"comes from {who}. Start it with --token to serve other users' programs.")})
+                await _answer(
+                    send,
+                    403,
+                    {
+                        "error": "forbidden",
+                        "error_description": (
+                            f"this toolscout gateway serves the programs of its own user (uid {me}) only; this connection "
+                            f"comes from {who}. Start it with --token to serve other users' programs."
+                        ),
+                    },
+                )
                 return
             principal = f"uid:{uid}"
         else:
@@ -167,8 +180,9 @@ class SessionBook:
         sid = raw.decode("latin-1")
         session = self.sessions.get(sid)
         if session is not None and session.principal != principal:
-            await _answer(send, 404, {"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32600, "message": "Session not found"}})
+            await _answer(
+                send, 404, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Session not found"}}
+            )
             return
         if session is not None:
             session.last_used = anyio.current_time()
@@ -221,11 +235,21 @@ class SessionBook:
 
     async def _delete(self, sid: str, principal: str) -> None:
         """End session ``sid`` in the SDK as its client would: a DELETE on it."""
-        scope: Scope = {"type": "http", "method": "DELETE", "path": "/mcp", "raw_path": b"/mcp", "root_path": "",
-                        "query_string": b"", "scheme": "http", "http_version": "1.1", "client": None,
-                        "server": None, "headers": [(b"host", b"127.0.0.1"), (SESSION_HEADER, sid.encode())],
-                        PRINCIPAL_KEY: principal,
-                        "user": AuthenticatedUser(AccessToken(token="", client_id=principal, scopes=[]))}
+        scope: Scope = {
+            "type": "http",
+            "method": "DELETE",
+            "path": "/mcp",
+            "raw_path": b"/mcp",
+            "root_path": "",
+            "query_string": b"",
+            "scheme": "http",
+            "http_version": "1.1",
+            "client": None,
+            "server": None,
+            "headers": [(b"host", b"127.0.0.1"), (SESSION_HEADER, sid.encode())],
+            PRINCIPAL_KEY: principal,
+            "user": AuthenticatedUser(AccessToken(token="", client_id=principal, scopes=[])),
+        }
 
         async def receive() -> MutableMapping[str, Any]:
             return {"type": "http.request", "body": b"", "more_body": False}
@@ -276,9 +300,12 @@ class InFlight:
             keys.append((f"session {sid}", self.per_session, "serve.maxInFlightPerSession"))
         for key, cap, setting in keys:
             if self.counts.get(key, 0) >= cap:
-                raise MCPError(TOO_MANY_IN_FLIGHT, f"toolscout serve: {cap} requests of this "
-                               f"{key.split()[0]} are being served already ({setting}); send this one once "
-                               "one of them has been answered")
+                raise MCPError(
+                    TOO_MANY_IN_FLIGHT,
+                    f"toolscout serve: {cap} requests of this "
+                    f"{key.split()[0]} are being served already ({setting}); send this one once "
+                    "one of them has been answered",
+                )
         for key, _, _ in keys:
             self.counts[key] = self.counts.get(key, 0) + 1
         try:
@@ -298,5 +325,6 @@ def request_state_boundary() -> RequestStateBoundary:
     def principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
         return principal_of(ctx.request)
 
-    return RequestStateBoundary(RequestStateSecurity(keys=[os.urandom(32)], bind_principal=principal),
-                                default_audience="toolscout serve")
+    return RequestStateBoundary(
+        RequestStateSecurity(keys=[os.urandom(32)], bind_principal=principal), default_audience="toolscout serve"
+    )

@@ -83,7 +83,7 @@ def parse_bind(text: str) -> Bind:
         end = port_text.find("]:")
         if end < 0:
             raise BindError(f"--http {text!r}: write an IPv6 address as [ADDRESS]:PORT")
-        host, port_text = port_text[1:end], port_text[end + 2:]
+        host, port_text = port_text[1:end], port_text[end + 2 :]
     elif ":" in port_text:
         host, _, port_text = port_text.rpartition(":")
     if not host:
@@ -113,14 +113,19 @@ def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
         return
     make = "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
     if token is not None and (not token or any(c.isspace() or not c.isprintable() for c in token)):
-        raise BindError(f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without "
-                        f"spaces; {make}")
+        raise BindError(
+            f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without spaces; {make}"
+        )
     if not bind.loopback and not token:
-        raise BindError(f"--http {bind.host}:{bind.port} listens beyond this machine: give a bearer token with "
-                        f"--token or {TOKEN_ENV} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1")
+        raise BindError(
+            f"--http {bind.host}:{bind.port} listens beyond this machine: give a bearer token with "
+            f"--token or {TOKEN_ENV} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
+        )
     if not bind.loopback and token is not None and len(token) < MIN_WIDE_TOKEN_CHARS:
-        raise BindError(f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token needs at "
-                        f"least {MIN_WIDE_TOKEN_CHARS} characters (this one has {len(token)}); {make}")
+        raise BindError(
+            f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token needs at "
+            f"least {MIN_WIDE_TOKEN_CHARS} characters (this one has {len(token)}); {make}"
+        )
 
 
 def security_settings(bind: Bind, extra_hosts: Iterable[str] = ()) -> Any:
@@ -138,8 +143,7 @@ def security_settings(bind: Bind, extra_hosts: Iterable[str] = ()) -> Any:
         shown = f"[{name}]" if ":" in name else name
         hosts += [shown, f"{shown}:*"]
         origins += [f"{scheme}://{shown}{port}" for scheme in ("http", "https") for port in ("", ":*")]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 def _machine_names() -> list[str]:
@@ -163,15 +167,21 @@ def exposure_notice(bind: Bind, tokens: Sequence[str], *, on_command_line: bool 
     if not tokens:
         me = _user_name()
         if guard.peer_credentials_available():
-            lines.append(f"no bearer token: every program of user {me} on this machine can use this gateway, its "
-                         "tools and the permission questions of its calls (other users' programs are refused). "
-                         f"Give --token (or {TOKEN_ENV}) so that only the clients you configure can.")
+            lines.append(
+                f"no bearer token: every program of user {me} on this machine can use this gateway, its "
+                "tools and the permission questions of its calls (other users' programs are refused). "
+                f"Give --token (or {TOKEN_ENV}) so that only the clients you configure can."
+            )
         else:
-            lines.append("no bearer token, and this system does not show who is at the other end of a loopback "
-                         f"connection: any local process, of any user, can use this gateway. Give --token (or {TOKEN_ENV}).")
+            lines.append(
+                "no bearer token, and this system does not show who is at the other end of a loopback "
+                f"connection: any local process, of any user, can use this gateway. Give --token (or {TOKEN_ENV})."
+            )
     if on_command_line:
-        lines.append(f"a --token value is visible to every local user in the process list (ps, /proc/PID/cmdline): "
-                     f"pass it in {TOKEN_ENV} instead.")
+        lines.append(
+            f"a --token value is visible to every local user in the process list (ps, /proc/PID/cmdline): "
+            f"pass it in {TOKEN_ENV} instead."
+        )
     return lines
 
 
@@ -184,9 +194,16 @@ def _user_name() -> str:
         return "you"
 
 
-async def serve_http(gateway: Gateway, bind: Bind, *, token: str | Sequence[str] | None = None, stateless: bool = False,
-                     allowed_hosts: Iterable[str] = (), announce: Callable[[str], None] | None = None,
-                     limits: ServeLimits | None = None) -> None:
+async def serve_http(
+    gateway: Gateway,
+    bind: Bind,
+    *,
+    token: str | Sequence[str] | None = None,
+    stateless: bool = False,
+    allowed_hosts: Iterable[str] = (),
+    announce: Callable[[str], None] | None = None,
+    limits: ServeLimits | None = None,
+) -> None:
     """Serve ``gateway`` over streamable HTTP
     at ``http://HOST:PORT/mcp`` until cancelled, within ``limits`` (default: the engine's
     ``serve.*`` settings): connections through :mod:`.guard`, clients and sessions through
@@ -211,10 +228,13 @@ async def serve_http(gateway: Gateway, bind: Bind, *, token: str | Sequence[str]
     gateway.max_clients = max(gateway.max_clients, limits.max_sessions_per_client * principals + 64)
     gateway.server.middleware.append(clients.InFlight(limits))
     app: ASGIApp = gateway.server.streamable_http_app(
-        streamable_http_path=MCP_PATH, stateless_http=stateless, host=bind.host,
+        streamable_http_path=MCP_PATH,
+        stateless_http=stateless,
+        host=bind.host,
         transport_security=security_settings(bind, allowed_hosts),
         # every client's own cap is below this: one client's sessions never refuse another's
-        max_sessions=limits.max_sessions_per_client * principals + 16)
+        max_sessions=limits.max_sessions_per_client * principals + 16,
+    )
     if not stateless:
         app = clients.SessionBook(app, limits, gateway.forget)
     app = clients.authenticate(app, tokens, local_users_only=bind.loopback and guard.peer_credentials_available())
@@ -223,11 +243,19 @@ async def serve_http(gateway: Gateway, bind: Bind, *, token: str | Sequence[str]
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     pool = guard.ConnectionPool(limits)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, http=guard.protocol_class(pool),
-                            h11_max_incomplete_event_size=MAX_HEAD_BYTES, backlog=ACCEPT_BACKLOG)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+        http=guard.protocol_class(pool),
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        backlog=ACCEPT_BACKLOG,
+    )
     server = uvicorn.Server(config)
     (announce or (lambda url: print(f"toolscout serve: listening on {url}", file=sys.stderr, flush=True)))(
-        f"http://{shown}:{port}{MCP_PATH}")
+        f"http://{shown}:{port}{MCP_PATH}"
+    )
     await server.serve(sockets=[sock])
 
 

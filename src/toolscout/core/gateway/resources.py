@@ -18,22 +18,46 @@ from ..tokens import default_counter, tool_tokens
 from .served import CATALOG_URI, CONTEXT_URI
 
 RESOURCES: tuple[dict[str, str], ...] = (
-    {"uri": CATALOG_URI, "name": "catalog", "mimeType": "application/json",
-     "description": "Every upstream server and tool: state, description and schema tokens."},
-    {"uri": CONTEXT_URI, "name": "context", "mimeType": "application/json",
-     "description": "Per-server schema tokens and what deferred loading saves (toolscout context)."},
+    {
+        "uri": CATALOG_URI,
+        "name": "catalog",
+        "mimeType": "application/json",
+        "description": "Every upstream server and tool: state, description and schema tokens.",
+    },
+    {
+        "uri": CONTEXT_URI,
+        "name": "context",
+        "mimeType": "application/json",
+        "description": "Per-server schema tokens and what deferred loading saves (toolscout context).",
+    },
 )
 
 
 def catalog_json(engine: Engine, exposed: Collection[str]) -> dict[str, Any]:
     """The catalog resource for a client that has ``exposed`` tools in its list."""
     counter = default_counter()
-    servers = [{"name": s.name, "state": s.state.value, "error": s.error, "transport": s.transport,
-                "tools": s.tool_count, "instructions": engine.catalog.instructions.get(s.name)}
-               for s in engine.server_statuses()]
-    tools = [{"name": t.name, "server": t.server, "description": t.description,
-              "state": "exposed" if t.name in exposed else "deferred", "tokens": tool_tokens(t, counter)}
-             for t in engine.catalog.tools() if t.server is not None]
+    servers = [
+        {
+            "name": s.name,
+            "state": s.state.value,
+            "error": s.error,
+            "transport": s.transport,
+            "tools": s.tool_count,
+            "instructions": engine.catalog.instructions.get(s.name),
+        }
+        for s in engine.server_statuses()
+    ]
+    tools = [
+        {
+            "name": t.name,
+            "server": t.server,
+            "description": t.description,
+            "state": "exposed" if t.name in exposed else "deferred",
+            "tokens": tool_tokens(t, counter),
+        }
+        for t in engine.catalog.tools()
+        if t.server is not None
+    ]
     return {"servers": servers, "tools": tools}
 
 
@@ -44,8 +68,7 @@ def context_json(engine: Engine, served_tokens: int) -> dict[str, Any]:
     report = engine.context_report().to_json()
     report["servers"] = [row for row in report["servers"] if row["server"] is not None]
     upstream = sum(row["tokens_inline"] for row in report["servers"])
-    report["gateway"] = {"served_tokens": served_tokens, "upstream_tokens": upstream,
-                         "saved": upstream - served_tokens}
+    report["gateway"] = {"served_tokens": served_tokens, "upstream_tokens": upstream, "saved": upstream - served_tokens}
     return report
 
 

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
     """``result`` as the MCP ``CallToolResult`` the gateway answers with."""
-    return types.CallToolResult(content=[_content(b) for b in result.content],
-                                structured_content=result.structured, is_error=result.is_error)
+    return types.CallToolResult(
+        content=[_content(b) for b in result.content], structured_content=result.structured, is_error=result.is_error
+    )
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -39,8 +40,7 @@ def error_result(message: str) -> types.CallToolResult:
 
 def json_result(value: dict[str, Any]) -> types.CallToolResult:
     """A structured answer, also given as compact JSON text for clients that read only text."""
-    return types.CallToolResult(content=[types.TextContent(type="text", text=dumps(value))],
-                                structured_content=value)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=dumps(value))], structured_content=value)
 
 
 def _content(block: ContentBlock) -> types.ContentBlock:
@@ -56,8 +56,9 @@ def _content(block: ContentBlock) -> types.ContentBlock:
             res = types.TextResourceContents(uri=uri, text=block.text, mime_type=block.mime_type)
         return types.EmbeddedResource(type="resource", resource=res)
     if block.type == "resource_link":
-        return types.ResourceLink(type="resource_link", uri=block.uri or "about:blank", name=block.text or "",
-                                  mime_type=block.mime_type)
+        return types.ResourceLink(
+            type="resource_link", uri=block.uri or "about:blank", name=block.text or "", mime_type=block.mime_type
+        )
     return types.TextContent(type="text", text=block.text)
 
 
@@ -155,10 +156,13 @@ def cap_answer(answer: dict[str, Any], limit: int, counter: TokenCounter) -> dic
         out = {**base, "results": kept}
         notes = list(base.get("notes") or [])
         if left:
-            out["left_out"] = [{"name": h.get("name"), "server": h.get("server"), "score": h.get("score")}
-                               for h in left]
-            notes.append(f"{len(left)} more results were left out: the answer would be over {limit:,} tokens "
-                         "(tools.maxResultTokens). Load one with select:NAME.")
+            out["left_out"] = [
+                {"name": h.get("name"), "server": h.get("server"), "score": h.get("score")} for h in left
+            ]
+            notes.append(
+                f"{len(left)} more results were left out: the answer would be over {limit:,} tokens "
+                "(tools.maxResultTokens). Load one with select:NAME."
+            )
         if extra:
             notes.append(extra)
         if notes:
@@ -188,13 +192,23 @@ def cap_answer(answer: dict[str, Any], limit: int, counter: TokenCounter) -> dic
         if len(description) > ANSWER_DESCRIPTION_CHARS:
             first["description"] = description[:ANSWER_DESCRIPTION_CHARS] + "…"
         first["inputSchema"] = {"type": "object"}
-        capped = build([first], hits[1:], f"The definition of {first.get('name')} is {size:,} characters, too long "
-                       "for this answer; it was replaced by an empty object schema. Call the tool: invalid "
-                       "arguments are answered with the start of its real schema.")
+        capped = build(
+            [first],
+            hits[1:],
+            f"The definition of {first.get('name')} is {size:,} characters, too long "
+            "for this answer; it was replaced by an empty object schema. Call the tool: invalid "
+            "arguments are answered with the start of its real schema.",
+        )
     if not fits(capped):  # long instructions or notes: the results and the note on them are what matters
         capped.pop("instructions", None)
     if not fits(capped):
-        capped = {"query": base.get("query"), "results": [], "left_out": capped.get("left_out", []),
-                  "notes": [f"The answer was over {limit:,} tokens (tools.maxResultTokens) even cut down; "
-                            "search with fewer results (max_results) or select:NAME."]}
+        capped = {
+            "query": base.get("query"),
+            "results": [],
+            "left_out": capped.get("left_out", []),
+            "notes": [
+                f"The answer was over {limit:,} tokens (tools.maxResultTokens) even cut down; "
+                "search with fewer results (max_results) or select:NAME."
+            ],
+        }
     return capped

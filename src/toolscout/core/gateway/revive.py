@@ -42,8 +42,9 @@ class Reviver:
         retry_after: :data:`RETRY_AFTER_S` unless told otherwise.
     """
 
-    def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.monotonic,
-                 retry_after: float = RETRY_AFTER_S) -> None:
+    def __init__(
+        self, engine: Engine, *, clock: Callable[[], float] = time.monotonic, retry_after: float = RETRY_AFTER_S
+    ) -> None:
         self.engine = engine
         self.clock = clock
         self.retry_after = retry_after
@@ -87,20 +88,30 @@ class Reviver:
             return None  # up, still connecting on its own, or failed at start-up (the executor says so)
         failed = self._failed.get(server)
         if attempt is None and failed is not None and (ago := self.clock() - failed[0]) < self.retry_after:
-            return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, (
-                f"Server {server} is down, so {name} was not run: the gateway's attempt to reconnect it "
-                f"{ago:.0f} s ago failed ({failed[1]}). It tries again on a call made after "
-                f"{self.retry_after - ago:.0f} s more; if it stays down, tell the user."))
+            return ToolResult.error(
+                name,
+                ToolErrorKind.SERVER_FAILED,
+                (
+                    f"Server {server} is down, so {name} was not run: the gateway's attempt to reconnect it "
+                    f"{ago:.0f} s ago failed ({failed[1]}). It tries again on a call made after "
+                    f"{self.retry_after - ago:.0f} s more; if it stays down, tell the user."
+                ),
+            )
         if attempt is None:
             attempt = self._attempts[server] = asyncio.ensure_future(self._reconnect(server))
             attempt.add_done_callback(lambda _: self._attempts.pop(server, None))
         status = await asyncio.shield(attempt)  # one caller giving up does not stop the others' attempt
         if status.state is ServerState.CONNECTED:
             return None
-        return ToolResult.error(name, ToolErrorKind.SERVER_FAILED, (
-            f"Server {server} is down, so {name} was not run: it had disconnected, and the gateway tried to "
-            f"reconnect it, which failed ({self._failed[server][1]}). It tries again on a call made after "
-            f"{self.retry_after:g} s; if it stays down, tell the user."))
+        return ToolResult.error(
+            name,
+            ToolErrorKind.SERVER_FAILED,
+            (
+                f"Server {server} is down, so {name} was not run: it had disconnected, and the gateway tried to "
+                f"reconnect it, which failed ({self._failed[server][1]}). It tries again on a call made after "
+                f"{self.retry_after:g} s; if it stays down, tell the user."
+            ),
+        )
 
     async def _reconnect(self, server: str) -> ServerStatus:
         try:

@@ -44,17 +44,24 @@ ALWAYS_LOAD: dict[str, Any] = {"anthropic/alwaysLoad": True}
 
 _SEARCH_HEAD = (
     "Search the tools of the user's MCP servers (they are not in your tool list) and get their exact "
-    "input schemas. Query grammar: \"select:NAME[,NAME...]\" loads tools by exact name; keywords describing the "
-    "action (e.g. \"create github issue\") rank tools; \"+word\" requires the word in the tool's name; \"discover:TEXT\" explores. "
+    'input schemas. Query grammar: "select:NAME[,NAME...]" loads tools by exact name; keywords describing the '
+    'action (e.g. "create github issue") rank tools; "+word" requires the word in the tool\'s name; "discover:TEXT" explores. '
     f"Each result gives the tool's canonical name, server, description, score and inputSchema. Then run a tool "
-    f"with {CALL_TOOL} {{\"name\": NAME, \"arguments\": {{...}}}} following that schema."
+    f'with {CALL_TOOL} {{"name": NAME, "arguments": {{...}}}} following that schema.'
 )
-_HOW_TO_READ = ("Names are grouped by prefix, written once: \"mcp__github__: create_issue list_issues\" means "
-                "mcp__github__create_issue and mcp__github__list_issues; always use the full name.")
+_HOW_TO_READ = (
+    'Names are grouped by prefix, written once: "mcp__github__: create_issue list_issues" means '
+    "mcp__github__create_issue and mcp__github__list_issues; always use the full name."
+)
 
 
-def announcement(tools: Sequence[ToolSpec], pending: Sequence[str], *, counter: TokenCounter | None = None,
-                 max_tokens: int = ANNOUNCE_MAX_TOKENS) -> str:
+def announcement(
+    tools: Sequence[ToolSpec],
+    pending: Sequence[str],
+    *,
+    counter: TokenCounter | None = None,
+    max_tokens: int = ANNOUNCE_MAX_TOKENS,
+) -> str:
     """The part of the search tool's description that says which tools exist.
 
     Args:
@@ -76,8 +83,10 @@ def announcement(tools: Sequence[ToolSpec], pending: Sequence[str], *, counter: 
             for tool in tools:
                 counts[tool.server or "built-in"] = counts.get(tool.server or "built-in", 0) + 1
             lines = "\n".join(f"{server}: {n} tools" for server, n in counts.items())
-            parts.append(f"Available tools: {len(tools)} on {len(counts)} servers (every name is in the resource "
-                         f"{CATALOG_URI}; search by keywords to find them):\n{lines}")
+            parts.append(
+                f"Available tools: {len(tools)} on {len(counts)} servers (every name is in the resource "
+                f"{CATALOG_URI}; search by keywords to find them):\n{lines}"
+            )
     elif not pending:
         parts.append("No tools are available yet.")
     if pending:
@@ -93,10 +102,16 @@ def search_tool(announced: str) -> dict[str, Any]:
         "inputSchema": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "select:NAME[,NAME], keywords (+required words), "
-                                                           "or discover:TEXT"},
-                "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS,
-                                "description": "most results (default 5)"},
+                "query": {
+                    "type": "string",
+                    "description": "select:NAME[,NAME], keywords (+required words), or discover:TEXT",
+                },
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_RESULTS,
+                    "description": "most results (default 5)",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -111,8 +126,8 @@ def call_tool() -> dict[str, Any]:
     return {
         "name": CALL_TOOL,
         "description": (
-            f"Run a tool found with {SEARCH_TOOL}: \"name\" is its exact canonical name (mcp__server__tool), "
-            "\"arguments\" follow its inputSchema. Arguments are checked against that schema and the user's "
+            f'Run a tool found with {SEARCH_TOOL}: "name" is its exact canonical name (mcp__server__tool), '
+            '"arguments" follow its inputSchema. Arguments are checked against that schema and the user\'s '
             "permission rules first; the tool's own result is returned as is."
         ),
         "inputSchema": {
@@ -139,15 +154,19 @@ def served_name(canonical: str, taken: Collection[str]) -> str:
     a name in ``taken`` (the client's served names) is still resolved with
     :func:`~toolscout.core.names.dedupe`. At most 64 characters.
     """
-    name = canonical[len(MCP_PREFIX):] if canonical.startswith(MCP_PREFIX) else canonical
+    name = canonical[len(MCP_PREFIX) :] if canonical.startswith(MCP_PREFIX) else canonical
     return dedupe(shorten(name), {SEARCH_TOOL, CALL_TOOL, *taken})
 
 
 def exposed_tool(tool: ToolSpec, name: str) -> dict[str, Any]:
     """A tool found by search, served as ``name`` (:func:`served_name`; ``--expose dynamic``)
     with its own description and exact schema."""
-    entry: dict[str, Any] = {"name": name, "description": tool.description, "inputSchema": tool.input_schema,
-                             "_meta": dict(ALWAYS_LOAD)}
+    entry: dict[str, Any] = {
+        "name": name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+        "_meta": dict(ALWAYS_LOAD),
+    }
     if tool.annotations:
         # Hints are passed on for the client's display; they never grant anything here.
         entry["annotations"] = tool.annotations
@@ -165,27 +184,42 @@ def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[st
         ``{"results": [{"name", "server", "description", "score", "inputSchema"}], "instructions":
         {server: text}, "missing", "suggestions", "pending_servers", "notes"}``; empty parts are left out.
     """
-    answer: dict[str, Any] = {"query": result.query, "results": [
-        {"name": h.tool.name, "server": h.tool.server, "description": h.tool.description,
-         "score": round(h.score, 4), "inputSchema": h.tool.input_schema}
-        for h in result.hits
-    ]}
+    answer: dict[str, Any] = {
+        "query": result.query,
+        "results": [
+            {
+                "name": h.tool.name,
+                "server": h.tool.server,
+                "description": h.tool.description,
+                "score": round(h.score, 4),
+                "inputSchema": h.tool.input_schema,
+            }
+            for h in result.hits
+        ],
+    }
     servers = dict.fromkeys(h.tool.server for h in result.hits if h.tool.server)
-    carried = {s: (result.instructions.get(s) or instructions.get(s) or "").strip()[:MAX_INSTRUCTIONS_CHARS]
-               for s in servers}
+    carried = {
+        s: (result.instructions.get(s) or instructions.get(s) or "").strip()[:MAX_INSTRUCTIONS_CHARS] for s in servers
+    }
     if any(carried.values()):
         answer["instructions"] = {s: text for s, text in carried.items() if text}
     notes = list(result.errors)
     if not result.hits and result.pending_servers and not result.errors:
         # "no match" would be a verdict on tools that are not in yet (the app's render says the same)
-        notes.append(f"Nothing among the connected servers' tools matches yet; still connecting: "
-                     f"{', '.join(sorted(result.pending_servers))}. Their tools are found once they are up: "
-                     "search again in a moment.")
+        notes.append(
+            f"Nothing among the connected servers' tools matches yet; still connecting: "
+            f"{', '.join(sorted(result.pending_servers))}. Their tools are found once they are up: "
+            "search again in a moment."
+        )
     elif result.no_good_match and not result.hits and not result.errors:  # a note says why already
         unmatched = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         notes.append(f"No good match{unmatched}. Try other words, a shorter query, or select:<exact name>.")
-    for key, value in (("missing", result.missing), ("suggestions", result.suggestions),
-                       ("pending_servers", sorted(result.pending_servers)), ("notes", notes)):
+    for key, value in (
+        ("missing", result.missing),
+        ("suggestions", result.suggestions),
+        ("pending_servers", sorted(result.pending_servers)),
+        ("notes", notes),
+    ):
         if value:
             answer[key] = value
     return answer

@@ -88,13 +88,20 @@ class _ListChangedServer(Server[Any]):
         super().__init__(*args, **kwargs)
         self.tools_changed = tools_changed
 
-    def create_initialization_options(self, notification_options: NotificationOptions | None = None,
-                                      experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-                                      extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
         """The SDK's, with ``tools_changed`` as :attr:`tools_changed` unless options are given."""
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=self.tools_changed),
-            experimental_capabilities, extensions)
+            experimental_capabilities,
+            extensions,
+        )
+
+
 #: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
 MAX_CLIENTS = 1_024
 INSTRUCTIONS = (
@@ -152,8 +159,9 @@ class Gateway:
         ValueError: unknown ``expose`` mode.
     """
 
-    def __init__(self, engine: Engine, *, expose: str = "static", stateless: bool = False,
-                 first_list_wait: float = 0.0) -> None:
+    def __init__(
+        self, engine: Engine, *, expose: str = "static", stateless: bool = False, first_list_wait: float = 0.0
+    ) -> None:
         if expose not in EXPOSE_MODES:
             raise ValueError(f"expose must be one of {', '.join(EXPOSE_MODES)}, not {expose!r}")
         self.engine = engine
@@ -172,9 +180,14 @@ class Gateway:
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
         self.server: Server[Any] = _ListChangedServer(
-            expose == "dynamic", "toolscout", version=__version__, instructions=INSTRUCTIONS,
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
-            on_list_resources=self._list_resources, on_read_resource=self._read_resource,
+            expose == "dynamic",
+            "toolscout",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_read_resource=self._read_resource,
             on_subscriptions_listen=self._listen if expose == "dynamic" else None,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
@@ -243,7 +256,6 @@ class Gateway:
         HTTP session, else its client (:mod:`.clients`), else the one stdio client."""
         return session_id_of(ctx) or principal_of(ctx.request) or "stdio"
 
-
     async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The client's state, once the engine has started and servers still connecting have
         settled or the client's wait for them is over: ``first_list_wait`` seconds from its
@@ -289,12 +301,15 @@ class Gateway:
         ``tools.listChanged`` true where it may be sent (the SDK's default derives it from the
         listen handler alone, and would also claim resource subscriptions)."""
         changes = self.expose == "dynamic" and self.keeps_state(ctx)
-        return types.DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
-                                    capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=changes)),
-                                    instructions=self.server.instructions)
+        return types.DiscoverResult(
+            supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=changes)),
+            instructions=self.server.instructions,
+        )
 
-    async def _listen(self, ctx: ServerRequestContext[Any, Any],
-                      params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
+    async def _listen(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
         """``subscriptions/listen`` (2026-07-28, ``dynamic`` only): this client's stream of
         ``tools/list_changed``."""
         state = self.client(ctx)
@@ -302,8 +317,9 @@ class Gateway:
             state.listen = ListenHandler(state.bus, max_subscriptions=8)
         return await state.listen(ctx, params)
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
-                         params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         args = params.arguments or {}
         try:
             await self.ready(ctx)
@@ -312,15 +328,19 @@ class Gateway:
             state = self.client(ctx)
             if params.name == CALL_TOOL:
                 if set(args) - {"name", "arguments"} or not isinstance(args.get("name"), str):
-                    return error_result(f"{CALL_TOOL} takes {{\"name\": \"<canonical tool name>\", \"arguments\": "
-                                        f"{{...}}}}; got {dumps(args)[:500]}")
+                    return error_result(
+                        f'{CALL_TOOL} takes {{"name": "<canonical tool name>", "arguments": '
+                        f"{{...}}}}; got {dumps(args)[:500]}"
+                    )
                 name = state.resolve(args["name"]) or args["name"]  # an exposed tool's served name too
                 return await self.call(ctx, name, args.get("arguments"), params)
             exposed = state.resolve(params.name)
             if exposed is not None:
                 return await self.call(ctx, exposed, args, params)
-            return error_result(f"Unknown tool {params.name!r}: this server serves {SEARCH_TOOL} and {CALL_TOOL}"
-                                + (" and the tools its searches exposed." if self.expose == "dynamic" else "."))
+            return error_result(
+                f"Unknown tool {params.name!r}: this server serves {SEARCH_TOOL} and {CALL_TOOL}"
+                + (" and the tools its searches exposed." if self.expose == "dynamic" else ".")
+            )
         except Exception as exc:  # the gateway answers every call
             log.exception("tools/call %s failed", params.name)
             return error_result(f"toolscout gateway error during {params.name}: {type(exc).__name__}: {exc}")
@@ -328,10 +348,18 @@ class Gateway:
     async def _search(self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]) -> types.CallToolResult:
         query, limit = args.get("query"), args.get("max_results")
         extra = set(args) - {"query", "max_results"}
-        if not isinstance(query, str) or extra or (limit is not None and (
-                not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RESULTS)):
-            return error_result(f"{SEARCH_TOOL} takes {{\"query\": string, \"max_results\": integer 1-{MAX_RESULTS} "
-                                f"(optional)}}; got {dumps(args)[:500]}")
+        if (
+            not isinstance(query, str)
+            or extra
+            or (
+                limit is not None
+                and (not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_RESULTS)
+            )
+        ):
+            return error_result(
+                f'{SEARCH_TOOL} takes {{"query": string, "max_results": integer 1-{MAX_RESULTS} '
+                f"(optional)}}; got {dumps(args)[:500]}"
+            )
         # Ranking is CPU work (and may wait for the dense model): off the event loop, so other
         # clients and upstream notifications keep flowing. ToolSearch locks its index itself.
         result = await anyio.to_thread.run_sync(self.engine.search_tools, query, limit)
@@ -353,8 +381,10 @@ class Gateway:
         trust = self.engine.folder_trust
         if not names or trust is None:
             return ""
-        return (f"Not started because the person has not approved this project folder ({trust.folder}): "
-                f"{', '.join(names)}. To approve it, {trust.how_to_approve()} (restart the gateway after).")
+        return (
+            f"Not started because the person has not approved this project folder ({trust.folder}): "
+            f"{', '.join(names)}. To approve it, {trust.how_to_approve()} (restart the gateway after)."
+        )
 
     async def _expose(self, ctx: ServerRequestContext[Any, Any], tools: list[ToolSpec]) -> None:
         if not self.keeps_state(ctx):
@@ -371,13 +401,15 @@ class Gateway:
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 await state.bus.publish(ToolsListChanged())  # to the client's listen streams
             else:
-                await ctx.session.send_notification(types.ToolListChangedNotification(),
-                                                    related_request_id=ctx.request_id)
+                await ctx.session.send_notification(
+                    types.ToolListChangedNotification(), related_request_id=ctx.request_id
+                )
         except Exception as exc:  # a lost notification must not fail the search
             log.warning("could not send tools/list_changed: %s", exc)
 
-    async def call(self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any,
-                   params: Any) -> types.CallToolResult | types.InputRequiredResult:
+    async def call(
+        self, ctx: ServerRequestContext[Any, Any], name: str, arguments: Any, params: Any
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """Run upstream tool ``name`` for the client of ``ctx`` (ExecuteTool semantics: looked up,
         validated against its projected schema, permission rules applied, result passed through);
         a stdio server that disconnected is reconnected first (:mod:`.revive`).
@@ -400,15 +432,17 @@ class Gateway:
         if asker is not None and asker.input_required is not None:
             return asker.input_required
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
-            result = ToolResult.error(result.tool_name, ToolErrorKind.PERMISSION_DENIED,
-                                      f"{result.tool_name} was not run: {asker.failure}.")
+            result = ToolResult.error(
+                result.tool_name, ToolErrorKind.PERMISSION_DENIED, f"{result.tool_name} was not run: {asker.failure}."
+            )
         return to_call_result(self.results.cap(result, self.owner(ctx)))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
 
-    async def _read_resource(self, ctx: ServerRequestContext[Any, Any],
-                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         state = await self.ready(ctx)
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
         text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
@@ -417,8 +451,9 @@ class Gateway:
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"
-        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), text=text,
-                                                                             mime_type=mime)])
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=str(params.uri), text=text, mime_type=mime)]
+        )
 
 
 def _headers(ctx: ServerRequestContext[Any, Any]) -> Any:

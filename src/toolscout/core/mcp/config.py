@@ -134,8 +134,9 @@ def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> Ser
             cwd = raw.get("cwd")
             if cwd is not None and not isinstance(cwd, str):
                 raise ValueError("'cwd' must be a string")
-            written = WrittenLaunch(command=command, args=tuple(str(a) for a in args),
-                                    env=_str_map(raw.get("env"), "env"), cwd=cwd or None)
+            written = WrittenLaunch(
+                command=command, args=tuple(str(a) for a in args), env=_str_map(raw.get("env"), "env"), cwd=cwd or None
+            )
             return ServerConfig(
                 name,
                 "stdio",
@@ -276,8 +277,13 @@ def load_mcp_config(
 
 def _is_git_repo(path: Path) -> bool:
     try:
-        out = subprocess.run(["git", "-C", str(path), "rev-parse", "--is-inside-work-tree"],
-                             capture_output=True, text=True, timeout=5, check=False)
+        out = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return out.returncode == 0 and out.stdout.strip() == "true"
@@ -298,15 +304,30 @@ def default_servers(project_dir: str | Path) -> list[ServerConfig]:
     project = Path(project_dir).resolve()
     out: list[ServerConfig] = []
     if importlib.util.find_spec("mcp_server_time"):
-        out.append(ServerConfig("time", command=sys.executable, args=("-m", "mcp_server_time"), source="default",
-                                search_hints=dict(hints["time"])))
+        out.append(
+            ServerConfig(
+                "time",
+                command=sys.executable,
+                args=("-m", "mcp_server_time"),
+                source="default",
+                search_hints=dict(hints["time"]),
+            )
+        )
     if importlib.util.find_spec("mcp_server_git"):
         args: tuple[str, ...] = ("-m", "mcp_server_git")
         if _is_git_repo(project):
             args += ("--repository", str(project))
-        out.append(ServerConfig("git", command=sys.executable, args=args, source="default",
-                                search_hints=dict(hints["git"])))
+        out.append(
+            ServerConfig("git", command=sys.executable, args=args, source="default", search_hints=dict(hints["git"]))
+        )
     if importlib.util.find_spec("mcp_server_fetch"):
-        out.append(ServerConfig("fetch", command=sys.executable, args=("-m", "mcp_server_fetch"), source="default",
-                                search_hints=dict(hints["fetch"])))
+        out.append(
+            ServerConfig(
+                "fetch",
+                command=sys.executable,
+                args=("-m", "mcp_server_fetch"),
+                source="default",
+                search_hints=dict(hints["fetch"]),
+            )
+        )
     return out

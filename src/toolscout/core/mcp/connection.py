@@ -106,8 +106,9 @@ class ServerConnection:
         listener: receives state changes, tool listings and warnings.
     """
 
-    def __init__(self, config: ServerConfig, *, connect_timeout: float, call_timeout: float,
-                 listener: ConnectionListener) -> None:
+    def __init__(
+        self, config: ServerConfig, *, connect_timeout: float, call_timeout: float, listener: ConnectionListener
+    ) -> None:
         self.config = config
         self.name = config.name
         self.connect_timeout = connect_timeout
@@ -170,13 +171,22 @@ class ServerConnection:
             if self._stop_requested:
                 self._set_status(ServerState.DISCONNECTED, error=None, tool_count=0)
             elif self._eof and self._connected:
-                self._set_status(ServerState.DISCONNECTED, tool_count=0,
-                                 error=self._with_stderr("the server closed the connection", errlog))
+                self._set_status(
+                    ServerState.DISCONNECTED,
+                    tool_count=0,
+                    error=self._with_stderr("the server closed the connection", errlog),
+                )
             elif scope.cancelled_caught:
                 noise = f"; it wrote non-MCP output instead, first line: {self._noise}" if self._noise else ""
-                self._set_status(ServerState.FAILED, tool_count=0, error=self._with_stderr(
-                    f"no answer to {self._stage} within {self.connect_timeout:g} s{noise} "
-                    "(raise mcp.timeout or TOOLSCOUT_MCP_TIMEOUT)", errlog))
+                self._set_status(
+                    ServerState.FAILED,
+                    tool_count=0,
+                    error=self._with_stderr(
+                        f"no answer to {self._stage} within {self.connect_timeout:g} s{noise} "
+                        "(raise mcp.timeout or TOOLSCOUT_MCP_TIMEOUT)",
+                        errlog,
+                    ),
+                )
         except Exception as exc:  # every failure becomes the server's state
             self._client = None
             state = ServerState.DISCONNECTED if self._connected else ServerState.FAILED
@@ -203,8 +213,9 @@ class ServerConnection:
             self._client = client
             self._connected = True
             self._listener.server_tools_changed(self.name, tools, instructions)
-            self._set_status(ServerState.CONNECTED, instructions=instructions,
-                             tool_count=len(tools), has_resources=has_resources)
+            self._set_status(
+                ServerState.CONNECTED, instructions=instructions, tool_count=len(tools), has_resources=has_resources
+            )
             self._end_renewal()
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._relist_loop, client)
@@ -236,8 +247,11 @@ class ServerConnection:
         A request made now fails with :class:`ServerUnavailable`. Exact on the pool loop; read
         from another thread it sees every change made before what that thread last received
         from the pool loop (the failed request that saw the connection close, for one)."""
-        return self.status.state is ServerState.CONNECTED and self._renewing is None and (
-            self._eof or self._stop_requested or self._client is None)
+        return (
+            self.status.state is ServerState.CONNECTED
+            and self._renewing is None
+            and (self._eof or self._stop_requested or self._client is None)
+        )
 
     def _on_eof(self, session: int) -> None:
         if session == self.sessions and self._renewing is None:  # not the old session a renewal closes
@@ -246,28 +260,34 @@ class ServerConnection:
 
     def _client_for(self, errlog: IO[str] | None) -> Client:
         cfg = self.config
-        common: dict[str, Any] = {"mode": "legacy", "message_handler": self._on_message,
-                                  "client_info": CLIENT_INFO}
+        common: dict[str, Any] = {"mode": "legacy", "message_handler": self._on_message, "client_info": CLIENT_INFO}
         if self.elicitation is not None:  # declares the capability upstream
             common["elicitation_callback"] = self.elicitation.answer
         if cfg.transport == "memory":
             return Client(cfg.inproc, **common)
         if cfg.transport == "stdio":
-            wrapped = None if self.launcher is None else self.launcher.wrap(
-                cfg.command, list(cfg.args), cfg.env, LOW_NICE if self.low_priority else 0)
+            wrapped = (
+                None
+                if self.launcher is None
+                else self.launcher.wrap(cfg.command, list(cfg.args), cfg.env, LOW_NICE if self.low_priority else 0)
+            )
             self.shared_session = wrapped is not None
             if wrapped is not None:  # the shim that has the launcher start the configured command
                 cfg = replace(cfg, command=wrapped[0], args=tuple(wrapped[1]))
         self.sessions += 1
         session = self.sessions
-        return Client(_guarded(open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session)),
-                               self), **common)
+        return Client(
+            _guarded(open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session)), self),
+            **common,
+        )
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
         self._listener.server_warning(
             f"wrote output that is not MCP (JSON-RPC) during {self._stage}, ignored from now on; "
-            f"first line: {first_line}", self.name)
+            f"first line: {first_line}",
+            self.name,
+        )
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -289,8 +309,9 @@ class ServerConnection:
         hints = self.config.search_hints
         if not hints:
             return listing.tools
-        return [replace(t, search_hint=hints[t.name]) if t.name in hints and not t.search_hint else t
-                for t in listing.tools]
+        return [
+            replace(t, search_hint=hints[t.name]) if t.name in hints and not t.search_hint else t for t in listing.tools
+        ]
 
     async def _probe_resources(self, client: Client) -> bool:
         """True when the server declares resources *and* lists any (the SDK's high-level server
@@ -320,8 +341,9 @@ class ServerConnection:
                 with anyio.fail_after(self.call_timeout):
                     tools = await self._list_tools(client)
             except Exception as exc:  # keep the old listing, report, keep serving
-                self._listener.server_warning(f"re-listing tools after list_changed failed: {self._describe(exc)}",
-                                              self.name)
+                self._listener.server_warning(
+                    f"re-listing tools after list_changed failed: {self._describe(exc)}", self.name
+                )
                 continue
             finally:
                 self._stage = "the session"
@@ -349,8 +371,9 @@ class ServerConnection:
             self._wake.set()
         return await self._require_client()
 
-    async def _request(self, send: Callable[[Client], Awaitable[_T]], timeout: float,
-                       elicitor: Elicitor | None = None) -> _T:
+    async def _request(
+        self, send: Callable[[Client], Awaitable[_T]], timeout: float, elicitor: Elicitor | None = None
+    ) -> _T:
         """``send`` on the open client within ``timeout`` s (the server's questions meanwhile go to
         ``elicitor``: :mod:`.elicitation`); once more on a new session when the server answered
         HTTP 404 for this one (the request was not run: the session was unknown)."""
@@ -369,11 +392,15 @@ class ServerConnection:
         except MCPError as exc:
             if session not in self._gone:
                 raise
-            raise MCPError(types.INVALID_REQUEST, "the server answered HTTP 404 (session not found) again right "
-                           f"after a new session was started, so the request was not run: {exc.error.message}") from exc
+            raise MCPError(
+                types.INVALID_REQUEST,
+                "the server answered HTTP 404 (session not found) again right "
+                f"after a new session was started, so the request was not run: {exc.error.message}",
+            ) from exc
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float,
-                        elicitor: Elicitor | None = None) -> types.CallToolResult:
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Elicitor | None = None
+    ) -> types.CallToolResult:
         """``tools/call`` with the server's own tool name (sent once more on a new session after
         an HTTP 404 for the session: see the module docstring); questions the server asks
         meanwhile go to ``elicitor`` when the connection forwards them (:attr:`elicitation`).

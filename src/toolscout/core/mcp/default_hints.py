@@ -17,7 +17,7 @@ DEFAULT_SEARCH_HINTS: dict[str, dict[str, str]] = {
         # convert_time's schema gives Asia/Tokyo and America/San_Francisco as its examples: named
         # here too, a city among them does not decide between the two tools on its own
         "get_current_time": "what time is it now: the current time in a city or timezone, such as "
-                            "Asia/Tokyo or America/San_Francisco",
+        "Asia/Tokyo or America/San_Francisco",
     },
     "git": {
         "git_status": "what changed: modified, staged and untracked files",

@@ -83,14 +83,17 @@ class ElicitationRoutes:
         if not owners:
             return refusal(f"toolscout has no one to ask: no call to server {self.server} is waiting for an answer")
         if len(owners) > 1:
-            return refusal(f"calls of several clients of toolscout are in flight on server {self.server}, so "
-                           "toolscout cannot tell whose question this is; it was not shown to anyone")
+            return refusal(
+                f"calls of several clients of toolscout are in flight on server {self.server}, so "
+                "toolscout cannot tell whose question this is; it was not shown to anyone"
+            )
         elicitor = self._calls[-1][0]
         scopes = [s for e, s in self._calls if e.owner is elicitor.owner]
         self._pause(scopes)
         try:
-            answer: types.ElicitResult | types.ErrorData = await _on_loop(elicitor.loop,
-                                                                          elicitor.ask(self.server, params))
+            answer: types.ElicitResult | types.ErrorData = await _on_loop(
+                elicitor.loop, elicitor.ask(self.server, params)
+            )
             return answer
         except Exception as exc:  # a broken exchange refuses, never answers for the person
             return refusal(f"the question could not be asked ({type(exc).__name__}: {exc})")

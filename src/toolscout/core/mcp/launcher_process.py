@@ -83,9 +83,15 @@ def _serve(conn: socket.socket) -> None:
             return
         try:
             proc = subprocess.Popen(
-                [str(a) for a in request["argv"]], stdin=fds[0], stdout=fds[1], stderr=fds[2],
-                env={str(k): str(v) for k, v in request["env"].items()}, cwd=request.get("cwd") or None,
-                process_group=0, close_fds=True)
+                [str(a) for a in request["argv"]],
+                stdin=fds[0],
+                stdout=fds[1],
+                stderr=fds[2],
+                env={str(k): str(v) for k, v in request["env"].items()},
+                cwd=request.get("cwd") or None,
+                process_group=0,
+                close_fds=True,
+            )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             _send(conn, {"error": f"cannot start the server: {exc}"})
             return

@@ -94,11 +94,14 @@ class ToolListing:
     def finish(self) -> ToolListing:
         """Add the count of drops not spelled out and the bound's warning; returns self."""
         if self._dropped > MAX_TOOL_WARNINGS:
-            self.warnings.append(f"{self._dropped - MAX_TOOL_WARNINGS} more tools dropped (first "
-                                 f"{MAX_TOOL_WARNINGS} listed above)")
+            self.warnings.append(
+                f"{self._dropped - MAX_TOOL_WARNINGS} more tools dropped (first {MAX_TOOL_WARNINGS} listed above)"
+            )
         if self.over_bound:
-            self.warnings.append(f"tools/list is over toolscout's bound of {self.bound} per server: kept the first "
-                                 f"{len(self.tools):,} tools, dropped {self.over_bound:,}")
+            self.warnings.append(
+                f"tools/list is over toolscout's bound of {self.bound} per server: kept the first "
+                f"{len(self.tools):,} tools, dropped {self.over_bound:,}"
+            )
         return self
 
 
@@ -155,9 +158,13 @@ def check_tool(raw: Any) -> tuple[ToolSpec | None, str]:
         return None, f"a lone surrogate in the text {shown(bad)}"
     description = raw.get("description")
     annotations = raw.get("annotations")
-    return ToolSpec(name=name, original_name=name, input_schema=schema,
-                    description=description if isinstance(description, str) else "",
-                    annotations=annotations if isinstance(annotations, dict) and annotations else None), ""
+    return ToolSpec(
+        name=name,
+        original_name=name,
+        input_schema=schema,
+        description=description if isinstance(description, str) else "",
+        annotations=annotations if isinstance(annotations, dict) and annotations else None,
+    ), ""
 
 
 def read_page(raw: Any, listing: ToolListing, seen: set[str]) -> int:
@@ -228,13 +235,15 @@ async def list_tools_leniently(session: ClientSession) -> ToolListing:
             break
         if cursor in seen_cursors or (new == 0 and raw["tools"]):
             why = f"repeated cursor {shown(cursor)}" if cursor in seen_cursors else "a page of repeated tools"
-            listing.warnings.append(f"tools/list stopped after {page_no} pages ({why}); kept the "
-                                    f"{len(listing.tools)} tools read so far")
+            listing.warnings.append(
+                f"tools/list stopped after {page_no} pages ({why}); kept the {len(listing.tools)} tools read so far"
+            )
             break
         seen_cursors.add(cursor)
     else:
-        listing.warnings.append(f"tools/list still had more pages after {MAX_PAGES}; kept the first "
-                                f"{len(listing.tools)} tools")
+        listing.warnings.append(
+            f"tools/list still had more pages after {MAX_PAGES}; kept the first {len(listing.tools)} tools"
+        )
     _absorb(session, listing)
     return listing.finish()
 
@@ -242,9 +251,12 @@ async def list_tools_leniently(session: ClientSession) -> ToolListing:
 def _absorb(session: ClientSession, listing: ToolListing) -> None:
     """Give the SDK session the per-tool state a validated listing would have left (output
     schemas for result validation): without it, ``call_tool`` re-lists through the strict path."""
-    tools = [types.Tool.model_construct(name=t.name, input_schema=t.input_schema,
-                                        output_schema=listing.output_schemas.get(t.name))
-             for t in listing.tools]
+    tools = [
+        types.Tool.model_construct(
+            name=t.name, input_schema=t.input_schema, output_schema=listing.output_schemas.get(t.name)
+        )
+        for t in listing.tools
+    ]
     try:
         session._absorb_tool_listing(types.ListToolsResult.model_construct(tools=tools), complete=True)
     except Exception:  # best effort: calls still work, they only lose output-schema checks

@@ -76,8 +76,9 @@ class LoopThread:
     @property
     def running(self) -> bool:
         """True while the loop thread is alive and its loop open."""
-        return self._thread is not None and self._thread.is_alive() and self.loop is not None \
-            and not self.loop.is_closed()
+        return (
+            self._thread is not None and self._thread.is_alive() and self.loop is not None and not self.loop.is_closed()
+        )
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the pool loop and return its result on the calling loop.

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # .connection imports the MCP SDK (~1 s): loaded when the fir
         def prepare_tools(self, name: str, tools: list[ToolSpec]) -> list[ToolSpec]:
             """``tools`` with their CPU-heavy derived data computed (called off every event loop)."""
 
+
 log = logging.getLogger(__name__)
 
 #: Bound on a graceful pool shut-down before remaining sessions are cancelled (s). The SDK's
@@ -71,8 +72,9 @@ class ServerPool:
         listener: receives every state change, tool listing and warning.
     """
 
-    def __init__(self, configs: Iterable[ServerConfig], *, connect_timeout: float, call_timeout: float,
-                 listener: PoolListener) -> None:
+    def __init__(
+        self, configs: Iterable[ServerConfig], *, connect_timeout: float, call_timeout: float, listener: PoolListener
+    ) -> None:
         self.configs: dict[str, ServerConfig] = {c.name: c for c in configs}
         self.connect_timeout = connect_timeout
         #: servers started from now on run at a lower CPU priority (setting ``mcp.serverPriority``)
@@ -303,8 +305,9 @@ class ServerPool:
         from .connection import ServerConnection
 
         assert self._tg is not None
-        conn = ServerConnection(cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout,
-                                listener=self)
+        conn = ServerConnection(
+            cfg, connect_timeout=self.connect_timeout, call_timeout=self.call_timeout, listener=self
+        )
         conn.low_priority = self.low_priority and cfg.transport == "stdio"
         if self.forward_elicitation:
             from .elicitation import ElicitationRoutes
@@ -417,8 +420,10 @@ def not_approved_message(cfg: ServerConfig) -> str:
         where, run = f"--mcp-config file {escape_all(cfg.source)}", f"toolscout --mcp-config {shlex.quote(cfg.source)}"
     else:
         where, run = ".mcp.json", "toolscout"
-    return (f"not approved: this folder's {where} {what} {shown}{more}; to start it, approve the folder: run "
-            f"`{escape_all(run)}` in it once and answer its trust prompt, or pass --trust-project")
+    return (
+        f"not approved: this folder's {where} {what} {shown}{more}; to start it, approve the folder: run "
+        f"`{escape_all(run)}` in it once and answer its trust prompt, or pass --trust-project"
+    )
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -44,30 +44,46 @@ class _ResourceTool:
         self.denied = denied or (lambda _server: None)
 
     def _servers(self, wanted: str | None) -> list[str] | ToolResult:
-        names = [s.name for s in self.pool.statuses() if s.state is ServerState.CONNECTED and s.has_resources
-                 and self.denied(s.name) is None]
+        names = [
+            s.name
+            for s in self.pool.statuses()
+            if s.state is ServerState.CONNECTED and s.has_resources and self.denied(s.name) is None
+        ]
         if wanted is None:
             return names
         name = self.pool.find(wanted)
         rule = self.denied(name) if name else None
         if rule is not None:
-            return ToolResult.error(self.spec.name, ToolErrorKind.PERMISSION_DENIED,
-                                    f"The resources of server {name} are denied by the rule {rule!r} in "
-                                    "permissions.deny; remove that rule to read them.")
+            return ToolResult.error(
+                self.spec.name,
+                ToolErrorKind.PERMISSION_DENIED,
+                f"The resources of server {name} are denied by the rule {rule!r} in "
+                "permissions.deny; remove that rule to read them.",
+            )
         status = self.pool.status(name) if name else None
         if status is None:
-            return ToolResult.error(self.spec.name, ToolErrorKind.UNKNOWN_TOOL,
-                                    f"No MCP server named {wanted!r}. Servers with resources: {', '.join(names) or 'none'}.")
+            return ToolResult.error(
+                self.spec.name,
+                ToolErrorKind.UNKNOWN_TOOL,
+                f"No MCP server named {wanted!r}. Servers with resources: {', '.join(names) or 'none'}.",
+            )
         if status.state is not ServerState.CONNECTED:
-            kind = ToolErrorKind.SERVER_CONNECTING if status.state is ServerState.CONNECTING else ToolErrorKind.SERVER_FAILED
+            kind = (
+                ToolErrorKind.SERVER_CONNECTING
+                if status.state is ServerState.CONNECTING
+                else ToolErrorKind.SERVER_FAILED
+            )
             why = f": {status.error}" if status.error else ""
             return ToolResult.error(self.spec.name, kind, f"Server {name} is {status.state.value}{why}.")
         return [status.name]
 
     def _failure(self, server: str, exc: Exception) -> ToolResult:
         if isinstance(exc, TimeoutError):
-            return ToolResult.error(self.spec.name, ToolErrorKind.TIMEOUT,
-                                    f"Server {server} did not answer within {self.pool.call_timeout:g} s (mcp.callTimeout).")
+            return ToolResult.error(
+                self.spec.name,
+                ToolErrorKind.TIMEOUT,
+                f"Server {server} did not answer within {self.pool.call_timeout:g} s (mcp.callTimeout).",
+            )
         if isinstance(exc, ServerUnavailable):
             return ToolResult.error(self.spec.name, ToolErrorKind.SERVER_FAILED, f"Server {server} is not connected.")
         message = exc.error.message if isinstance(exc, MCPError) else str(exc)
@@ -88,9 +104,16 @@ class ListMcpResources(_ResourceTool):
             LIST_NAME,
             "List resources (files, documents, records) that connected MCP servers expose, with their "
             "URIs. Read one with ReadMcpResource.",
-            {"type": "object", "properties": {"server": {
-                "type": "string", "description": "only this server (default: every server with resources)"}},
-             "additionalProperties": False},
+            {
+                "type": "object",
+                "properties": {
+                    "server": {
+                        "type": "string",
+                        "description": "only this server (default: every server with resources)",
+                    }
+                },
+                "additionalProperties": False,
+            },
             search_hint="mcp resources list uri browse documents",
         )
 
@@ -124,10 +147,15 @@ class ReadMcpResource(_ResourceTool):
         self.spec = ToolSpec(
             READ_NAME,
             "Read one MCP resource by its server name and URI (see ListMcpResources).",
-            {"type": "object", "properties": {
-                "server": {"type": "string", "description": "the MCP server name"},
-                "uri": {"type": "string", "description": "the resource URI"}},
-             "required": ["server", "uri"], "additionalProperties": False},
+            {
+                "type": "object",
+                "properties": {
+                    "server": {"type": "string", "description": "the MCP server name"},
+                    "uri": {"type": "string", "description": "the resource URI"},
+                },
+                "required": ["server", "uri"],
+                "additionalProperties": False,
+            },
             search_hint="mcp resource read fetch uri document content",
         )
 

@@ -54,19 +54,26 @@ def assign_server_names(configs: Iterable[ServerConfig]) -> tuple[list[ServerCon
         where = f" in {cfg.source}" if cfg.source else ""
         if not base:
             # reported once, as this failed server's error (not also in ``warnings``)
-            message = (f"server name {configured!r}{where} has no ASCII letters or digits (a server name may use "
-                       "only A-Z, a-z, 0-9, '_' and '-'); the server is not started")
-            out.append(replace(cfg, name=f"invalid_{len(out) + 1}", configured_name=configured,
-                               error=cfg.error or message))
+            message = (
+                f"server name {configured!r}{where} has no ASCII letters or digits (a server name may use "
+                "only A-Z, a-z, 0-9, '_' and '-'); the server is not started"
+            )
+            out.append(
+                replace(cfg, name=f"invalid_{len(out) + 1}", configured_name=configured, error=cfg.error or message)
+            )
             taken.add(out[-1].name)
             continue
         name = base if base == cfg.name and base not in taken else dedupe(base, taken | exact)
         taken.add(name)
         if name != cfg.name:
-            why = (f"another server already uses {base!r}" if name != base
-                   else "server names may use only ASCII letters, digits, '_' and '-', never '__'")
-            warnings.append(f"server {configured!r}{where} is named {name!r} ({why}); rules and tool names "
-                            f"use {name!r}")
+            why = (
+                f"another server already uses {base!r}"
+                if name != base
+                else "server names may use only ASCII letters, digits, '_' and '-', never '__'"
+            )
+            warnings.append(
+                f"server {configured!r}{where} is named {name!r} ({why}); rules and tool names use {name!r}"
+            )
         out.append(replace(cfg, name=name, configured_name=configured))
     return out, warnings
 
@@ -88,7 +95,9 @@ def builtin_name_warnings(configs: Iterable[ServerConfig]) -> list[str]:
             continue
         where = f" in {cfg.source}" if cfg.source else ""
         rule = f"{MCP_PREFIX}{cfg.name}"
-        out.append(f"server {configured!r}{where} has the name of the built-in tool {builtin}: a permission rule "
-                   f"{builtin!r} means the built-in only; to allow, ask or deny this server's tools write "
-                   f"{rule!r} (every tool), {rule + '__*'!r} or {rule + '__<tool>'!r}")
+        out.append(
+            f"server {configured!r}{where} has the name of the built-in tool {builtin}: a permission rule "
+            f"{builtin!r} means the built-in only; to allow, ask or deny this server's tools write "
+            f"{rule!r} (every tool), {rule + '__*'!r} or {rule + '__<tool>'!r}"
+        )
     return out

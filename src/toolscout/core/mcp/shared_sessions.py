@@ -106,8 +106,13 @@ class ServerLauncher:
                 self._dir = tempfile.mkdtemp(prefix="toolscout-launcher-")  # mode 0700
                 socket_path = os.path.join(self._dir, "socket")
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-I", "-S", str(LAUNCHER), socket_path], stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+                    [sys.executable, "-I", "-S", str(LAUNCHER), socket_path],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                    close_fds=True,
+                )
                 assert self._proc.stdout is not None
                 ready, _, _ = select.select([self._proc.stdout], [], [], timeout)
                 if not ready or self._proc.stdout.readline().strip() != b"ready":
@@ -120,8 +125,9 @@ class ServerLauncher:
             self.error = None
             return True
 
-    def wrap(self, command: str, args: list[str], env: dict[str, str] | None,
-             nice: int = 0) -> tuple[str, list[str]] | None:
+    def wrap(
+        self, command: str, args: list[str], env: dict[str, str] | None, nice: int = 0
+    ) -> tuple[str, list[str]] | None:
         """The shim command line running ``command args`` in the launcher's session, or None when
         the command should start directly: the launcher is not running, or ``command`` is not
         found on the server's ``PATH`` (so that the SDK reports that as before).

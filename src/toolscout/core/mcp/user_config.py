@@ -27,8 +27,14 @@ class UserConfigError(ValueError):
     """The change cannot be made (the message says why and what to do); nothing was written."""
 
 
-def server_entry(transport: str, target: str, args: Sequence[str] = (), *,
-                 env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+def server_entry(
+    transport: str,
+    target: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The ``mcpServers`` entry of one server, as Claude Code writes it.
 
     Args:
@@ -49,8 +55,10 @@ def server_entry(transport: str, target: str, args: Sequence[str] = (), *,
             entry["env"] = dict(env)
         return entry
     if args:
-        raise UserConfigError(f"an {transport} server takes one URL and no arguments (got {' '.join(args)!r}); "
-                              "a command goes after --: toolscout mcp add NAME -- COMMAND ARGS...")
+        raise UserConfigError(
+            f"an {transport} server takes one URL and no arguments (got {' '.join(args)!r}); "
+            "a command goes after --: toolscout mcp add NAME -- COMMAND ARGS..."
+        )
     if env:
         raise UserConfigError(f"-e/--env is for stdio servers; an {transport} server takes --header 'Name: value'")
     if not target.lower().startswith(("http://", "https://")):
@@ -75,7 +83,9 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     except SafeReadError as exc:
         raise UserConfigError(f"{exc}; fix the file first (it was left as is)") from None
     if not isinstance(data, dict):
-        raise UserConfigError(f"{path}: expected a JSON object with \"mcpServers\"; fix the file first (it was left as is)")
+        raise UserConfigError(
+            f'{path}: expected a JSON object with "mcpServers"; fix the file first (it was left as is)'
+        )
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise UserConfigError(f"{path}: 'mcpServers' is not an object; fix the file first (it was left as is)")
@@ -93,12 +103,15 @@ def add_server(path: Path, name: str, entry: dict[str, Any]) -> None:
     canonical = normalise_server_name(name)
     if canonical != name:
         better = f" (for example {canonical!r})" if canonical else ""
-        raise UserConfigError(f"invalid server name {name!r}: use letters, digits, - and _ only, "
-                              f"without a double underscore{better}")
+        raise UserConfigError(
+            f"invalid server name {name!r}: use letters, digits, - and _ only, without a double underscore{better}"
+        )
     data, servers = _read(path)
     if name in servers:
-        raise UserConfigError(f"a server named {name!r} is already in {path}; nothing was changed. "
-                              f"Remove it first with: toolscout mcp remove {name}")
+        raise UserConfigError(
+            f"a server named {name!r} is already in {path}; nothing was changed. "
+            f"Remove it first with: toolscout mcp remove {name}"
+        )
     servers[name] = entry
     write_json_atomic(path, data, private=True)
 

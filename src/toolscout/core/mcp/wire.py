@@ -87,8 +87,7 @@ def recover(line: str) -> SessionMessage | None:
         if match is None:
             return None
         raw_id = parse_json(match.group(1))
-        error = types.ErrorData(code=types.PARSE_ERROR,
-                                message=f"the server's answer could not be read ({exc})")
+        error = types.ErrorData(code=types.PARSE_ERROR, message=f"the server's answer could not be read ({exc})")
         return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=raw_id, error=error))
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
         return None
@@ -127,8 +126,9 @@ class GuardedStream(ObjectReceiveStream[Any]):
             the server writes something that is not a JSON-RPC message.
     """
 
-    def __init__(self, inner: ObjectReceiveStream[Any], on_eof: Callable[[], None],
-                 on_noise: Callable[[str], None]) -> None:
+    def __init__(
+        self, inner: ObjectReceiveStream[Any], on_eof: Callable[[], None], on_noise: Callable[[str], None]
+    ) -> None:
         self._inner = inner
         self._on_eof = on_eof
         self._on_noise = on_noise

@@ -9,5 +9,13 @@ allow" answers saved per project), :mod:`.trust`, :mod:`.trust_files` and :mod:`
 from .permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
 from .trust import FolderTrust, approve_folder, check_folder
 
-__all__ = ["AskAnswer", "Asker", "Decision", "FolderTrust", "PermissionPolicy", "approve_folder",
-           "check_folder", "denied_message"]
+__all__ = [
+    "AskAnswer",
+    "Asker",
+    "Decision",
+    "FolderTrust",
+    "PermissionPolicy",
+    "approve_folder",
+    "check_folder",
+    "denied_message",
+]

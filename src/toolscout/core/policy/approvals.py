@@ -74,8 +74,14 @@ class Fingerprint:
 
     def changed_parts(self, now: Fingerprint) -> tuple[str, ...]:
         """What differs in ``now``: ``"description"`` and/or ``"input schema"``."""
-        return tuple(part for part, same in (("description", self.description == now.description),
-                                             ("input schema", self.input_schema == now.input_schema)) if not same)
+        return tuple(
+            part
+            for part, same in (
+                ("description", self.description == now.description),
+                ("input schema", self.input_schema == now.input_schema),
+            )
+            if not same
+        )
 
 
 def _is_hex(text: str) -> bool:
@@ -108,8 +114,10 @@ class ToolChange:
 
     def warning(self) -> str:
         """The warning shown when the changed tool is listed."""
-        return (f"{self.tool} changed since it was approved: {self.what}. It asks again before it runs "
-                "(a run with nobody to ask refuses it until it is approved again).")
+        return (
+            f"{self.tool} changed since it was approved: {self.what}. It asks again before it runs "
+            "(a run with nobody to ask refuses it until it is approved again)."
+        )
 
 
 class Approvals:
@@ -164,10 +172,15 @@ class Approvals:
 def changed_message(change: ToolChange) -> str:
     """The refusal of a changed tool when nobody can be asked: what changed and how to approve
     it again."""
-    where = (" (the digest saved in permissions.approvedTools of .toolscout/settings.local.json)"
-             if change.saved else " (earlier in this session)")
-    return (f"{change.tool} changed since it was approved{where}: {change.what}, so the call was not sent "
-            "and nobody can be asked in this mode. Read its new definition (toolscout search "
-            f"\"select:{change.tool}\") and, if it is what you want, approve it again: run it in the app "
-            "and answer \"Always allow\", or remove its entry from permissions.approvedTools in "
-            ".toolscout/settings.local.json (its allow rule then covers the new definition).")
+    where = (
+        " (the digest saved in permissions.approvedTools of .toolscout/settings.local.json)"
+        if change.saved
+        else " (earlier in this session)"
+    )
+    return (
+        f"{change.tool} changed since it was approved{where}: {change.what}, so the call was not sent "
+        "and nobody can be asked in this mode. Read its new definition (toolscout search "
+        f'"select:{change.tool}") and, if it is what you want, approve it again: run it in the app '
+        'and answer "Always allow", or remove its entry from permissions.approvedTools in '
+        ".toolscout/settings.local.json (its allow rule then covers the new definition)."
+    )

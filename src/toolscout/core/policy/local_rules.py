@@ -1,4 +1,4 @@
-""""Always allow" answers that outlast the run: saved to the project-local settings file.
+""" "Always allow" answers that outlast the run: saved to the project-local settings file.
 
 Claude Code's "Yes, and don't ask again" writes the rule to ``.claude/settings.local.json``; ours
 is the project-local layer of :mod:`toolscout.core.settings.layers`, ``.toolscout/settings.local.json``
@@ -86,7 +86,9 @@ def _allow_list(path: Path) -> tuple[dict[str, Any], list[Any]]:
 def _approved_tools(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """Where ``permissions.approvedTools`` goes in a file whose allow list :func:`_allow_list`
     found: beside it (the dotted key beside a dotted ``"permissions.allow"``)."""
-    return (data, "permissions.approvedTools") if "permissions.allow" in data else (data["permissions"], "approvedTools")
+    return (
+        (data, "permissions.approvedTools") if "permissions.allow" in data else (data["permissions"], "approvedTools")
+    )
 
 
 def save_allow_rule(path: Path, rule: str, approved: tuple[str, Fingerprint] | None = None) -> bool:
@@ -206,8 +208,11 @@ def git_exclude(path: Path) -> Path | None:
 def _still_approved(trust: FolderTrust | None) -> bool:
     """The folder was approved in the trust store and still is with the files as they are now
     (checked before a write of the person's own: someone else's change since must still ask)."""
-    return (trust is not None and trust.how == "approved"
-            and check_folder(trust.folder, config_files=trust.config_args).approved)
+    return (
+        trust is not None
+        and trust.how == "approved"
+        and check_folder(trust.folder, config_files=trust.config_args).approved
+    )
 
 
 def _keep_approval(trust: FolderTrust | None, keep: bool) -> None:
@@ -218,8 +223,9 @@ def _keep_approval(trust: FolderTrust | None, keep: bool) -> None:
             approve_folder(trust.folder, mcp_hash=trust.mcp_hash, configs=trust.configs)
 
 
-def persist_allow_rule(settings: Settings, trust: FolderTrust | None, rule: str,
-                       approved: tuple[str, Fingerprint] | None = None) -> Path | None:
+def persist_allow_rule(
+    settings: Settings, trust: FolderTrust | None, rule: str, approved: tuple[str, Fingerprint] | None = None
+) -> Path | None:
     """Save an "always allow" ``rule`` (with the ``approved`` tool's fingerprint, as
     :func:`save_allow_rule`) where :func:`allow_rules_file` says; record the folder as approved
     when the file made it a folder with project config (see the module docstring).

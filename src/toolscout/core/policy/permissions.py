@@ -85,11 +85,15 @@ class PermissionPolicy:
     @classmethod
     def from_settings(cls, settings: Settings) -> PermissionPolicy:
         """Rules from ``permissions.allow|ask|deny`` (already merged across layers)."""
-        return cls(list(settings.get("permissions.allow") or []), list(settings.get("permissions.ask") or []),
-                   list(settings.get("permissions.deny") or []))
+        return cls(
+            list(settings.get("permissions.allow") or []),
+            list(settings.get("permissions.ask") or []),
+            list(settings.get("permissions.deny") or []),
+        )
 
-    def decide(self, tool: ToolSpec, *, read_only: bool = False, args: dict[str, Any] | None = None,
-               target: Path | None = None) -> Verdict:
+    def decide(
+        self, tool: ToolSpec, *, read_only: bool = False, args: dict[str, Any] | None = None, target: Path | None = None
+    ) -> Verdict:
         """The verdict for calling ``tool`` with ``args``: deny > ask > allow (settings, then
         session), then the default (``read_only`` built-ins allow, everything else asks). Allow
         rules without a path specifier, and the default, stop at the workspace (see module doc).
@@ -97,12 +101,21 @@ class PermissionPolicy:
         ``target``: for a built-in path tool, its real path resolved once by the caller
         (:func:`~toolscout.core.rules.specs.target_path`), who then opens exactly that path, so
         nothing can change between the check and the open; None resolves it here."""
-        for source, rules, decision in (("permissions.deny", self.deny, Decision.DENY),
-                                        ("permissions.ask", self.ask, Decision.ASK),
-                                        ("permissions.allow", self.allow, Decision.ALLOW),
-                                        ("session", self.session_allow, Decision.ALLOW)):
-            rule = _first_match(tool, rules, args, self.workspace, confine=decision is Decision.ALLOW,
-                                spellings=self.spellings, target=target)
+        for source, rules, decision in (
+            ("permissions.deny", self.deny, Decision.DENY),
+            ("permissions.ask", self.ask, Decision.ASK),
+            ("permissions.allow", self.allow, Decision.ALLOW),
+            ("session", self.session_allow, Decision.ALLOW),
+        ):
+            rule = _first_match(
+                tool,
+                rules,
+                args,
+                self.workspace,
+                confine=decision is Decision.ALLOW,
+                spellings=self.spellings,
+                target=target,
+            )
             if rule is not None:
                 return Verdict(decision, rule, source)
         outside = outside_workspace(tool, args, self.workspace, target)
@@ -136,34 +149,48 @@ class PermissionPolicy:
             self.session_allow.append(pattern)
 
 
-
-def _first_match(tool: ToolSpec, rules: Iterable[str], args: dict[str, Any] | None, workspace: Workspace, *,
-                 confine: bool = False, spellings: Mapping[str, str] | None = None,
-                 target: Path | None = None) -> str | None:
-    return next((r for r in rules if rule_covers(tool, r, args, workspace, confine=confine, spellings=spellings,
-                                                 target=target)), None)
+def _first_match(
+    tool: ToolSpec,
+    rules: Iterable[str],
+    args: dict[str, Any] | None,
+    workspace: Workspace,
+    *,
+    confine: bool = False,
+    spellings: Mapping[str, str] | None = None,
+    target: Path | None = None,
+) -> str | None:
+    return next(
+        (
+            r
+            for r in rules
+            if rule_covers(tool, r, args, workspace, confine=confine, spellings=spellings, target=target)
+        ),
+        None,
+    )
 
 
 def denied_message(tool: ToolSpec, verdict: Verdict, *, asked: bool) -> str:
     """An actionable refusal: which rule denied the call, or which rule to add to allow it."""
     name = tool.name
     if verdict.decision is Decision.DENY:
-        return (f"{name} is denied by the rule {verdict.rule!r} in {verdict.source}; remove that rule to "
-                "allow it.")
+        return f"{name} is denied by the rule {verdict.rule!r} in {verdict.source}; remove that rule to allow it."
     if asked:
         return f"The user denied permission to run {name}."
     if verdict.source == "workspace" and verdict.outside is not None:
         folder = verdict.outside if verdict.outside.is_dir() else verdict.outside.parent
-        return (f"{name} would reach {verdict.outside}, outside the project folder, and nobody can be asked "
-                f"in this mode. To allow it, add a path rule such as \"{name}({folder}/**)\" to "
-                "permissions.allow" + (", or add the folder with --add-dir." if name in ("Read", "Glob", "Grep")
-                                       else "."))
+        return (
+            f"{name} would reach {verdict.outside}, outside the project folder, and nobody can be asked "
+            f'in this mode. To allow it, add a path rule such as "{name}({folder}/**)" to '
+            "permissions.allow" + (", or add the folder with --add-dir." if name in ("Read", "Glob", "Grep") else ".")
+        )
     why = f"the rule {verdict.rule!r} in permissions.ask" if verdict.rule else "it is not allowed by default"
     server_hint = f" (or {server_rule(tool.server)!r} for every tool of that server)" if tool.server else ""
     user = SettingsPaths.discover().user
     home = str(Path.home())
-    shown = "~" + str(user)[len(home):] if str(user).startswith(home + "/") else str(user)
+    shown = "~" + str(user)[len(home) :] if str(user).startswith(home + "/") else str(user)
     # not .toolscout/settings.json: in a folder that is not trusted its allow rules are ignored
-    return (f"{name} needs permission ({why}) and nobody can be asked in this mode. To allow it, add "
-            f"\"{name}\"{server_hint} to permissions.allow in your user settings ({shown}) or, in a "
-            f"trusted folder, .toolscout/settings.local.json; or pass --allowed-tools {name}.")
+    return (
+        f"{name} needs permission ({why}) and nobody can be asked in this mode. To allow it, add "
+        f'"{name}"{server_hint} to permissions.allow in your user settings ({shown}) or, in a '
+        f"trusted folder, .toolscout/settings.local.json; or pass --allowed-tools {name}."
+    )

@@ -54,8 +54,12 @@ def _layers(settings: Settings, project_trusted: bool) -> list[tuple[str, dict[s
         return []
     out: list[tuple[str, dict[str, list[str]]]] = []
     scratch: list[SettingsWarning] = []  # the warnings were given when the settings loaded
-    for path, project in ((paths.user, False), (paths.project, True), (paths.project_local, True),
-                          (paths.managed, False)):
+    for path, project in (
+        (paths.user, False),
+        (paths.project, True),
+        (paths.project_local, True),
+        (paths.managed, False),
+    ):
         if path is None:
             continue
         flat = read_layer(path, scratch)
@@ -74,8 +78,9 @@ def _layers(settings: Settings, project_trusted: bool) -> list[tuple[str, dict[s
     return out
 
 
-def rules_in_force(policy: PermissionPolicy, settings: Settings, *, project_trusted: bool = True,
-                   answers_file: Path | None = None) -> list[RuleInForce]:
+def rules_in_force(
+    policy: PermissionPolicy, settings: Settings, *, project_trusted: bool = True, answers_file: Path | None = None
+) -> list[RuleInForce]:
     """Every rule of ``policy`` (what decides now) with each place it comes from, deny first,
     then ask, then allow, each in the policy's order (this session's answers last).
 
@@ -90,8 +95,11 @@ def rules_in_force(policy: PermissionPolicy, settings: Settings, *, project_trus
     answers = str(answers_file) if answers_file is not None else None
     cli = settings.sources.get("permissions.allow") == "cli"
     out: list[RuleInForce] = []
-    for kind, rules in (("deny", policy.deny), ("ask", policy.ask),
-                        ("allow", [*policy.allow, *(r for r in policy.session_allow if r not in policy.allow)])):
+    for kind, rules in (
+        ("deny", policy.deny),
+        ("ask", policy.ask),
+        ("allow", [*policy.allow, *(r for r in policy.session_allow if r not in policy.allow)]),
+    ):
         for rule in dict.fromkeys(rules):
             sources = [source for source, lists in layers if rule in lists.get(kind, ())]
             if not sources:

@@ -112,11 +112,15 @@ class FolderTrust:
             if not files:
                 return "its .mcp.json commands changed since you approved it"
             mcp = "its .mcp.json commands and " if PROJECT_FILE in self.changed_files else ""
-            return (f"{mcp}the commands in {', '.join(files)} (--mcp-config) changed since you approved it, or "
-                    "were not part of that approval")
+            return (
+                f"{mcp}the commands in {', '.join(files)} (--mcp-config) changed since you approved it, or "
+                "were not part of that approval"
+            )
         if self.how == "grants changed":
-            return ("its project permission grants (permissions.allow/ask, additionalDirectories or "
-                    "provider.baseUrl in .toolscout/settings*.json) changed since you approved it")
+            return (
+                "its project permission grants (permissions.allow/ask, additionalDirectories or "
+                "provider.baseUrl in .toolscout/settings*.json) changed since you approved it"
+            )
         return ""
 
     @property
@@ -141,11 +145,17 @@ class FolderTrust:
             why += f" ({'; '.join(c.summary() for c in self.changes)})"
         elif self.how == "changed" and self.changes is None:
             why += " (which servers changed is not known: the approval predates per-server records)"
-        files = ", ".join([*([PROJECT_FILE] if self.mcp_hash or not self.configs else []),
-                           *(escape_all(key) for key, _ in self.configs)])
-        return (f"this folder ({self.folder}) is not trusted: {why}. Its project servers ({files}) are "
-                f"not started and its permissions.allow rules are ignored; to approve it, {self.how_to_approve()} "
-                "(CI: projectTrust.autoApprove in user settings or TOOLSCOUT_TRUST_PROJECT=1).")
+        files = ", ".join(
+            [
+                *([PROJECT_FILE] if self.mcp_hash or not self.configs else []),
+                *(escape_all(key) for key, _ in self.configs),
+            ]
+        )
+        return (
+            f"this folder ({self.folder}) is not trusted: {why}. Its project servers ({files}) are "
+            f"not started and its permissions.allow rules are ignored; to approve it, {self.how_to_approve()} "
+            "(CI: projectTrust.autoApprove in user settings or TOOLSCOUT_TRUST_PROJECT=1)."
+        )
 
 
 def trust_store_path(env: Mapping[str, str] | None = None) -> Path:
@@ -215,12 +225,11 @@ def _read_store(path: Path, *, strict: bool = False) -> dict[str, Any]:
         return {}
     except (OSError, ValueError) as exc:  # SafeReadError is a ValueError
         if strict:
-            raise TrustStoreError(f"{path} could not be read ({exc}), so it was not changed: fix or remove "
-                                  "it") from exc
+            raise TrustStoreError(f"{path} could not be read ({exc}), so it was not changed: fix or remove it") from exc
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
     if strict and not isinstance(folders, dict):
-        raise TrustStoreError(f"{path} has no \"folders\" object, so it was not changed: fix or remove it")
+        raise TrustStoreError(f'{path} has no "folders" object, so it was not changed: fix or remove it')
     return folders if isinstance(folders, dict) else {}
 
 
@@ -229,8 +238,9 @@ def _read_configs(folder: str, keys: Iterable[str]) -> dict[str, tuple[bytes | s
     return {key: read_servers(key_path(folder, key)) for key in keys}
 
 
-def _changed_configs(entry: Mapping[str, Any], readings: Mapping[str, tuple[bytes | str | None, dict[str, Any] | None]]
-                     ) -> tuple[list[str], list[ServerChange] | None]:
+def _changed_configs(
+    entry: Mapping[str, Any], readings: Mapping[str, tuple[bytes | str | None, dict[str, Any] | None]]
+) -> tuple[list[str], list[ServerChange] | None]:
     """The project ``--mcp-config`` files whose hash is not the one the approval ``entry``
     recorded (a file it has no record of included: all its servers are then added), and how
     their servers changed (None when that cannot be told: a file that is not valid JSON)."""
@@ -249,8 +259,14 @@ def _changed_configs(entry: Mapping[str, Any], readings: Mapping[str, tuple[byte
     return files, changes
 
 
-def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = False,
-                 env: Mapping[str, str] | None = None, config_files: Iterable[str | Path] = ()) -> FolderTrust:
+def check_folder(
+    project_dir: str | Path,
+    *,
+    flag: bool = False,
+    auto: bool = False,
+    env: Mapping[str, str] | None = None,
+    config_files: Iterable[str | Path] = (),
+) -> FolderTrust:
     """Is the folder approved? Never raises (an unreadable store means "not approved").
 
     Args:
@@ -270,8 +286,9 @@ def check_folder(project_dir: str | Path, *, flag: bool = False, auto: bool = Fa
     digest, grants = fingerprint(raw, servers), grants_fingerprint(folder)
     configs = tuple((key, fingerprint(*reading)) for key, reading in readings.items())
 
-    def trust(approved: bool, how: str, changes: tuple[ServerChange, ...] | None = None,
-              changed: tuple[str, ...] = ()) -> FolderTrust:
+    def trust(
+        approved: bool, how: str, changes: tuple[ServerChange, ...] | None = None, changed: tuple[str, ...] = ()
+    ) -> FolderTrust:
         return FolderTrust(folder, approved, how, digest, grants, changes, configs, changed, tuple(given.values()))
 
     if not has_project_config(folder) and not configs:
@@ -300,9 +317,14 @@ class TrustChangedError(OSError):
     what the person approved (they changed after the prompt read them): nothing is stored."""
 
 
-def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None, *,
-                   mcp_hash: str | None = None, grants_hash: str | None = None,
-                   configs: Iterable[tuple[str, str]] | None = None) -> FolderTrust:
+def approve_folder(
+    project_dir: str | Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    mcp_hash: str | None = None,
+    grants_hash: str | None = None,
+    configs: Iterable[tuple[str, str]] | None = None,
+) -> FolderTrust:
     """Store the person's approval of the folder (with the current ``.mcp.json`` and grants
     hashes, and those of the project ``--mcp-config`` files in ``configs``).
 
@@ -336,12 +358,15 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
     if mcp_hash is not None and digest != mcp_hash:
         raise TrustChangedError(f"{folder}/.mcp.json changed after it was shown, so it was not approved")
     if grants_hash is not None and grants != grants_hash:
-        raise TrustChangedError(f"the permission grants in {folder}/.toolscout changed after they were shown, "
-                                "so the folder was not approved")
+        raise TrustChangedError(
+            f"the permission grants in {folder}/.toolscout changed after they were shown, "
+            "so the folder was not approved"
+        )
     for key, reading in readings.items():
         if fingerprint(*reading) != shown[key]:
-            raise TrustChangedError(f"{escape_all(key)} (--mcp-config) changed after it was shown, so the folder "
-                                    "was not approved")
+            raise TrustChangedError(
+                f"{escape_all(key)} (--mcp-config) changed after it was shown, so the folder was not approved"
+            )
     folders = _read_store(path, strict=True)
     before = folders.get(folder)
     records = before.get("configs") if isinstance(before, dict) else None
@@ -350,8 +375,11 @@ def approve_folder(project_dir: str | Path, env: Mapping[str, str] | None = None
         records[key] = {"hash": shown[key]}
         if file_servers is not None:
             records[key]["servers"] = server_digests(file_servers)
-    folders[folder] = {"mcpHash": digest, "grantsHash": grants,
-                       "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    folders[folder] = {
+        "mcpHash": digest,
+        "grantsHash": grants,
+        "approvedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     if servers is not None:  # what the next prompt compares with (digests, never the values)
         folders[folder]["servers"] = server_digests(servers)
     if records:
@@ -383,5 +411,8 @@ def trusted_settings(current: Settings) -> Settings:
 
 def ignored_grants(settings: Settings) -> list[str]:
     """The project grants ignored in an unapproved folder, one ``file: key = value`` line each."""
-    return [f"{w.source}: {w.key} = {w.value}" for w in settings.warnings
-            if w.key in PROJECT_GATED_KEYS and "not approved" in w.reason]
+    return [
+        f"{w.source}: {w.key} = {w.value}"
+        for w in settings.warnings
+        if w.key in PROJECT_GATED_KEYS and "not approved" in w.reason
+    ]

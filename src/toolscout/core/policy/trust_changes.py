@@ -91,7 +91,9 @@ def server_digests(servers: Mapping[str, Any]) -> dict[str, Any]:
             if value is None:
                 continue
             if f in _MAPS:
-                fields[f] = {str(k): _digest(v) for k, v in value.items()} if isinstance(value, dict) else {"": _digest(value)}
+                fields[f] = (
+                    {str(k): _digest(v) for k, v in value.items()} if isinstance(value, dict) else {"": _digest(value)}
+                )
             else:
                 fields[f] = _digest(value)
         out[str(name)] = fields

@@ -162,8 +162,9 @@ def project_key(folder: str | Path, path: str | Path) -> str | None:
     if holds_home(real_folder):
         return None
     roots = {real_folder, os.path.normpath(os.path.abspath(folder))}
-    if not any(_under(place, root) for place in _places(path) for root in roots) \
-            and not _inside_by_identity(path, real_folder):
+    if not any(_under(place, root) for place in _places(path) for root in roots) and not _inside_by_identity(
+        path, real_folder
+    ):
         return None
     real = os.path.realpath(path)
     if _under(real, real_folder) and real != real_folder:

@@ -57,7 +57,7 @@ def split_rule(pattern: str) -> tuple[str, str | None] | None:
     (``Bash`` → None).
     """
     if pattern.startswith(MCP_PREFIX):
-        server, sep, tool = pattern[len(MCP_PREFIX):].partition("__")
+        server, sep, tool = pattern[len(MCP_PREFIX) :].partition("__")
         return server, (tool if sep else None)
     if is_glob(pattern) or pattern.strip() in BUILTIN_TOOL_NAMES:
         return None
@@ -86,7 +86,7 @@ def tool_parts(tool: ToolSpec) -> set[str]:
     parts = {original, sanitize(original)}
     for name in (tool.name, mcp_tool_name(tool.server, original)):
         if name.startswith(prefix):
-            parts.add(name[len(prefix):])
+            parts.add(name[len(prefix) :])
     return parts
 
 

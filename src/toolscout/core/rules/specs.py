@@ -39,8 +39,14 @@ from ..models import ToolSpec
 from .match import matches as rule_matches
 
 #: Path tools and the argument that holds their path (None: the argument is optional, default cwd).
-PATH_ARGS: dict[str, str] = {"Read": "file_path", "Write": "file_path", "Edit": "file_path",
-                             "NotebookEdit": "notebook_path", "Glob": "path", "Grep": "path"}
+PATH_ARGS: dict[str, str] = {
+    "Read": "file_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "NotebookEdit": "notebook_path",
+    "Glob": "path",
+    "Grep": "path",
+}
 #: Path tools that only read; the others write.
 READ_TOOLS = frozenset({"Read", "Glob", "Grep"})
 #: Built-ins that send data off the machine; their specifier is ``domain:HOST``.
@@ -131,8 +137,15 @@ def url_host(url: object) -> str | None:
     return parts.host.rstrip(".").lower() or None
 
 
-def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
-                      granting: bool = False, target: Path | None = None) -> bool:
+def specifier_matches(
+    tool: str,
+    specifier: str,
+    args: Mapping[str, Any] | None,
+    workspace: Workspace,
+    *,
+    granting: bool = False,
+    target: Path | None = None,
+) -> bool:
     """True when ``specifier`` covers this call of the built-in ``tool`` with ``args``.
 
     Without ``args`` (visibility checks) a specifier never matches: a scoped rule never hides
@@ -145,7 +158,9 @@ def specifier_matches(tool: str, specifier: str, args: Mapping[str, Any] | None,
     if tool == "Bash":
         return bash_matches(specifier, args.get("command"), granting=granting)
     if tool in NETWORK_TOOLS:
-        domain = specifier.removeprefix("domain:").strip().rstrip(".").lower() if specifier.startswith("domain:") else ""
+        domain = (
+            specifier.removeprefix("domain:").strip().rstrip(".").lower() if specifier.startswith("domain:") else ""
+        )
         host = url_host(args.get("url"))
         if not domain or host is None:
             return False
@@ -272,9 +287,16 @@ def session_rule(tool: str, args: Mapping[str, Any], cwd: Path, target: Path | N
     return f"{tool}({folder}/**)" if str(folder) != "/" else f"{tool}(/**)"
 
 
-def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, workspace: Workspace, *,
-                confine: bool = False, spellings: Mapping[str, str] | None = None,
-                target: Path | None = None) -> bool:
+def rule_covers(
+    tool: ToolSpec,
+    rule: str,
+    args: Mapping[str, Any] | None,
+    workspace: Workspace,
+    *,
+    confine: bool = False,
+    spellings: Mapping[str, str] | None = None,
+    target: Path | None = None,
+) -> bool:
     """True when ``rule`` (``Tool`` or ``Tool(specifier)``) applies to this call.
 
     Args:
@@ -292,16 +314,18 @@ def rule_covers(tool: ToolSpec, rule: str, args: Mapping[str, Any] | None, works
     if not rule_matches(tool, parsed.name, spellings):
         return False
     if parsed.specifier is not None:
-        return tool.server is None and specifier_matches(tool.name, parsed.specifier, args, workspace,
-                                                         granting=confine, target=target)
+        return tool.server is None and specifier_matches(
+            tool.name, parsed.specifier, args, workspace, granting=confine, target=target
+        )
     if confine and args is not None and tool.server is None:
         path = target if target is not None else target_path(tool.name, args, workspace.project)
         return path is None or workspace.contains(tool.name, path)
     return True
 
 
-def outside_workspace(tool: ToolSpec, args: Mapping[str, Any] | None, workspace: Workspace,
-                      target: Path | None = None) -> Path | None:
+def outside_workspace(
+    tool: ToolSpec, args: Mapping[str, Any] | None, workspace: Workspace, target: Path | None = None
+) -> Path | None:
     """The real target path of a built-in path tool when it lies outside the workspace, else None
     (``target``: that path already resolved by the caller, :func:`target_path`)."""
     if args is None or tool.server is not None:

@@ -16,8 +16,15 @@ from .project import (
 if TYPE_CHECKING:
     from ..models import ToolSpec
 
-__all__ = ["WRAP_KEY", "ProjectedSchema", "project", "project_input_schema", "provider_problems",
-           "schema_warning_line", "unwrap_arguments"]
+__all__ = [
+    "WRAP_KEY",
+    "ProjectedSchema",
+    "project",
+    "project_input_schema",
+    "provider_problems",
+    "schema_warning_line",
+    "unwrap_arguments",
+]
 
 #: Most repairs spelled out in one warning line (the rest are counted).
 MAX_LISTED = 3

@@ -37,26 +37,77 @@ MAX_DEPTH = 64
 JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 TYPE_ALIASES = {
     **{t: t for t in JSON_TYPES},
-    "float": "number", "double": "number", "decimal": "number", "real": "number", "numeric": "number",
-    "int": "integer", "long": "integer", "int32": "integer", "int64": "integer", "uint": "integer",
-    "bool": "boolean", "str": "string", "text": "string", "date": "string", "datetime": "string",
-    "list": "array", "tuple": "array", "dict": "object", "map": "object", "obj": "object",
-    "record": "object", "none": "null", "nil": "null",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "real": "number",
+    "numeric": "number",
+    "int": "integer",
+    "long": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "uint": "integer",
+    "bool": "boolean",
+    "str": "string",
+    "text": "string",
+    "date": "string",
+    "datetime": "string",
+    "list": "array",
+    "tuple": "array",
+    "dict": "object",
+    "map": "object",
+    "obj": "object",
+    "record": "object",
+    "none": "null",
+    "nil": "null",
 }
 
-SINGLE_KEYWORDS = ("additionalProperties", "propertyNames", "contains", "not", "if", "then", "else",
-           "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
+SINGLE_KEYWORDS = (
+    "additionalProperties",
+    "propertyNames",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "items",
+)
 ARRAY_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems")
 MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _NUMBERS = ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum")
-_COUNTS = ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
-           "maxContains", "minContains")
+_COUNTS = (
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "maxProperties",
+    "minProperties",
+    "maxContains",
+    "minContains",
+)
 _BOOLS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
 _STRINGS = ("title", "description", "format", "contentEncoding", "contentMediaType", "$comment")
 _URIS = ("$ref", "$dynamicRef", "$id", "$anchor", "$dynamicAnchor")
 #: Keywords whose value the meta-schema constrains (others, like ``default``, take any JSON).
-_CONSTRAINED = frozenset((*_NUMBERS, *_COUNTS, *_BOOLS, *_STRINGS, *_URIS, "multipleOf", "pattern", "required",
-                          "dependentRequired", "enum", "examples", "$vocabulary"))
+_CONSTRAINED = frozenset(
+    (
+        *_NUMBERS,
+        *_COUNTS,
+        *_BOOLS,
+        *_STRINGS,
+        *_URIS,
+        "multipleOf",
+        "pattern",
+        "required",
+        "dependentRequired",
+        "enum",
+        "examples",
+        "$vocabulary",
+    )
+)
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
 
 Warn = Callable[[str, str], None]
@@ -97,8 +148,9 @@ class _Walker:
     def __init__(self, warn: Warn) -> None:
         self.warn = warn
 
-    def schema(self, node: Any, path: tuple[str, ...], depth: int, stack: frozenset[int],
-               *, in_properties: bool) -> dict[str, Any]:
+    def schema(
+        self, node: Any, path: tuple[str, ...], depth: int, stack: frozenset[int], *, in_properties: bool
+    ) -> dict[str, Any]:
         if node is True:
             return {}
         if node is False:
@@ -126,12 +178,12 @@ class _Walker:
                 if fixed is not None:
                     out[key] = fixed
             elif key == "items" and isinstance(value, list):
-                out["prefixItems"] = [self.schema(v, (*here, str(i)), depth + 1, stack, in_properties=False)
-                                      for i, v in enumerate(value)]
+                out["prefixItems"] = [
+                    self.schema(v, (*here, str(i)), depth + 1, stack, in_properties=False) for i, v in enumerate(value)
+                ]
                 extra = node.get("additionalItems")
                 if extra is not None:
-                    out["items"] = self.schema(extra, (*path, "additionalItems"), depth + 1, stack,
-                                               in_properties=False)
+                    out["items"] = self.schema(extra, (*path, "additionalItems"), depth + 1, stack, in_properties=False)
             elif key == "additionalItems":
                 if not isinstance(items, list):
                     continue  # without tuple items it never applied (2020-12 ignores it)
@@ -155,7 +207,7 @@ class _Walker:
         if isinstance(node, str):
             named = json_type(node)
             if named is not None:
-                self.warn(path_text(path), f"bare string {node!r} read as {{\"type\": \"{named}\"}}")
+                self.warn(path_text(path), f'bare string {node!r} read as {{"type": "{named}"}}')
                 return self._filled({"type": named})
             if in_properties:
                 self.warn(path_text(path), f"bare string {node[:40]!r} read as a description (any value)")
@@ -175,8 +227,9 @@ class _Walker:
         if "array" in names and "items" not in out and "prefixItems" not in out:
             out["items"] = {}
 
-    def _single(self, key: str, value: Any, path: tuple[str, ...], depth: int,
-                stack: frozenset[int]) -> dict[str, Any] | bool | None:
+    def _single(
+        self, key: str, value: Any, path: tuple[str, ...], depth: int, stack: frozenset[int]
+    ) -> dict[str, Any] | bool | None:
         if key == "additionalProperties":
             flag = _as_bool(value)
             if flag is not None:
@@ -186,18 +239,19 @@ class _Walker:
         self.warn(path_text(path), f"{_short(value)} is not a schema: keyword dropped")
         return None
 
-    def _array(self, out: dict[str, Any], key: str, value: Any, path: tuple[str, ...], depth: int,
-               stack: frozenset[int]) -> None:
+    def _array(
+        self, out: dict[str, Any], key: str, value: Any, path: tuple[str, ...], depth: int, stack: frozenset[int]
+    ) -> None:
         if isinstance(value, dict):
             value = [value]
         if not isinstance(value, list) or not value:
             self.warn(path_text(path), f"{_short(value)} is not a non-empty list of schemas: keyword dropped")
             return
-        out[key] = [self.schema(v, (*path, str(i)), depth + 1, stack, in_properties=False)
-                    for i, v in enumerate(value)]
+        out[key] = [self.schema(v, (*path, str(i)), depth + 1, stack, in_properties=False) for i, v in enumerate(value)]
 
-    def _map(self, out: dict[str, Any], key: str, value: Any, path: tuple[str, ...], depth: int,
-             stack: frozenset[int]) -> None:
+    def _map(
+        self, out: dict[str, Any], key: str, value: Any, path: tuple[str, ...], depth: int, stack: frozenset[int]
+    ) -> None:
         if not isinstance(value, dict):
             self.warn(path_text(path), f"{_short(value)} is not an object of schemas: keyword dropped")
             return
@@ -212,8 +266,9 @@ class _Walker:
             fixed[name] = self.schema(sub, (*path, name), depth + 1, stack, in_properties=key == "properties")
         out[key] = fixed
 
-    def _dependencies(self, out: dict[str, Any], value: Any, path: tuple[str, ...], depth: int,
-                      stack: frozenset[int]) -> None:
+    def _dependencies(
+        self, out: dict[str, Any], value: Any, path: tuple[str, ...], depth: int, stack: frozenset[int]
+    ) -> None:
         if not isinstance(value, dict):
             self.warn(path_text(path), f"{_short(value)} is not an object: keyword dropped")
             return
@@ -243,8 +298,7 @@ class _Walker:
             return None
         return fixed[0] if len(fixed) == 1 and not isinstance(value, list) else fixed
 
-    def _scalar(self, out: dict[str, Any], node: dict[str, Any], key: str, value: Any,
-                path: tuple[str, ...]) -> None:
+    def _scalar(self, out: dict[str, Any], node: dict[str, Any], key: str, value: Any, path: tuple[str, ...]) -> None:
         fixed: Any = value
         if key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
             bound = node.get("minimum" if key == "exclusiveMinimum" else "maximum")
@@ -270,8 +324,11 @@ class _Walker:
         elif key == "required":
             fixed = _strings(value if isinstance(value, list) else [value])
         elif key == "dependentRequired":
-            fixed = ({str(k): _strings(v if isinstance(v, list) else [v]) for k, v in value.items()}
-                     if isinstance(value, dict) else None)
+            fixed = (
+                {str(k): _strings(v if isinstance(v, list) else [v]) for k, v in value.items()}
+                if isinstance(value, dict)
+                else None
+            )
         elif key == "enum" or key == "examples":
             fixed = value if isinstance(value, list) else [value]
         elif key in _URIS:

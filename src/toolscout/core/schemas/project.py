@@ -39,8 +39,16 @@ from .refs import Path, localize_refs, node_at, parse_pointer, pointer, schema_n
 #: Name of the single property a wrapped (non-object) root lives under.
 WRAP_KEY = "value"
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
-_OBJECT_WORDS = ("properties", "required", "additionalProperties", "patternProperties",
-                 "minProperties", "maxProperties", "propertyNames", "dependentRequired")
+_OBJECT_WORDS = (
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "dependentRequired",
+)
 
 
 @dataclass(frozen=True)
@@ -72,16 +80,20 @@ def project(schema: Any) -> ProjectedSchema:
         if wrapped:
             kind = _describe(out)
             out = _wrap(out)
-            warn("(root)", f"{kind} is not an object: arguments are wrapped as {{\"{WRAP_KEY}\": ...}} "
-                 "for the model and unwrapped before the call")
+            warn(
+                "(root)",
+                f'{kind} is not an object: arguments are wrapped as {{"{WRAP_KEY}": ...}} '
+                "for the model and unwrapped before the call",
+            )
     except RecursionError:  # cannot happen with MAX_DEPTH, but a schema must never stop a catalog
         warnings.append("(root): schema too deeply nested: replaced by an empty object schema")
         out, wrapped = {"type": "object", "properties": {}}, False
     return ProjectedSchema(out, tuple(warnings), wrapped)
 
 
-def project_input_schema(schema: Any, provider: str = "anthropic", *,
-                         strict: bool = False) -> tuple[dict[str, Any], list[str]]:
+def project_input_schema(
+    schema: Any, provider: str = "anthropic", *, strict: bool = False
+) -> tuple[dict[str, Any], list[str]]:
     """The parameters schema ``provider`` accepts for an MCP ``inputSchema``, with one warning per
     repair. The public entry point for callers outside the catalog (e.g. a gateway).
 
@@ -126,7 +138,7 @@ def provider_problems(schema: Any, provider: str = "anthropic") -> list[str]:
     """
     problems: list[str] = []
     if not isinstance(schema, dict) or schema.get("type") != "object":
-        return ["root is not {\"type\": \"object\"}"]
+        return ['root is not {"type": "object"}']
     if provider == "anthropic":
         problems += [f"top-level {k}" for k in _COMBINATORS if k in schema]
     for path, node in schema_nodes(schema):
@@ -183,23 +195,23 @@ def _objectify_root(schema: dict[str, Any], warn: Callable[[str, str], None]) ->
         if branches and not all(_is_objectish(b) for b in branches) and not _is_objectish(schema):
             return False
         if any(k in schema for k in _OBJECT_WORDS) or branches:
-            warn("(root).type", "missing: \"object\" assumed")
+            warn("(root).type", 'missing: "object" assumed')
         else:
-            warn("(root)", "accepts any value; MCP arguments are an object: type \"object\" assumed")
+            warn("(root)", 'accepts any value; MCP arguments are an object: type "object" assumed')
         schema["type"] = "object"
         schema.setdefault("properties", {})
     elif isinstance(types, list):
         if "object" not in types:
             return False
         if types != ["object"]:
-            warn("(root).type", f"{types!r}: MCP arguments are an object, so \"object\" kept")
+            warn("(root).type", f'{types!r}: MCP arguments are an object, so "object" kept')
         schema["type"] = "object"
     elif types != "object":
         return False
     if "$ref" in schema:  # a root ref that could not be inlined, beside object keywords
         return False
     if "properties" not in schema:
-        warn("(root)", "object schema without properties: \"properties\": {} added")
+        warn("(root)", 'object schema without properties: "properties": {} added')
         schema["properties"] = {}
     _lift_combinators(schema, warn)
     return True
@@ -230,8 +242,11 @@ def _lift_combinators(schema: dict[str, Any], warn: Callable[[str, str], None]) 
                 schema["required"] = list(dict.fromkeys([*schema.get("required", []), *branch["required"]]))
         moves[key] = ("not", "anyOf", str(len(parts)), "not", key)
         parts.append({"not": {key: branches}})
-        warn(f"(root).{key}", "top-level combinators are rejected by Anthropic: kept as an equivalent root "
-             "\"not\" (not-not); the properties its branches declare are listed at the root")
+        warn(
+            f"(root).{key}",
+            "top-level combinators are rejected by Anthropic: kept as an equivalent root "
+            '"not" (not-not); the properties its branches declare are listed at the root',
+        )
     if len(parts) == 1:
         schema["not"] = parts[0]
         moves = {k: ("not", "not", k) for k in moves}

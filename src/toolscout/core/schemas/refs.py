@@ -107,8 +107,10 @@ def localize_refs(schema: dict[str, Any], warn: Callable[[str, str], None]) -> d
             del node[key]
             target = _resolve(ref, bases.get(path, _ROOT_URI), resources, anchors)
             if target is None or node_at(schema, target) is None:
-                warn(path_text((*path, key)), f"reference {ref[:80]!r} does not resolve inside the schema: "
-                     "removed (nothing is fetched)")
+                warn(
+                    path_text((*path, key)),
+                    f"reference {ref[:80]!r} does not resolve inside the schema: removed (nothing is fetched)",
+                )
                 continue
             node["$ref"] = pointer(target)
     for _path, node in schema_nodes(schema):
@@ -117,8 +119,7 @@ def localize_refs(schema: dict[str, Any], warn: Callable[[str, str], None]) -> d
     return schema
 
 
-def _resolve(ref: str, base: str, resources: dict[str, Path],
-             anchors: dict[tuple[str, str], Path]) -> Path | None:
+def _resolve(ref: str, base: str, resources: dict[str, Path], anchors: dict[tuple[str, str], Path]) -> Path | None:
     uri, fragment = urldefrag(urljoin(base, ref))
     resource = resources.get(uri or base)
     if resource is None:

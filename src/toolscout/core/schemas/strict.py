@@ -30,10 +30,32 @@ from .refs import node_at, parse_pointer, schema_nodes
 MAX_NESTING = 10
 MAX_PROPERTIES = 5000
 FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
-_ALLOWED = frozenset({"type", "properties", "required", "additionalProperties", "items", "anyOf", "enum",
-                      "const", "$ref", "$defs", "definitions", "description", "title", "pattern", "format",
-                      "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                      "minItems", "maxItems"})
+_ALLOWED = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "enum",
+        "const",
+        "$ref",
+        "$defs",
+        "definitions",
+        "description",
+        "title",
+        "pattern",
+        "format",
+        "multipleOf",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +84,9 @@ def strict_schema(base: dict[str, Any]) -> StrictView:
     return StrictView(out, tuple(warnings))
 
 
-def _node(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: list[str],
-          counter: list[int]) -> dict[str, Any]:
+def _node(
+    node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: list[str], counter: list[int]
+) -> dict[str, Any]:
     if depth > MAX_NESTING:
         raise _NotStrict(f"{path_text(path)}: nested deeper than {MAX_NESTING} levels")
     if "oneOf" in node:
@@ -71,8 +94,9 @@ def _node(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: lis
         warnings.append(f"{path_text(path)}.oneOf: strict mode has no oneOf: read as anyOf (validated as oneOf)")
     for key in [k for k in node if k not in _ALLOWED]:
         del node[key]
-        warnings.append(f"{path_text((*path, key))}: not supported in strict mode: dropped from the "
-                        "model's view (still validated)")
+        warnings.append(
+            f"{path_text((*path, key))}: not supported in strict mode: dropped from the model's view (still validated)"
+        )
     if "format" in node and node["format"] not in FORMATS:
         warnings.append(f"{path_text((*path, 'format'))}: format {node.pop('format')!r} not supported in strict mode")
     for key in ("$defs", "definitions"):
@@ -81,8 +105,9 @@ def _node(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: lis
     if "items" in node:
         node["items"] = _node(node["items"], (*path, "items"), depth + 1, warnings, counter)
     if "anyOf" in node:
-        node["anyOf"] = [_node(b, (*path, "anyOf", str(i)), depth, warnings, counter)
-                         for i, b in enumerate(node["anyOf"])]
+        node["anyOf"] = [
+            _node(b, (*path, "anyOf", str(i)), depth, warnings, counter) for i, b in enumerate(node["anyOf"])
+        ]
     if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
         raise _NotStrict(f"{path_text(path)}: a schema that accepts any value cannot be strict")
     types = type_list(node)
@@ -91,8 +116,7 @@ def _node(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: lis
     return node
 
 
-def _object(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: list[str],
-            counter: list[int]) -> None:
+def _object(node: dict[str, Any], path: tuple[str, ...], depth: int, warnings: list[str], counter: list[int]) -> None:
     props = node.get("properties") or {}
     extra = node.get("additionalProperties", True)
     if not props and extra is not False:

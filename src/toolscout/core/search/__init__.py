@@ -26,14 +26,20 @@ if TYPE_CHECKING:
 
 #: Imported on first use: the index pulls numpy, scipy and scikit-learn (~1 s), which the app's
 #: first paint must not wait for (results and grammar are light).
-_LAZY = {"ToolIndex": ".index", "PROFILES": ".profiles", "explain": ".render", "render_for_model": ".render",
-         "ToolSearch": ".tool_search"}
+_LAZY = {
+    "ToolIndex": ".index",
+    "PROFILES": ".profiles",
+    "explain": ".render",
+    "render_for_model": ".render",
+    "ToolSearch": ".tool_search",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PROFILES",

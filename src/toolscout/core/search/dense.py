@@ -38,8 +38,15 @@ import numpy as np
 
 from .vector_cache import VECTOR_DIM, VectorCache, default_cache_path
 
-__all__ = ["DenseEncoder", "VectorCache", "cosine_scores", "default_cache_path", "embed_tools", "load_encoder",
-           "text_key"]
+__all__ = [
+    "DenseEncoder",
+    "VectorCache",
+    "cosine_scores",
+    "default_cache_path",
+    "embed_tools",
+    "load_encoder",
+    "text_key",
+]
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +95,9 @@ class DenseEncoder:
         self._lock = threading.Lock()
         self.model_id = MODEL_ID
 
-    def encode(self, texts: Sequence[str], batch: int = BATCH,
-               progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def encode(
+        self, texts: Sequence[str], batch: int = BATCH, progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         """Encode ``texts`` → float32[len(texts), 384], rows L2-normalised (zeros for empty text).
 
         Args:
@@ -236,8 +244,9 @@ def text_key(text: str, model_id: str = MODEL_ID) -> str:
     return hashlib.sha256(f"{model_id}\0{_safe(text)}".encode()).hexdigest()
 
 
-def embed_tools(encoder: DenseEncoder, texts: Sequence[str], cache: VectorCache,
-                progress: Callable[[int], None] | None = None) -> np.ndarray:
+def embed_tools(
+    encoder: DenseEncoder, texts: Sequence[str], cache: VectorCache, progress: Callable[[int], None] | None = None
+) -> np.ndarray:
     """float32[len(texts), 384]: cached vectors where present, the rest encoded and cached.
 
     Only texts whose key is in no cache are encoded (a text repeated in ``texts`` once).

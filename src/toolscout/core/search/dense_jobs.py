@@ -139,8 +139,12 @@ class BackgroundDense:
                     batch = dict(list(self._pending.items())[:64])
                     encoder = self._encoder
                 encoded = [0]
-                vecs = dense_mod.embed_tools(encoder, list(batch.values()), self._vec_cache,
-                                             progress=functools.partial(self._encoded, counter=encoded))
+                vecs = dense_mod.embed_tools(
+                    encoder,
+                    list(batch.values()),
+                    self._vec_cache,
+                    progress=functools.partial(self._encoded, counter=encoded),
+                )
                 with self._dense_cond:
                     for (name, text), vec in zip(batch.items(), vecs, strict=True):
                         if self._pending.get(name) == text:
@@ -226,4 +230,3 @@ class BackgroundDense:
                 self.on_progress(done, max(done, total))
             except Exception:  # a display problem must not stop encoding
                 log.debug("progress callback failed", exc_info=True)
-

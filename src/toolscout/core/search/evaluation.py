@@ -173,7 +173,9 @@ def load_queries(path: str | Path) -> tuple[list[EvalQuery], list[str]]:
     return queries, warnings
 
 
-def query_metrics(ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[int]) -> tuple[dict[int, float], float, float]:
+def query_metrics(
+    ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[int]
+) -> tuple[dict[int, float], float, float]:
     """``(recall by k, nDCG@10, reciprocal rank)`` of one ranking (definitions: module docstring)."""
     rel = set(relevant)
     if not rel:
@@ -222,7 +224,10 @@ def evaluate(
     from .index import ToolIndex
 
     ks = tuple(sorted({int(k) for k in ks if int(k) > 0})) or DEFAULT_KS
-    qs = [q if isinstance(q, EvalQuery) else EvalQuery(str(q["query"]), tuple(q["relevant"]), str(q.get("qid", ""))) for q in queries]
+    qs = [
+        q if isinstance(q, EvalQuery) else EvalQuery(str(q["query"]), tuple(q["relevant"]), str(q.get("qid", "")))
+        for q in queries
+    ]
     build_ms = 0.0
     if index is None:
         start = time.perf_counter()
@@ -259,10 +264,7 @@ def evaluate(
 def _parse_ks(value: Any) -> tuple[int, ...]:
     if value is None:
         return DEFAULT_KS
-    if isinstance(value, str):
-        parts = [p for p in value.replace(" ", "").split(",") if p]
-    else:
-        parts = list(value)
+    parts = [p for p in value.replace(" ", "").split(",") if p] if isinstance(value, str) else list(value)
     try:
         ks = tuple(int(p) for p in parts)
     except (TypeError, ValueError):

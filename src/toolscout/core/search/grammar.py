@@ -91,9 +91,13 @@ def why_nothing(parsed: ParsedQuery, tools: Iterable[ToolSpec], pending: bool) -
         if pending or not wanted or any(wanted <= {t.term for t in analyze(tool.name)} for tool in tools):
             return []  # some name has them: the other words found nothing (the usual answer)
         words = ", ".join(f"+{w}" for w in parsed.required)
-        return [f"{words}: a +word must be in the tool's name and no tool name here has it; "
-                "drop the + to match descriptions too"]
+        return [
+            f"{words}: a +word must be in the tool's name and no tool name here has it; "
+            "drop the + to match descriptions too"
+        ]
     if parsed.text.strip() and not query_terms(parsed.text):
-        return [f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
-                "should do, e.g. \"send a slack message\""]
+        return [
+            f"{parsed.text.strip()[:80]!r} has only common words (the, a, of, …): say what the tool "
+            'should do, e.g. "send a slack message"'
+        ]
     return []

@@ -119,8 +119,12 @@ class ToolIndex(BackgroundDense):
         self._worker: ThreadPoolExecutor | None = None
         self._job_running = False
         self._closed = False
-        if "dense" in prof.signals and background_dense and not isinstance(encoder, dense_mod.DenseEncoder) \
-                and encoder is not False:
+        if (
+            "dense" in prof.signals
+            and background_dense
+            and not isinstance(encoder, dense_mod.DenseEncoder)
+            and encoder is not False
+        ):
             self._worker = ThreadPoolExecutor(1, thread_name_prefix="toolscout-dense")
             self._job_running = True
             self._worker.submit(self._load_encoder_in_background)
@@ -208,8 +212,9 @@ class ToolIndex(BackgroundDense):
             docs = self.store.docs
             texts = [dense_text(docs[n].tool, docs[n].server_description) for n in changed]
             encoded = [0]
-            vecs = dense_mod.embed_tools(self._encoder, texts, self._vec_cache,
-                                         progress=functools.partial(self._encoded, counter=encoded))
+            vecs = dense_mod.embed_tools(
+                self._encoder, texts, self._vec_cache, progress=functools.partial(self._encoded, counter=encoded)
+            )
             with self._dense_cond:
                 self._round_done = 0
             with self._dense_cond:
@@ -290,8 +295,9 @@ class ToolIndex(BackgroundDense):
         return float(lexical)
 
     @_locked
-    def score_all(self, text: str, profile: Profile | None = None
-                  ) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
+    def score_all(
+        self, text: str, profile: Profile | None = None
+    ) -> tuple[Matrices, dict[str, np.ndarray], dict[str, np.ndarray], Query]:
         """Weighted components (gated; their sum is the final score) and raw signals per tool.
 
         Args:

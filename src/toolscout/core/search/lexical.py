@@ -139,7 +139,9 @@ class _PerView(Generic[V]):
         return self._value
 
 
-def _pair_sums(p: Postings, weights: np.ndarray, max_tf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_sums(
+    p: Postings, weights: np.ndarray, max_tf: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(rows, query positions, Σ_f weight_f · min(tf, max_tf))`` per (query term, row) pair of ``p``."""
     starts = p.pairs()
     if not len(starts):
@@ -164,8 +166,15 @@ class BM25F:
     statistics, so adding tools never rebuilds anything.
     """
 
-    def __init__(self, weights: dict[str, float] | None = None, k1: float = 1.5, b: float = 0.3, *,
-                 max_tf: float | None = MAX_FIELD_TF, max_body: float | None = MAX_BODY_TF) -> None:
+    def __init__(
+        self,
+        weights: dict[str, float] | None = None,
+        k1: float = 1.5,
+        b: float = 0.3,
+        *,
+        max_tf: float | None = MAX_FIELD_TF,
+        max_body: float | None = MAX_BODY_TF,
+    ) -> None:
         self.weights = dict(BM25F_WEIGHTS if weights is None else weights)
         self.k1, self.b = k1, b
         self.max_tf, self.max_body = max_tf, max_body
@@ -200,7 +209,8 @@ class BM25F:
         else:
             body = BODY[p.field]
             tft = np.add.reduceat(np.where(body, 0.0, weighted), starts) + np.minimum(
-                np.add.reduceat(np.where(body, weighted, 0.0), starts), self.max_body)
+                np.add.reduceat(np.where(body, weighted, 0.0), starts), self.max_body
+            )
         qp = p.qpos[starts]
         contrib = tft * (self.k1 + 1.0) / (tft + self.k1) * (self.idf(m, q.ids) * q.qtf)[qp]
         return m.live(np.bincount(p.rows[starts], weights=contrib, minlength=m.n_rows))

@@ -91,8 +91,7 @@ class NameKeys:
         if not text or len(text) > MAX_NAME_KEY:
             return set()
         names, plain, stems = self._tables
-        return (names.get(text.lower()) or plain.get(spelled(text, stemmed=False))
-                or stems.get(spelled(text)) or set())
+        return names.get(text.lower()) or plain.get(spelled(text, stemmed=False)) or stems.get(spelled(text)) or set()
 
     def may_name(self, text: str) -> bool:
         """True when ``text`` (stripped, any case) is some indexed tool's key or spells one."""

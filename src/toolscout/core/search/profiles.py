@@ -114,7 +114,9 @@ def make_profile(name: str, weights: dict[str, float] | None = None, *, multi_qu
         w = {"keyword": 0.4, "sk_tfidf": 0.6}
         if weights:
             w = {"keyword": float(weights.get("keyword", 0.4)), "sk_tfidf": float(weights.get("tfidf", 0.6))}
-        prof = Profile("hybrid", _unit(w, {"keyword": 0.4, "sk_tfidf": 0.6}), {"keyword": "max", "sk_tfidf": "raw"}, gate="none")
+        prof = Profile(
+            "hybrid", _unit(w, {"keyword": 0.4, "sk_tfidf": 0.6}), {"keyword": "max", "sk_tfidf": "raw"}, gate="none"
+        )
     elif name == "bm25f":
         w = _unit(_rename(weights) or {"bm25f": 0.7, "field_tfidf": 0.3}, {"bm25f": 0.7, "field_tfidf": 0.3})
         prof = Profile("bm25f", w, {"bm25f": "max", "field_tfidf": "max"}, gate="lexical")

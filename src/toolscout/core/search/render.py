@@ -55,14 +55,14 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
                 text = budgeted(text, MAX_INSTRUCTIONS_CHARS)
                 lines.append(f'<server_instructions server="{server}">\n{text}\n</server_instructions>')
     if result.already_loaded:
-        lines.append(
-            "Already loaded, call directly (no search needed): " + ", ".join(result.already_loaded)
-        )
+        lines.append("Already loaded, call directly (no search needed): " + ", ".join(result.already_loaded))
     waiting = _pending_server_of(result)
     for name in result.missing:
         if name in waiting:
-            lines.append(f"Still connecting: {name} belongs to server {waiting[name]}, which is still connecting; "
-                         "its tools will be announced when it connects.")
+            lines.append(
+                f"Still connecting: {name} belongs to server {waiting[name]}, which is still connecting; "
+                "its tools will be announced when it connects."
+            )
             continue
         if name in result.ambiguous:  # its note names the candidates
             continue
@@ -81,17 +81,18 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
     if result.no_good_match and not result.hits and not result.errors:  # a note says why already
         what = f" (no tool mentions: {', '.join(result.unmatched_terms)})" if result.unmatched_terms else ""
         lines.append(
-            f"No good match for {result.query!r}{what}. Try other words, a shorter query, "
-            "or select:<exact tool name>."
+            f"No good match for {result.query!r}{what}. Try other words, a shorter query, or select:<exact tool name>."
         )
     named = _pending_named(result) if result.mode != "select" else []
     if named:  # the query asks for a server that is not in yet: say so, even next to other hits
-        lines.append("Still connecting: server " + ", ".join(named)
-                     + "; its tools will be announced when it connects: search again then.")
+        lines.append(
+            "Still connecting: server "
+            + ", ".join(named)
+            + "; its tools will be announced when it connects: search again then."
+        )
     elif result.pending_servers and not result.hits:
         lines.append(
-            "Servers still connecting (their tools may appear shortly): "
-            + ", ".join(sorted(result.pending_servers))
+            "Servers still connecting (their tools may appear shortly): " + ", ".join(sorted(result.pending_servers))
         )
     if not lines:
         lines.append("No tools matched.")
@@ -141,6 +142,8 @@ def explain(hit: ScoredTool) -> str:
         for field_name, terms in hit.matched.items():
             lines.append(f"    {field_name}: {', '.join(terms)}")
     else:
-        lines.append("  matched: (no query word; semantic match only)" if hit.components.get("dense") else "  matched: -")
+        lines.append(
+            "  matched: (no query word; semantic match only)" if hit.components.get("dense") else "  matched: -"
+        )
     lines.extend(f"  capped: {note}" for note in hit.notes)
     return "\n".join(lines)

@@ -133,19 +133,32 @@ class SearchResult:
         if not isinstance(record, dict) or not isinstance(record.get("results"), list):
             return None
         try:
-            hits = [ScoredTool(ToolSpec(str(r["name"]), str(r.get("description") or ""),
-                                        server=r.get("server") if isinstance(r.get("server"), str) else None),
-                               float(r["score"]), {str(k): float(v) for k, v in (r.get("components") or {}).items()})
-                    for r in record["results"]]
+            hits = [
+                ScoredTool(
+                    ToolSpec(
+                        str(r["name"]),
+                        str(r.get("description") or ""),
+                        server=r.get("server") if isinstance(r.get("server"), str) else None,
+                    ),
+                    float(r["score"]),
+                    {str(k): float(v) for k, v in (r.get("components") or {}).items()},
+                )
+                for r in record["results"]
+            ]
             modes: dict[Any, SearchMode] = {"select": "select", "discover": "discover"}
             mode = modes.get(record.get("mode"), "keyword")
-            return cls(str(record.get("query", "")), mode, hits,
-                       missing=[str(n) for n in record.get("missing") or []],
-                       ambiguous=[str(n) for n in record.get("ambiguous") or []],
-                       already_loaded=[str(n) for n in record.get("already_loaded") or []],
-                       no_good_match=bool(record.get("no_good_match")),
-                       unmatched_terms=[str(t) for t in record.get("unmatched_terms") or []],
-                       pending_servers=[str(n) for n in record.get("pending_servers") or []],
-                       errors=[str(e) for e in record.get("errors") or []], ranker=str(record.get("ranker") or ""))
+            return cls(
+                str(record.get("query", "")),
+                mode,
+                hits,
+                missing=[str(n) for n in record.get("missing") or []],
+                ambiguous=[str(n) for n in record.get("ambiguous") or []],
+                already_loaded=[str(n) for n in record.get("already_loaded") or []],
+                no_good_match=bool(record.get("no_good_match")),
+                unmatched_terms=[str(t) for t in record.get("unmatched_terms") or []],
+                pending_servers=[str(n) for n in record.get("pending_servers") or []],
+                errors=[str(e) for e in record.get("errors") or []],
+                ranker=str(record.get("ranker") or ""),
+            )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

@@ -85,8 +85,9 @@ class Segment:
         order = np.argsort(keys, kind="stable")
         indptr = _indptr(ids, n_terms)
         name_sizes = np.fromiter((len(e.name_words) for e in entries), dtype=np.int64, count=n)
-        name_ids = np.fromiter(chain.from_iterable(e.name_words for e in entries), dtype=np.int64,
-                               count=int(name_sizes.sum()))
+        name_ids = np.fromiter(
+            chain.from_iterable(e.name_words for e in entries), dtype=np.int64, count=int(name_sizes.sum())
+        )
         name_rows = np.repeat(row_ids, name_sizes)
         name_order = np.argsort(name_ids, kind="stable")
         rows, sorted_ids = rows[order], ids[order]
@@ -94,8 +95,14 @@ class Segment:
         first[1:] = (rows[1:] != rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
         df = np.bincount(sorted_ids[first], minlength=n_terms).astype(np.float64)
         return cls(
-            indptr, rows, which[order], tfs[order],
-            _indptr(name_ids, n_surfaces), name_rows[name_order], row_ids, df,
+            indptr,
+            rows,
+            which[order],
+            tfs[order],
+            _indptr(name_ids, n_surfaces),
+            name_rows[name_order],
+            row_ids,
+            df,
         )
 
 

@@ -36,8 +36,9 @@ def select_tools(catalog: ToolCatalog, parsed: ParsedQuery, result: SearchResult
             result.ambiguous.append(name)
             result.suggestions[name] = [t.name for t in matches][:10]
             shown = ", ".join(result.suggestions[name][:5]) + (", …" if len(matches) > 5 else "")
-            result.errors.append(f"{name!r} is ambiguous: {len(matches)} tools have that name ({shown}); "
-                                 "use the full name")
+            result.errors.append(
+                f"{name!r} is ambiguous: {len(matches)} tools have that name ({shown}); use the full name"
+            )
             continue
         if not matches:
             result.missing.append(name)

@@ -230,8 +230,9 @@ class TermStore:
             df[: len(self.df)] = self.df
             self.df = df
 
-    def segment_pairs(self, seg: Segment, weights: np.ndarray,
-                      max_tf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def segment_pairs(
+        self, seg: Segment, weights: np.ndarray, max_tf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(rows, terms, Σ_f w_f · min(tf, max_tf))`` of every (row, term) in ``seg`` (cached
         per segment; ``max_tf`` None: counts as stored)."""
         key = (id(seg), np.asarray(weights, dtype=np.float64).tobytes() + repr(max_tf).encode())

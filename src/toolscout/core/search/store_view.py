@@ -42,8 +42,9 @@ class StoreView(Protocol):
         """Rows allocated so far (live and dead)."""
         ...
 
-    def segment_pairs(self, seg: Segment, weights: np.ndarray,
-                      max_tf: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def segment_pairs(
+        self, seg: Segment, weights: np.ndarray, max_tf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (row, term) of ``seg`` with its field-weighted count, each field's count capped at
         ``max_tf`` (cached per segment)."""
         ...

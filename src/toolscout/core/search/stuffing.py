@@ -15,8 +15,8 @@ Repeated sentences are not removed: with the counts capped, repetition only leng
 which BM25F's length normalisation already holds against it.
 
 Measured with ``toolscout eval`` on the shared dev sets before and after (``bm25f`` and
-``default`` profiles, docs/_incoming/sec-approval.md): metatool (14,729 queries) within 0.11
-point on every metric; livemcpbench (67 queries) better or equal on every metric for ``bm25f``,
+``default`` profiles; the table is in docs/security.md): metatool (14,729 queries) within about
+0.1 point on every metric; livemcpbench (67 queries) better or equal on every metric for ``bm25f``,
 and mixed within two queries for ``default`` (R@1, R@3 and MRR up; R@5, R@10 and nDCG@10 down:
 two relevant tools at ranks 9 and 10 fell just below the top 10). A stuffed impostor beside the real GitHub tools outranks
 none of them in either profile (``tests/core/test_search_stuffing.py``).
@@ -83,8 +83,9 @@ def stuffing_notes(m: Matrices, name: str, terms: Sequence[tuple[int, str]], sco
                 body += scorer.weights.get(f, 0.0) * tf / norm
         parts = [f"repeated terms capped ({', '.join(repeated)}, each counted {scorer.max_tf:g}×)"] if repeated else []
         if scorer.max_body is not None and body > scorer.max_body:
-            parts.append(f"description and parameter text capped at one mention in the name ({body:.2f} → "
-                         f"{scorer.max_body:g})")
+            parts.append(
+                f"description and parameter text capped at one mention in the name ({body:.2f} → {scorer.max_body:g})"
+            )
         if parts:
             notes.append(f"{word!r}: " + "; ".join(parts))
     return tuple(notes)

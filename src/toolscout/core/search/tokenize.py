@@ -66,8 +66,24 @@ STOP_WORDS: frozenset[str] = ENGLISH_STOP_WORDS - TOOL_WORDS
 #: Words that make a query a request addressed to someone, whose tool verbs are then dropped
 #: (:func:`query_terms`): first- and second-person pronouns, and "please".
 REQUEST_WORDS: frozenset[str] = frozenset(
-    ["i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself", "yourselves",
-     "we", "us", "our", "ours", "ourselves", "please"]
+    [
+        "i",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "ourselves",
+        "please",
+    ]
 )
 
 

@@ -303,9 +303,7 @@ class ToolSearch:
             log.exception("ToolSearch.rank failed")
             return []
 
-    def search(
-        self, query: str, limit: int | None = None, *, pending_servers: Iterable[str] = ()
-    ) -> SearchResult:
+    def search(self, query: str, limit: int | None = None, *, pending_servers: Iterable[str] = ()) -> SearchResult:
         """Run one ToolSearch query (grammar in :mod:`.grammar`). Never raises.
 
         Args:
@@ -385,6 +383,7 @@ class ToolSearch:
         out = [q.surfaces[t] for t in q.unknown if t not in q.compounds]  # not createIssue → createissue
         return list(dict.fromkeys(out))
 
+
 _TOKEN_SPLIT = re.compile(r"[\s,;]+")
 _NAME_SHAPED = re.compile(r"[_\-.]|[a-z][A-Z]")
 
@@ -393,8 +392,9 @@ def _exact_hit(ranked: ScoredTool | None, tool: ToolSpec) -> ScoredTool:
     """A named tool as a hit with score 1.0 (its ranked explanation kept when it has one)."""
     if ranked is None:
         return ScoredTool(tool=tool, score=1.0, components={"exact_name": 1.0}, raw={}, exact_name=True)
-    return replace(ranked, score=1.0, exact_name=True,
-                   components={**ranked.components, "exact_name": max(0.0, 1.0 - ranked.score)})
+    return replace(
+        ranked, score=1.0, exact_name=True, components={**ranked.components, "exact_name": max(0.0, 1.0 - ranked.score)}
+    )
 
 
 @dataclass(frozen=True)

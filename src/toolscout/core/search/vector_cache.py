@@ -97,8 +97,9 @@ class VectorCache:
                                 found[key] = vec
                                 hits.append(key)
                         if hits:
-                            db.execute(f"UPDATE vec SET used = ? WHERE key IN ({','.join('?' * len(hits))})",
-                                       [now, *hits])
+                            db.execute(
+                                f"UPDATE vec SET used = ? WHERE key IN ({','.join('?' * len(hits))})", [now, *hits]
+                            )
                     db.commit()
                 except sqlite3.Error as exc:
                     log.warning("embedding cache read failed: %s", exc)

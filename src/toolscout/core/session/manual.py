@@ -88,7 +88,8 @@ class ManualDriver:
         hits = self.router.last_search.hits if self.router.last_search is not None else []
         self.offline_recommendations = [
             Recommendation(h.tool.name, h.tool.server, float(h.score), h.tool.description, h.tool.input_schema)
-            for h in hits if h.tool.name not in ("ToolSearch", EXECUTE_TOOL)
+            for h in hits
+            if h.tool.name not in ("ToolSearch", EXECUTE_TOOL)
         ]
         if self.offline_recommendations:
             self.emit(RecommendationsReady(tuple(self.offline_recommendations), text, turn))

@@ -40,8 +40,14 @@ def decide(engine: Engine, settings: Settings, provider: Provider, strategy: str
     """The mode decision for ``engine``'s catalog now (servers still connecting counted with
     their last known size, :meth:`~toolscout.core.engine.facade.Engine.pending_sizes`)."""
     model = provider.model or settings.get("provider.model")
-    report = build_context_report(engine.catalog, settings, model=model or None, strategy=strategy,
-                                  pending=engine.pending_sizes(), tool_limit=session_limit(provider, settings))
+    report = build_context_report(
+        engine.catalog,
+        settings,
+        model=model or None,
+        strategy=strategy,
+        pending=engine.pending_sizes(),
+        tool_limit=session_limit(provider, settings),
+    )
     return report.decision
 
 
@@ -54,12 +60,19 @@ def may_switch(projection: Projection, settings: Settings, limit: ToolLimit | No
     """True while a switch to deferral is possible: still inline, and auto mode (late servers
     may cross the threshold), tool search switched on since the projection was fixed, or a
     tool limit that late servers may pass."""
-    return projection.strategy == INLINE and (settings.mode in ("tst-auto", "tst")
-                                              or (limit is not None and limit.max_tools is not None))
+    return projection.strategy == INLINE and (
+        settings.mode in ("tst-auto", "tst") or (limit is not None and limit.max_tools is not None)
+    )
 
 
-def fitted_projection(catalog: ToolCatalog, strategy: str, decision: ModeDecision,
-                      keep: Iterable[dict[str, Any]] = (), *, native: bool = False) -> Projection:
+def fitted_projection(
+    catalog: ToolCatalog,
+    strategy: str,
+    decision: ModeDecision,
+    keep: Iterable[dict[str, Any]] = (),
+    *,
+    native: bool = False,
+) -> Projection:
     """The projection for ``decision``, never past its tool limit: inline; deferred; or, tool
     search off with more tools than the limit, deferred with as many tools inline as fit
     (:func:`~toolscout.core.engine.context.inline_fit`, the first in catalog order). ``keep``:
@@ -69,17 +82,28 @@ def fitted_projection(catalog: ToolCatalog, strategy: str, decision: ModeDecisio
     if not decision.defer:
         return Projection.build(catalog, strategy, defer=False, max_tools=max_tools)
     fill = inline_fit(catalog, None) if decision.mode == "standard" else []
-    return Projection.build(catalog, strategy, defer=True, native=native, keep=keep, fill=fill,
-                            max_tools=max_tools)
+    return Projection.build(catalog, strategy, defer=True, native=native, keep=keep, fill=fill, max_tools=max_tools)
 
 
-def switched_projection(projection: Projection, messages: Iterable[dict[str, Any]], catalog: ToolCatalog,
-                        strategy: str, decision: ModeDecision, *, native: bool = False) -> Projection:
+def switched_projection(
+    projection: Projection,
+    messages: Iterable[dict[str, Any]],
+    catalog: ToolCatalog,
+    strategy: str,
+    decision: ModeDecision,
+    *,
+    native: bool = False,
+) -> Projection:
     """The projection after switching to deferral (or to a lower tool limit): tools the history
     already called keep their full definitions (so every ``tool_use`` in history stays
     defined), the rest is deferred, or with tool search off kept inline as far as room allows."""
-    used = {b.get("name") for m in messages if m.get("role") == "assistant"
-            for b in m.get("content") or () if isinstance(b, dict) and b.get("type") == "tool_use"}
+    used = {
+        b.get("name")
+        for m in messages
+        if m.get("role") == "assistant"
+        for b in m.get("content") or ()
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
     keep = [d for d in projection.tools if d["name"] in used]
     return fitted_projection(catalog, strategy, decision, keep, native=native)
 
@@ -89,21 +113,29 @@ def switch_notice(decision: ModeDecision) -> str:
     late servers crossed the auto threshold or the tool limit, or because tool search was
     switched on."""
     if decision.mode == "standard":
-        return (f"Not every tool fits in one request any more: {decision.reason}. The tools array changed "
-                "once (one prompt-cache miss); the deferred tools are announced to the model from now on.")
+        return (
+            f"Not every tool fits in one request any more: {decision.reason}. The tools array changed "
+            "once (one prompt-cache miss); the deferred tools are announced to the model from now on."
+        )
     passed = "the provider's tool limit" if decision.limited else "the threshold"
-    why = ("you switched it on (toolSearch.enabled = true)" if decision.mode == "tst" else
-           f"the tools of servers that connected after the first message would exceed {passed} "
-           f"({decision.reason})")
-    return (f"Tool search switched on: {why}. The tools array changed once (one prompt-cache miss); "
-            "deferred tools are announced to the model from now on.")
+    why = (
+        "you switched it on (toolSearch.enabled = true)"
+        if decision.mode == "tst"
+        else f"the tools of servers that connected after the first message would exceed {passed} ({decision.reason})"
+    )
+    return (
+        f"Tool search switched on: {why}. The tools array changed once (one prompt-cache miss); "
+        "deferred tools are announced to the model from now on."
+    )
 
 
 def rebuilt_notice(count: int, limit: ToolLimit, decision: ModeDecision) -> str:
     """The text people see when a fixed tools array of ``count`` tools no longer fits ``limit``
     (the provider or ``provider.maxTools`` changed, or a resumed session) and is rebuilt."""
-    return (f"The tools array held {count:,} tools, more than {limit.words}, so it was rebuilt (one prompt-cache "
-            f"miss): {decision.reason}.")
+    return (
+        f"The tools array held {count:,} tools, more than {limit.words}, so it was rebuilt (one prompt-cache "
+        f"miss): {decision.reason}."
+    )
 
 
 def limit_warning(decision: ModeDecision, projection: Projection, catalog: ToolCatalog) -> str | None:
@@ -113,10 +145,12 @@ def limit_warning(decision: ModeDecision, projection: Projection, catalog: ToolC
         return None
     inline = len(projection.full_names - ALWAYS_CORE)
     deferred = len(projection.deferred(catalog))
-    return (f"toolSearch.enabled is false, but {decision.tool_count:,} tools > {decision.limit.words}: the first "
-            f"{inline:,} are sent inline and the other {deferred:,} are deferred (announced by name; the model "
-            "finds them with ToolSearch and calls them with ExecuteTool). Set provider.maxTools if the endpoint "
-            "accepts more tools, or defer them all with toolSearch.enabled = true.")
+    return (
+        f"toolSearch.enabled is false, but {decision.tool_count:,} tools > {decision.limit.words}: the first "
+        f"{inline:,} are sent inline and the other {deferred:,} are deferred (announced by name; the model "
+        "finds them with ToolSearch and calls them with ExecuteTool). Set provider.maxTools if the endpoint "
+        "accepts more tools, or defer them all with toolSearch.enabled = true."
+    )
 
 
 #: ``Settings.sources`` value of the offline session's tool-search default (:func:`offline_default`).

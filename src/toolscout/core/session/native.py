@@ -29,8 +29,17 @@ from ..engine.native_choice import (
     supports_native,
 )
 
-__all__ = ["NativeChoice", "choose", "is_native_refusal", "portable_history", "referenced", "references",
-           "refused_by", "remember_refusal", "supports_native"]
+__all__ = [
+    "NativeChoice",
+    "choose",
+    "is_native_refusal",
+    "portable_history",
+    "referenced",
+    "references",
+    "refused_by",
+    "remember_refusal",
+    "supports_native",
+]
 
 #: A 400 that names a native field: the endpoint does not know provider-native deferral.
 NATIVE_FIELDS = re.compile(r"defer_loading|tool_reference|tool_search", re.IGNORECASE)
@@ -50,8 +59,11 @@ def referenced(content: Any) -> list[str]:
     """Tool names of the ``tool_reference`` blocks in a ``tool_result``'s content."""
     if not isinstance(content, list):
         return []
-    return [str(b.get("tool_name")) for b in content
-            if isinstance(b, dict) and b.get("type") == "tool_reference" and b.get("tool_name")]
+    return [
+        str(b.get("tool_name"))
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool_reference" and b.get("tool_name")
+    ]
 
 
 def portable_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -61,8 +73,12 @@ def portable_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         content = message.get("content")
         if isinstance(content, list) and any(referenced(b.get("content")) for b in content if isinstance(b, dict)):
-            content = [{**b, "content": "Loaded: " + ", ".join(referenced(b.get("content")))}
-                       if isinstance(b, dict) and referenced(b.get("content")) else b for b in content]
+            content = [
+                {**b, "content": "Loaded: " + ", ".join(referenced(b.get("content")))}
+                if isinstance(b, dict) and referenced(b.get("content"))
+                else b
+                for b in content
+            ]
             message = {**message, "content": content}
         out.append(message)
     return out

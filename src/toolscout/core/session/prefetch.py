@@ -43,8 +43,9 @@ def query_text(messages: list[dict[str, Any]], limit: int = QUERY_CHARS) -> str:
         role = message.get("role")
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        text = " ".join(_REMINDER.sub(" ", b.get("text", "")) for b in blocks
-                        if isinstance(b, dict) and b.get("type") == "text").strip()
+        text = " ".join(
+            _REMINDER.sub(" ", b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+        ).strip()
         if text and role not in roles_seen:
             parts.append(text)
             roles_seen.add(str(role))
@@ -63,8 +64,9 @@ class Prefetcher:
         emit: delivers :class:`RecommendationsReady`.
     """
 
-    def __init__(self, engine: Engine, settings: Settings, is_deferred: Callable[[ToolSpec], bool],
-                 emit: Callable[[Any], None]) -> None:
+    def __init__(
+        self, engine: Engine, settings: Settings, is_deferred: Callable[[ToolSpec], bool], emit: Callable[[Any], None]
+    ) -> None:
         self.engine = engine
         self.apply_settings(settings)
         self.is_deferred = is_deferred
@@ -125,11 +127,14 @@ class Prefetcher:
         picked: list[Recommendation] = []
         for hit in hits:
             tool = hit.tool
-            if (hit.score < self.min_score or tool.name in self.seen or tool.name in exclude
-                    or not self.is_deferred(tool)):
+            if (
+                hit.score < self.min_score
+                or tool.name in self.seen
+                or tool.name in exclude
+                or not self.is_deferred(tool)
+            ):
                 continue
-            picked.append(Recommendation(tool.name, tool.server, float(hit.score), tool.description,
-                                         tool.input_schema))
+            picked.append(Recommendation(tool.name, tool.server, float(hit.score), tool.description, tool.input_schema))
             if len(picked) >= self.max:
                 break
         if not picked:

@@ -128,9 +128,17 @@ class Projection:
     max_tools: int | None = None
 
     @classmethod
-    def build(cls, catalog: ToolCatalog, strategy: str, *, defer: bool = True, native: bool = False,
-              keep: Iterable[dict[str, Any]] = (), fill: Iterable[ToolSpec] = (),
-              max_tools: int | None = None) -> Projection:
+    def build(
+        cls,
+        catalog: ToolCatalog,
+        strategy: str,
+        *,
+        defer: bool = True,
+        native: bool = False,
+        keep: Iterable[dict[str, Any]] = (),
+        fill: Iterable[ToolSpec] = (),
+        max_tools: int | None = None,
+    ) -> Projection:
         """Freeze ``catalog`` order and project it. Unknown strategies fall back to execute-proxy.
 
         Args:
@@ -180,7 +188,12 @@ class Projection:
             True if the array changed (one prompt-cache miss).
         """
         proxy = catalog.get(EXECUTE_TOOL)
-        if self.strategy not in (INLINE, NATIVE) or proxy is None or EXECUTE_TOOL in self.full_names or self._room() == 0:
+        if (
+            self.strategy not in (INLINE, NATIVE)
+            or proxy is None
+            or EXECUTE_TOOL in self.full_names
+            or self._room() == 0
+        ):
             return False
         self.tools.append(tool_definition(proxy))
         self.full_names.add(EXECUTE_TOOL)
@@ -212,8 +225,11 @@ class Projection:
             return added
         if self.strategy == NATIVE:
             have = set(self.names)
-            added = [{**tool_definition(t), "defer_loading": True} for t in catalog.tools()
-                     if t.name not in have and t.name != EXECUTE_TOOL]
+            added = [
+                {**tool_definition(t), "defer_loading": True}
+                for t in catalog.tools()
+                if t.name not in have and t.name != EXECUTE_TOOL
+            ]
             self.tools.extend(added)
             return added
         if self.strategy != "stub":
@@ -237,8 +253,11 @@ class Projection:
     def deferred(self, catalog: ToolCatalog) -> list[ToolSpec]:
         """Visible catalog tools that are not sent with a full schema, in catalog order (native:
         ExecuteTool is not one of them; the model calls loaded tools directly)."""
-        return [t for t in catalog.tools() if t.name not in self.full_names
-                and not (self.strategy == NATIVE and t.name == EXECUTE_TOOL)]
+        return [
+            t
+            for t in catalog.tools()
+            if t.name not in self.full_names and not (self.strategy == NATIVE and t.name == EXECUTE_TOOL)
+        ]
 
     def prefix_text(self) -> str:
         """The exact bytes of the cached prefix: system prompt, then the tools array."""
@@ -250,9 +269,14 @@ class Projection:
 
     def to_json(self) -> dict[str, Any]:
         """Serialisable form (persisted in the transcript so a resumed session keeps its bytes)."""
-        return {"strategy": self.strategy, "system": self.system, "tools": self.tools,
-                "full_names": sorted(self.full_names), "initial_count": self.initial_count,
-                "max_tools": self.max_tools}
+        return {
+            "strategy": self.strategy,
+            "system": self.system,
+            "tools": self.tools,
+            "full_names": sorted(self.full_names),
+            "initial_count": self.initial_count,
+            "max_tools": self.max_tools,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Projection:
@@ -261,9 +285,14 @@ class Projection:
         repaired does not send the provider a schema it rejects on every later turn."""
         tools = [_reprojected(t) for t in data["tools"]]
         limit = data.get("max_tools")
-        return cls(data["strategy"], data["system"], tools, set(data["full_names"]),
-                   int(data.get("initial_count", len(data["tools"]))),
-                   limit if isinstance(limit, int) and not isinstance(limit, bool) else None)
+        return cls(
+            data["strategy"],
+            data["system"],
+            tools,
+            set(data["full_names"]),
+            int(data.get("initial_count", len(data["tools"]))),
+            limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
+        )
 
 
 def _room(count: int, max_tools: int | None) -> int | None:
@@ -306,12 +335,17 @@ def normalize_tool_use(block: dict[str, Any], names: set[str], *, unknown_as_tex
             return {"type": "text", "text": f"(called {block.get('name')!r}, which is not one of the tools)"}
         return block
     params = block.get("input") if isinstance(block.get("input"), dict) else {}
-    return {"type": "tool_use", "id": block["id"], "name": EXECUTE_TOOL,
-            "input": {"tool_name": str(block.get("name")), "params": params}}
+    return {
+        "type": "tool_use",
+        "id": block["id"],
+        "name": EXECUTE_TOOL,
+        "input": {"tool_name": str(block.get("name")), "params": params},
+    }
 
 
-def check_request(tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]],
-                  max_tools: int | None = None) -> None:
+def check_request(
+    tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]], max_tools: int | None = None
+) -> None:
     """Verify a request before it is sent.
 
     Raises:
@@ -322,8 +356,9 @@ def check_request(tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]
     tools = list(tools)
     carried = [t for t in tools if not t.get("defer_loading")]  # native: the API keeps deferred ones out
     if max_tools is not None and len(carried) > max_tools:
-        raise ProjectionError(f"the tools array holds {len(carried)} tools, more than the {max_tools} one request "
-                              "may carry")
+        raise ProjectionError(
+            f"the tools array holds {len(carried)} tools, more than the {max_tools} one request may carry"
+        )
     defined = {t["name"] for t in tools}
     pending: set[str] = set()
     for i, message in enumerate(messages):
@@ -342,8 +377,9 @@ def check_request(tools: Iterable[dict[str, Any]], messages: list[dict[str, Any]
         for block in blocks:
             if block.get("type") == "tool_use":
                 if block.get("name") not in defined:
-                    raise ProjectionError(f"message {i}: tool_use names {block.get('name')!r}, "
-                                          "which the tools array does not define")
+                    raise ProjectionError(
+                        f"message {i}: tool_use names {block.get('name')!r}, which the tools array does not define"
+                    )
                 pending.add(block.get("id"))
     if pending:
         raise ProjectionError(f"the last message has tool_use ids without a result {sorted(pending)}")

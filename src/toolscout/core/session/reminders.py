@@ -24,8 +24,11 @@ REMOVED_TAG = "deferred-tools-removed"
 DISCOVERY_TAG = "tool_discovery"
 LOADED_TAG = "loaded-tools"
 
-_BLOCK = re.compile(r"<(?P<tag>available-deferred-tools|deferred-tools-added|deferred-tools-removed|"
-                    r"tool_discovery|loaded-tools)>\n?(?P<body>.*?)</(?P=tag)>", re.DOTALL)
+_BLOCK = re.compile(
+    r"<(?P<tag>available-deferred-tools|deferred-tools-added|deferred-tools-removed|"
+    r"tool_discovery|loaded-tools)>\n?(?P<body>.*?)</(?P=tag)>",
+    re.DOTALL,
+)
 
 
 def wrap(text: str) -> str:
@@ -34,14 +37,18 @@ def wrap(text: str) -> str:
 
 
 #: How the compact announcement reads (prefix written once per server).
-HOW_TO_READ = ("Names are grouped by prefix, written once: the line \"mcp__github__: create_issue list_issues\" "
-               "announces mcp__github__create_issue and mcp__github__list_issues. Always use the full name "
-               "(prefix + name).")
+HOW_TO_READ = (
+    'Names are grouped by prefix, written once: the line "mcp__github__: create_issue list_issues" '
+    "announces mcp__github__create_issue and mcp__github__list_issues. Always use the full name "
+    "(prefix + name)."
+)
 
 
 #: How a server summary line reads (an announcement over its token budget).
-HOW_TO_READ_SUMMARY = ("A line \"mcp__github__* (26 tools): issue, branch\" stands for every tool of that server: "
-                       "find them with ToolSearch keywords (or \"select:\" when you know a name).")
+HOW_TO_READ_SUMMARY = (
+    'A line "mcp__github__* (26 tools): issue, branch" stands for every tool of that server: '
+    'find them with ToolSearch keywords (or "select:" when you know a name).'
+)
 #: Default of ``toolSearch.announceBudget``: tokens an announcement's name lines may take.
 DEFAULT_ANNOUNCE_BUDGET = 1_500
 
@@ -59,13 +66,16 @@ def full_announcement(tools: Sequence[ToolSpec], strategy: str, budget: int | No
     """The first announcement: every deferred tool by name, grouped by server; over ``budget``
     tokens (``toolSearch.announceBudget``; None: no budget), the largest servers as one summary
     line each (:func:`~toolscout.core.serialize.budgeted_groups`)."""
-    how = ("then call it directly by name" if strategy == "stub"
-           else "then call it with ExecuteTool {\"tool_name\": NAME, \"params\": {...}}")
+    how = (
+        "then call it directly by name"
+        if strategy == "stub"
+        else 'then call it with ExecuteTool {"tool_name": NAME, "params": {...}}'
+    )
     lines = _lines(tools, budget)
     body = "\n".join(lines) if tools else "(none yet)"
     return wrap(
         "These deferred tools are available by name only; their schemas are not loaded. "
-        f"Load one with ToolSearch (\"select:NAME\" or keywords), {how}. {_how_to_read(lines)}\n"
+        f'Load one with ToolSearch ("select:NAME" or keywords), {how}. {_how_to_read(lines)}\n'
         f"<{FULL_TAG}>\n{body}\n</{FULL_TAG}>"
     )
 
@@ -92,15 +102,15 @@ def unlisted_announcement(tools: Sequence[ToolSpec], max_tools: int | None, budg
     lines = _lines(tools, budget)
     return wrap(
         f"These deferred tools are not in your tool list (it {full}), not even as stubs. Load one with "
-        "ToolSearch (\"select:NAME\" or keywords), then call it with ExecuteTool {\"tool_name\": NAME, "
-        f"\"params\": {{...}}}}. {_how_to_read(lines)}\n"
+        'ToolSearch ("select:NAME" or keywords), then call it with ExecuteTool {"tool_name": NAME, '
+        f'"params": {{...}}}}. {_how_to_read(lines)}\n'
         f"<{ADDED_TAG}>\n" + "\n".join(lines) + f"\n</{ADDED_TAG}>"
     )
 
 
 def discovery_reminder(tools: Iterable[tuple[str, str]], strategy: str) -> str:
     """Recommendations for the model: ``(name, description)`` pairs, one line each."""
-    how = "ToolSearch \"select:NAME\" loads the schema"
+    how = 'ToolSearch "select:NAME" loads the schema'
     lines = [f"{name} — {one_line(desc, 120)}" if desc else name for name, desc in tools]
     return wrap(
         f"Deferred tools that may help with the current task ({how}; then call "
@@ -137,14 +147,16 @@ class HistoryState:
     def covers(self, name: str) -> bool:
         """True if ``name`` was announced: by name, or by its server's summary line
         (``mcp__github__*`` in :attr:`announced`)."""
-        return name in self.announced or any(
-            a.endswith("__*") and name.startswith(a[:-1]) for a in self.announced)
+        return name in self.announced or any(a.endswith("__*") and name.startswith(a[:-1]) for a in self.announced)
 
     def gone(self, now: set[str]) -> list[str]:
         """Announced entries that ``now`` (the current deferred names) no longer has: names,
         and summary wildcards of servers with no deferred tool left."""
-        return [a for a in self.announced
-                if (not any(n.startswith(a[:-1]) for n in now) if a.endswith("__*") else a not in now)]
+        return [
+            a
+            for a in self.announced
+            if (not any(n.startswith(a[:-1]) for n in now) if a.endswith("__*") else a not in now)
+        ]
 
 
 def rebuild_state(messages: Iterable[dict[str, Any]], initial: Iterable[str] | None = None) -> HistoryState:

@@ -79,7 +79,9 @@ class RequestBuilder:
         if extra_user_text is not None:
             blocks = [*self._reminders(consume=False), {"type": "text", "text": extra_user_text}]
             messages = [*messages, {"role": "user", "content": blocks}]
-        return ModelRequest(self.provider.model or "", self.projection.system, self.projection.tools, messages, self.max_tokens)
+        return ModelRequest(
+            self.provider.model or "", self.projection.system, self.projection.tools, messages, self.max_tokens
+        )
 
     def _sync_projection(self) -> None:
         """Fix the projection on first use; later, append late tools and, in auto mode, switch
@@ -91,8 +93,9 @@ class RequestBuilder:
         if self.projection is None:
             self.mode_decision = self._decide_mode()
             self.native_choice = self._choose_native()
-            self.projection = fitted_projection(catalog, self.strategy, self.mode_decision,
-                                                native=self.native_choice.native)
+            self.projection = fitted_projection(
+                catalog, self.strategy, self.mode_decision, native=self.native_choice.native
+            )
             self._record_projection()
             self._warn_limit()
             return
@@ -102,8 +105,9 @@ class RequestBuilder:
         if decision is not None and (decision.defer or over):
             notice = rebuilt_notice(len(self.projection.tools), limit, decision) if over else switch_notice(decision)
             self.native_choice = self._choose_native()
-            self.projection = switched_projection(self.projection, self.messages, catalog, self.strategy, decision,
-                                                  native=self.native_choice.native)
+            self.projection = switched_projection(
+                self.projection, self.messages, catalog, self.strategy, decision, native=self.native_choice.native
+            )
             self.mode_decision = decision
             self._record({"type": "event", "name": "tool_search_switched", "turn": self.turn, "notice": notice})
             self._record_projection()
@@ -118,10 +122,18 @@ class RequestBuilder:
     def _record_projection(self) -> None:
         assert self.projection is not None and self.mode_decision is not None
         native = self.native_choice
-        self._record({"type": "projection", **self.projection.to_json(),
-                      "mode": {"mode": self.mode_decision.mode, "defer": self.mode_decision.defer,
-                               "reason": self.mode_decision.reason},
-                      "native": {"native": native.native, "reason": native.reason} if native else None})
+        self._record(
+            {
+                "type": "projection",
+                **self.projection.to_json(),
+                "mode": {
+                    "mode": self.mode_decision.mode,
+                    "defer": self.mode_decision.defer,
+                    "reason": self.mode_decision.reason,
+                },
+                "native": {"native": native.native, "reason": native.reason} if native else None,
+            }
+        )
 
     def _warn_limit(self) -> None:
         assert self.projection is not None and self.mode_decision is not None
@@ -145,25 +157,34 @@ class RequestBuilder:
             return False
         base_url = self.provider.base_url
         remember_refusal(base_url, message)
-        self.native_choice = NativeChoice(False, f"{base_url or self.provider.name} refused native tool search "
-                                                 f"({message[:120]}): portable path")
+        self.native_choice = NativeChoice(
+            False, f"{base_url or self.provider.name} refused native tool search ({message[:120]}): portable path"
+        )
         self.messages[:] = portable_history(self.messages)
-        plain = Projection(self.projection.strategy, self.projection.system,
-                           [{k: v for k, v in d.items() if k != "defer_loading"} for d in self.projection.tools])
+        plain = Projection(
+            self.projection.strategy,
+            self.projection.system,
+            [{k: v for k, v in d.items() if k != "defer_loading"} for d in self.projection.tools],
+        )
         assert self.mode_decision is not None
-        self.projection = switched_projection(plain, self.messages, self.engine.catalog, self.strategy,
-                                              self.mode_decision)
-        notice = ("The endpoint refused provider-native tool search, so this session uses ToolSearch + "
-                  "ExecuteTool from now on (one prompt-cache miss; remembered for this endpoint).")
-        self._record({"type": "event", "name": "native_fallback", "turn": self.turn, "notice": notice,
-                      "error": message[:300]})
+        self.projection = switched_projection(
+            plain, self.messages, self.engine.catalog, self.strategy, self.mode_decision
+        )
+        notice = (
+            "The endpoint refused provider-native tool search, so this session uses ToolSearch + "
+            "ExecuteTool from now on (one prompt-cache miss; remembered for this endpoint)."
+        )
+        self._record(
+            {"type": "event", "name": "native_fallback", "turn": self.turn, "notice": notice, "error": message[:300]}
+        )
         self._record_projection()
         self.emit(ToolSearchSwitched(notice, self.native_choice.reason, self.turn))
         return True
 
     def _choose_native(self) -> NativeChoice:
-        return choose(str(self.settings["toolSearch.native"]), self.provider.name, self.provider.model,
-                      self.provider.base_url)
+        return choose(
+            str(self.settings["toolSearch.native"]), self.provider.name, self.provider.model, self.provider.base_url
+        )
 
     @property
     def call_wording(self) -> str:
@@ -211,8 +232,14 @@ class RequestBuilder:
                 self.emit(AnnouncementSent(tuple(t.name for t in [*added, *beyond]), tuple(removed), False))
         texts.extend(notes)
         recs = self.prefetch.take() if consume else list(self.prefetch.pending)
-        recs = [r for r in recs if r.name not in state.discovered and r.name not in self._loaded
-                and r.name not in state.recommended and self.engine.catalog.get(r.name) is not None]
+        recs = [
+            r
+            for r in recs
+            if r.name not in state.discovered
+            and r.name not in self._loaded
+            and r.name not in state.recommended
+            and self.engine.catalog.get(r.name) is not None
+        ]
         if recs:
             texts.append(discovery_reminder([(r.name, r.description) for r in recs], self.call_wording))
         return [{"type": "text", "text": t} for t in texts]

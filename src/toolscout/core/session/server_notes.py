@@ -74,8 +74,7 @@ def instructions_reminder(texts: Mapping[str, str], budget: int) -> str | None:
             parts.append(f'<{INSTRUCTIONS_TAG} server="{_neutral(name)}">\n{_neutral(body)}\n</{INSTRUCTIONS_TAG}>')
     if not parts:
         return None
-    return wrap("Instructions from connected MCP servers (from the servers, not from the user):\n"
-                + "\n".join(parts))
+    return wrap("Instructions from connected MCP servers (from the servers, not from the user):\n" + "\n".join(parts))
 
 
 def connecting_reminder(names: Iterable[str], *, inline: bool) -> str | None:
@@ -85,8 +84,9 @@ def connecting_reminder(names: Iterable[str], *, inline: bool) -> str | None:
         return None
     then = "added to your tool list" if inline else "announced"
     lines = [f"server {n} still connecting; its tools will be {then}" for n in names]
-    return wrap("\n".join(lines) + f"\n<{CONNECTING_TAG}>\n" + "\n".join(_neutral(n) for n in names)
-                + f"\n</{CONNECTING_TAG}>")
+    return wrap(
+        "\n".join(lines) + f"\n<{CONNECTING_TAG}>\n" + "\n".join(_neutral(n) for n in names) + f"\n</{CONNECTING_TAG}>"
+    )
 
 
 def server_notes(engine: Engine, settings: Settings, messages: list[dict[str, Any]], *, inline: bool) -> list[str]:
@@ -95,8 +95,11 @@ def server_notes(engine: Engine, settings: Settings, messages: list[dict[str, An
     state = read_state(messages)
     budget = int(settings["mcp.instructionsBudget"] or 0)
     catalog = engine.catalog
-    texts = {name: text for name, text in catalog.instructions.items()
-             if name not in state.instructed and text and text.strip() and catalog.server_tools(name)}
+    texts = {
+        name: text
+        for name, text in catalog.instructions.items()
+        if name not in state.instructed and text and text.strip() and catalog.server_tools(name)
+    }
     out = []
     if budget > 0:
         reminder = instructions_reminder(texts, budget)

@@ -71,8 +71,9 @@ MAX_STEPS = 50
 #: Settings a provider is built from: a change to one of them builds a new provider. Every
 #: ``provider.*`` key (``provider.openaiStrict``, and any a new provider adds) but the context
 #: window, which sizes the auto mode decision, not the provider.
-PROVIDER_KEYS = tuple(k for k in KEYS_BY_NAME if k.startswith("provider.")
-                      and k not in ("provider.contextWindow", "provider.maxTools"))  # read per request
+PROVIDER_KEYS = tuple(
+    k for k in KEYS_BY_NAME if k.startswith("provider.") and k not in ("provider.contextWindow", "provider.maxTools")
+)  # read per request
 
 
 class SessionNotFound(LookupError):
@@ -110,9 +111,18 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         max_tokens: output cap per model request (tokens).
     """
 
-    def __init__(self, engine: Engine, *, settings: Settings | None = None, provider: Provider | None = None,
-                 asker: Asker | None = None, strategy: str | None = None, session_id: str | None = None,
-                 persist: bool = True, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        settings: Settings | None = None,
+        provider: Provider | None = None,
+        asker: Asker | None = None,
+        strategy: str | None = None,
+        session_id: str | None = None,
+        persist: bool = True,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
         self.engine = engine
         self.settings = settings if settings is not None else engine.settings
         self.provider: Provider = provider if provider is not None else create_provider(self.settings)
@@ -123,17 +133,20 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self.projection: Projection | None = None
         self.mode_decision: ModeDecision | None = None
         self.native_choice: NativeChoice | None = None
-        self.store = TranscriptStore(sessions_dir() / f"{self.id}.jsonl",
-                                     lambda text: engine.warn(text, "transcript")) if persist else None
+        self.store = (
+            TranscriptStore(sessions_dir() / f"{self.id}.jsonl", lambda text: engine.warn(text, "transcript"))
+            if persist
+            else None
+        )
         self._listeners = []
         self._loaded: set[str] = set()
-        self.router = ToolRouter(engine, self.emit, asker, self._loaded,
-                                 int(self.settings["toolSearch.maxResults"]))
+        self.router = ToolRouter(engine, self.emit, asker, self._loaded, int(self.settings["toolSearch.maxResults"]))
         self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
-            text, limit=int(self.settings["tools.maxResultTokens"]),
-            folder=results_root() / self.id, name=call_id)
+            text, limit=int(self.settings["tools.maxResultTokens"]), folder=results_root() / self.id, name=call_id
+        )
         self.router.record_search = lambda call_id, result: self._record(
-            {"type": "search", "call_id": call_id, "result": result.to_record()})
+            {"type": "search", "call_id": call_id, "result": result.to_record()}
+        )
         #: ToolSearch call id → its result as recorded (a resumed session's, for showing them).
         self.saved_searches: dict[str, dict[str, Any]] = {}
         self.prefetch = Prefetcher(engine, self.settings, self._is_deferred, self.emit)
@@ -143,7 +156,6 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         self._load_mark = 0
         self._task: asyncio.Task[Any] | None = None
         self._meta_written = False
-
 
     def apply_settings(self, settings: Settings) -> list[str]:
         """Run with ``settings`` from the next request on: recommendations, the strategy (until
@@ -388,9 +400,16 @@ class Session(RequestBuilder, ManualDriver, EventSource):
             return
         if not self._meta_written:
             self._meta_written = True
-            self.store.append({"type": "meta", "id": self.id, "strategy": self.strategy,
-                               "provider": self.provider.name, "model": self.provider.model or None,
-                               "cwd": str(self.engine.project_dir)})
+            self.store.append(
+                {
+                    "type": "meta",
+                    "id": self.id,
+                    "strategy": self.strategy,
+                    "provider": self.provider.name,
+                    "model": self.provider.model or None,
+                    "cwd": str(self.engine.project_dir),
+                }
+            )
         self.store.append(record)
 
     # -- resume ---------------------------------------------------------------------------
@@ -407,8 +426,9 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         """
         path = find_transcript(session_id)
         if path is None:
-            raise SessionNotFound(f"no saved session matches {session_id!r}" if session_id
-                                  else "there is no saved session to resume")
+            raise SessionNotFound(
+                f"no saved session matches {session_id!r}" if session_id else "there is no saved session to resume"
+            )
         store = TranscriptStore(path, lambda text: engine.warn(text, "transcript"))
         try:
             store.claim()  # one writer per transcript, before the repair below writes to it
@@ -436,8 +456,14 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         state = session._history_state()
         session._loaded.update(state.discovered)
         session.prefetch.remember([*state.recommended, *state.discovered])
-        session.turn = sum(1 for m in saved.messages if m["role"] == "user"
-                           and any(b.get("type") == "text" and not str(b.get("text", "")).startswith("<system-reminder>")
-                                   for b in message_blocks(m)))
+        session.turn = sum(
+            1
+            for m in saved.messages
+            if m["role"] == "user"
+            and any(
+                b.get("type") == "text" and not str(b.get("text", "")).startswith("<system-reminder>")
+                for b in message_blocks(m)
+            )
+        )
         session._repair(CRASHED_TEXT)
         return session

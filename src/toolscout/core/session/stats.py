@@ -40,8 +40,16 @@ class CacheMeter:
     def report(self, turn: int, usage: Any) -> UsageReported:
         """The usage event for the request last measured (``usage``: a providers ``Usage``)."""
         event = UsageReported(
-            turn, self.requests, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-            usage.cache_creation_tokens, self._last or "", self._hit, self.ratio, self._load_tokens,
+            turn,
+            self.requests,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_creation_tokens,
+            self._last or "",
+            self._hit,
+            self.ratio,
+            self._load_tokens,
         )
         self.log.append(event)
         return event

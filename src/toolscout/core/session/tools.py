@@ -41,8 +41,14 @@ class ToolRouter:
         search_limit: default ``max_results`` of ToolSearch (``toolSearch.maxResults``).
     """
 
-    def __init__(self, engine: Engine, emit: Callable[[Any], None], asker: Asker | None, loaded: set[str],
-                 search_limit: int = DEFAULT_SEARCH_LIMIT) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        emit: Callable[[Any], None],
+        asker: Asker | None,
+        loaded: set[str],
+        search_limit: int = DEFAULT_SEARCH_LIMIT,
+    ) -> None:
         self.engine = engine
         self.emit = emit
         self.asker = asker
@@ -96,22 +102,36 @@ class ToolRouter:
             # params may be a JSON string (some models send that); the executor parses it.
             target, params = args.get("tool_name"), args.get("params", {})
             if not isinstance(target, str) or not target:
-                result = self._refused(call_id, args, ToolResult.error(
-                    EXECUTE_TOOL, ToolErrorKind.INVALID_PARAMS,
-                    "ExecuteTool needs tool_name (the exact tool name) and params (an object)."))
+                result = self._refused(
+                    call_id,
+                    args,
+                    ToolResult.error(
+                        EXECUTE_TOOL,
+                        ToolErrorKind.INVALID_PARAMS,
+                        "ExecuteTool needs tool_name (the exact tool name) and params (an object).",
+                    ),
+                )
             elif target in (TOOL_SEARCH, EXECUTE_TOOL):
-                result = self._refused(call_id, args, ToolResult.error(
-                    target, ToolErrorKind.INVALID_PARAMS, self._not_through_proxy(target)))
+                result = self._refused(
+                    call_id,
+                    args,
+                    ToolResult.error(target, ToolErrorKind.INVALID_PARAMS, self._not_through_proxy(target)),
+                )
             else:
                 result = await self.call(call_id, target, params, via=EXECUTE_TOOL)
             text, is_error = self._result_text(result), result.is_error
         else:
             result = await self.call(call_id, name, args, via="direct")
             if self.gate_by_reference and result.error_kind is ToolErrorKind.NOT_LOADED:
-                self.sibling_notes.append(f"{result.tool_name} was called before it was loaded, so the call was "
-                                          "not sent. It is loaded now: call it again.")
-                return {"type": "tool_result", "tool_use_id": call_id,
-                        "content": references([result.tool_name])}, result
+                self.sibling_notes.append(
+                    f"{result.tool_name} was called before it was loaded, so the call was "
+                    "not sent. It is loaded now: call it again."
+                )
+                return {
+                    "type": "tool_result",
+                    "tool_use_id": call_id,
+                    "content": references([result.tool_name]),
+                }, result
             text, is_error = self._result_text(result), result.is_error
         if self.result_cap is not None:
             text = self.result_cap(call_id, text)
@@ -123,8 +143,10 @@ class ToolRouter:
         there when the model called ToolSearch anyway (the invented name became an ExecuteTool
         call): it is told there is nothing to search, not to call a tool it does not have."""
         if target == TOOL_SEARCH and self.sent_full is not None and TOOL_SEARCH not in self.sent_full:
-            return ("ToolSearch is not available in this session: nothing is deferred, every tool is already "
-                    "in your tool list with its full schema. Call the tool you need directly by name.")
+            return (
+                "ToolSearch is not available in this session: nothing is deferred, every tool is already "
+                "in your tool list with its full schema. Call the tool you need directly by name."
+            )
         return f"Call {target} directly, not through ExecuteTool."
 
     def _refused(self, call_id: str, args: Any, result: ToolResult) -> ToolResult:
@@ -145,7 +167,7 @@ class ToolRouter:
         self.last_search_names = ()
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
-            return "ToolSearch needs a non-empty query: \"select:NAME\" or keywords.", True
+            return 'ToolSearch needs a non-empty query: "select:NAME" or keywords.', True
         limit = args.get("max_results")
         limit = limit if isinstance(limit, int) and 1 <= limit <= 50 else self.search_limit
         result = self.engine.search_tools(query, limit)
@@ -169,8 +191,9 @@ class ToolRouter:
         self._started(ToolCallStarted(call_id, name, shown, via))
         direct = via == "direct" and name not in self.loaded
         try:
-            result = await self.engine.call_tool(name, params, asker=self.asker, direct=direct,
-                                                 loaded=self.loaded, sent_full=self.sent_full)
+            result = await self.engine.call_tool(
+                name, params, asker=self.asker, direct=direct, loaded=self.loaded, sent_full=self.sent_full
+            )
         except BaseException as exc:
             cancelled = ToolResult.error(name, ToolErrorKind.CANCELLED, "The call was cancelled by the user.")
             self.emit(ToolCallFinished(call_id, name, shown, cancelled, via))

@@ -213,8 +213,9 @@ def _is_message(message: Any) -> bool:
     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
         return False
     content = message.get("content")
-    return isinstance(content, str) or (isinstance(content, list) and all(
-        isinstance(b, dict) and isinstance(b.get("type"), str) for b in content))
+    return isinstance(content, str) or (
+        isinstance(content, list) and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in content)
+    )
 
 
 def repair_torn_tail(path: Path) -> str | None:
@@ -285,8 +286,11 @@ def interrupted_results(messages: list[dict[str, Any]], reason: str) -> list[dic
     content = messages[-1].get("content")
     if not isinstance(content, list):
         return []
-    return [{"type": "tool_result", "tool_use_id": b["id"], "content": reason, "is_error": True}
-            for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+    return [
+        {"type": "tool_result", "tool_use_id": b["id"], "content": reason, "is_error": True}
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
 
 
 # -- reading the messages of a transcript ----------------------------------------------------
@@ -311,14 +315,14 @@ def result_text(content: Any) -> str | None:
 
 def tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every ``tool_use`` block of the assistant's messages, in order."""
-    return [b for m in messages if m.get("role") == "assistant" for b in message_blocks(m)
-            if b.get("type") == "tool_use"]
+    return [
+        b for m in messages if m.get("role") == "assistant" for b in message_blocks(m) if b.get("type") == "tool_use"
+    ]
 
 
 def tool_results(messages: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``tool_use`` id → its ``tool_result`` block, over every message."""
-    return {str(b.get("tool_use_id")): b for m in messages for b in message_blocks(m)
-            if b.get("type") == "tool_result"}
+    return {str(b.get("tool_use_id")): b for m in messages for b in message_blocks(m) if b.get("type") == "tool_result"}
 
 
 @dataclass(frozen=True)
@@ -361,7 +365,14 @@ def history(messages: list[dict[str, Any]]) -> list[HistoryEntry]:
                 if name == "ExecuteTool" and isinstance(args, dict) and args.get("tool_name"):
                     name, args = str(args["tool_name"]), args.get("params") or {}
                 call_id = str(block.get("id", ""))
-                out.append(HistoryEntry("tool", key, call_id=call_id, tool=name,
-                                        params=args if isinstance(args, dict) else {},
-                                        result=results.get(str(block.get("id")))))
+                out.append(
+                    HistoryEntry(
+                        "tool",
+                        key,
+                        call_id=call_id,
+                        tool=name,
+                        params=args if isinstance(args, dict) else {},
+                        result=results.get(str(block.get("id"))),
+                    )
+                )
     return out

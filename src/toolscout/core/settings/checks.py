@@ -31,8 +31,11 @@ class SettingsWarning:
     def __str__(self) -> str:
         if self.key == "(file)":
             return f"{self.source}: {self.reason}; its settings are ignored"
-        shown = str(self.value) if isinstance(self.value, NumberText) else \
-            json.dumps(self.value, ensure_ascii=False, default=str)
+        shown = (
+            str(self.value)
+            if isinstance(self.value, NumberText)
+            else json.dumps(self.value, ensure_ascii=False, default=str)
+        )
         if len(shown) > 80:
             shown = shown[:77] + "..."
         if self.reason == "unknown key":
@@ -136,8 +139,7 @@ class PartlyValid(ValueError):
     caller that does not look for it (saving a setting refuses the whole value)."""
 
     def __init__(self, kept: Any, problems: list[EntryProblem]) -> None:
-        super().__init__("; ".join(f"entry {p.label or '(whole value)'} = {p.value!r}: {p.reason}"
-                                   for p in problems))
+        super().__init__("; ".join(f"entry {p.label or '(whole value)'} = {p.value!r}: {p.reason}" for p in problems))
         self.kept = kept
         self.problems = problems
 
@@ -166,11 +168,17 @@ class EntryList:
     def __call__(self, v: Any) -> list[str]:
         problems: list[EntryProblem] = []
         if isinstance(v, str) and self.fail_closed:
-            problems.append(EntryProblem("", v, "expected a list of strings, not one string",
-                                         f"read as the one-entry list [{json.dumps(v, ensure_ascii=False)}]"))
+            problems.append(
+                EntryProblem(
+                    "",
+                    v,
+                    "expected a list of strings, not one string",
+                    f"read as the one-entry list [{json.dumps(v, ensure_ascii=False)}]",
+                )
+            )
             v = [v]
         if not isinstance(v, list):
-            raise ValueError("expected a list of strings (a single entry is written [\"...\"])")
+            raise ValueError('expected a list of strings (a single entry is written ["..."])')
         kept: list[str] = []
         ignored = "this entry is ignored; the other entries apply"
         for i, entry in enumerate(v):
@@ -181,12 +189,24 @@ class EntryList:
                 problems.append(EntryProblem(label, entry, "an empty entry", ignored))
             elif self.rules and not _balanced(entry):
                 if self.fail_closed:
-                    problems.append(EntryProblem(label, entry, "unbalanced parentheses in the rule",
-                                                 "kept as written (it may match no tool): fix it"))
+                    problems.append(
+                        EntryProblem(
+                            label,
+                            entry,
+                            "unbalanced parentheses in the rule",
+                            "kept as written (it may match no tool): fix it",
+                        )
+                    )
                     kept.append(entry)
                 else:
-                    problems.append(EntryProblem(label, entry, "unbalanced parentheses in the rule",
-                                                 "this rule is ignored (it grants nothing); the others apply"))
+                    problems.append(
+                        EntryProblem(
+                            label,
+                            entry,
+                            "unbalanced parentheses in the rule",
+                            "this rule is ignored (it grants nothing); the others apply",
+                        )
+                    )
             else:
                 kept.append(entry)
         if problems:
@@ -205,7 +225,7 @@ def approved_tools(v: Any) -> dict[str, dict[str, str]]:
         PartlyValid: some entries are not of that shape.
     """
     if not isinstance(v, dict):
-        raise ValueError("expected an object of tool name → {\"description\": sha256, \"inputSchema\": sha256}")
+        raise ValueError('expected an object of tool name → {"description": sha256, "inputSchema": sha256}')
     kept: dict[str, dict[str, str]] = {}
     problems: list[EntryProblem] = []
     for name, entry in v.items():
@@ -214,9 +234,14 @@ def approved_tools(v: Any) -> dict[str, dict[str, str]]:
         if len(digests) == 2:
             kept[name] = {"description": digests[0], "inputSchema": digests[1]}
         else:
-            problems.append(EntryProblem(f"[{json.dumps(name)}]", entry, "expected {\"description\": sha256 hex, "
-                                         "\"inputSchema\": sha256 hex}", "this entry is ignored (that tool is "
-                                         "not known as approved)"))
+            problems.append(
+                EntryProblem(
+                    f"[{json.dumps(name)}]",
+                    entry,
+                    'expected {"description": sha256 hex, "inputSchema": sha256 hex}',
+                    "this entry is ignored (that tool is not known as approved)",
+                )
+            )
     if problems:
         raise PartlyValid(kept, problems)
     return kept

@@ -64,67 +64,143 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("toolSearch.enabled", "auto", Choice("auto", "true", "false"),
-        "auto: defer when deferred schemas exceed thresholdRatio of the context window; true: always; false: never"),
-    Key("toolSearch.thresholdRatio", 0.10, _number(0.0, 1.0, lo_open=True),
-        "share of the context window (0 < r ≤ 1) above which auto mode defers"),
+    Key(
+        "toolSearch.enabled",
+        "auto",
+        Choice("auto", "true", "false"),
+        "auto: defer when deferred schemas exceed thresholdRatio of the context window; true: always; false: never",
+    ),
+    Key(
+        "toolSearch.thresholdRatio",
+        0.10,
+        _number(0.0, 1.0, lo_open=True),
+        "share of the context window (0 < r ≤ 1) above which auto mode defers",
+    ),
     Key("toolSearch.maxResults", 5, _number(1, 50, integer=True), "results per ToolSearch query (1–50)"),
-    Key("toolSearch.announceBudget", 1500, _number(0, 1_000_000, integer=True),
+    Key(
+        "toolSearch.announceBudget",
+        1500,
+        _number(0, 1_000_000, integer=True),
         "tokens the deferred-tool announcement may take; over it, the largest servers are one line each "
-        "(prefix, tool count, what it works on) and their tools are found by search"),
+        "(prefix, tool count, what it works on) and their tools are found by search",
+    ),
     Key("toolSearch.alwaysLoad", [], EntryList(), "servers, tool names or globs never deferred"),
-    Key("toolSearch.ranker", "default", Choice("default", "bm25f", "hybrid"),
-        "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)"),
+    Key(
+        "toolSearch.ranker",
+        "default",
+        Choice("default", "bm25f", "hybrid"),
+        "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)",
+    ),
     Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
     Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
     Key("toolSearch.displayFloor", 0.10, _number(0.0, 1.0), "scores below this are not shown"),
-    Key("toolSearch.vectorCacheMB", 64.0, _number(0.1, 100_000),
-        "cap of the on-disk tool-vector cache (MiB); least recently used vectors are evicted past it"),
+    Key(
+        "toolSearch.vectorCacheMB",
+        64.0,
+        _number(0.1, 100_000),
+        "cap of the on-disk tool-vector cache (MiB); least recently used vectors are evicted past it",
+    ),
     Key("recommendations.enabled", True, _bool, "recommend deferred tools after each turn (UI bar and model reminder)"),
     Key("recommendations.minScore", 0.15, _number(0.0, 1.0), "score floor for recommendations"),
     Key("recommendations.onFirstMessage", False, _bool, "also prefetch on the user's first message"),
     Key("recommendations.max", 3, _number(1, 10, integer=True), "recommendations shown per turn"),
-    Key("toolSearch.native", "auto", Choice("auto", "on", "off"),
+    Key(
+        "toolSearch.native",
+        "auto",
+        Choice("auto", "on", "off"),
         "provider-native deferral (Anthropic defer_loading + tool_reference): auto when the model is known "
-        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL"),
-    Key("session.strategy", "execute-proxy", Choice("execute-proxy", "stub"),
-        "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)"),
-    Key("provider.name", AUTO, Choice(AUTO, more=provider_names),  # the registered providers
-        "model provider; auto picks from the keys and endpoints that are set, else offline"),
+        "to support it; an endpoint that refuses it falls back to ToolSearch + ExecuteTool, remembered per base URL",
+    ),
+    Key(
+        "session.strategy",
+        "execute-proxy",
+        Choice("execute-proxy", "stub"),
+        "request projection: execute-proxy (tools array fixed) or stub (deferred stubs in the array)",
+    ),
+    Key(
+        "provider.name",
+        AUTO,
+        Choice(AUTO, more=provider_names),  # the registered providers
+        "model provider; auto picks from the keys and endpoints that are set, else offline",
+    ),
     Key("provider.model", None, _opt_str, "model name"),
     Key("provider.baseUrl", None, _opt_str, "API base URL (OpenAI-compatible gateways, proxies)"),
-    Key("provider.contextWindow", None, lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
-        "context window in tokens, overriding the built-in table"),
-    Key("provider.maxTools", None, lambda v: None if v is None else _number(2, 100_000, integer=True)(v),
-        "most tools one request may carry (2–100000), overriding the provider's limit (openai 128)"),
-    Key("provider.openaiStrict", False, _bool,
-        "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)"),
+    Key(
+        "provider.contextWindow",
+        None,
+        lambda v: None if v is None else _number(1000, 10_000_000, integer=True)(v),
+        "context window in tokens, overriding the built-in table",
+    ),
+    Key(
+        "provider.maxTools",
+        None,
+        lambda v: None if v is None else _number(2, 100_000, integer=True)(v),
+        "most tools one request may carry (2–100000), overriding the provider's limit (openai 128)",
+    ),
+    Key(
+        "provider.openaiStrict",
+        False,
+        _bool,
+        "OpenAI: send function tools with strict: true (schemas reduced to what strict mode allows)",
+    ),
     Key("mcp.timeout", 30.0, _number(0.1, 3600, lo_open=True), "per-server connect timeout (s)"),
     Key("mcp.callTimeout", 120.0, _number(0.1, 86400, lo_open=True), "per-call timeout (s)"),
-    Key("mcp.serverPriority", "normal", Choice("normal", "low"),
-        "low: stdio servers get less CPU than the app (keys echo at once while many start; Linux)"),
-    Key("mcp.serverSessions", "auto", Choice("auto", "shared", "separate"),
+    Key(
+        "mcp.serverPriority",
+        "normal",
+        Choice("normal", "low"),
+        "low: stdio servers get less CPU than the app (keys echo at once while many start; Linux)",
+    ),
+    Key(
+        "mcp.serverSessions",
+        "auto",
+        Choice("auto", "shared", "separate"),
         "shared: stdio servers run in one session started by a launcher, so together they get the CPU "
         "share of one program and the app stays responsive while many start (Linux); separate: each in "
         "its own session, as the MCP SDK starts them; auto: shared unless the machine is already busy "
-        "(1-minute load average above its CPU count) when the servers start"),
-    Key("mcp.instructionsBudget", 1000, _number(0, 100_000, integer=True),
-        "characters of each server's instructions given to the model up front (same for every server; 0: none)"),
+        "(1-minute load average above its CPU count) when the servers start",
+    ),
+    Key(
+        "mcp.instructionsBudget",
+        1000,
+        _number(0, 100_000, integer=True),
+        "characters of each server's instructions given to the model up front (same for every server; 0: none)",
+    ),
     # rule lists keep their valid entries (setting_checks.EntryList); a bad deny never drops the rest
     Key("permissions.allow", [], EntryList(rules=True), "tool patterns that run without asking"),
     Key("permissions.ask", [], EntryList(rules=True, fail_closed=True), "tool patterns that ask first"),
-    Key("permissions.deny", [], EntryList(rules=True, fail_closed=True),
-        "tool patterns that never run and are hidden from search"),
-    Key("permissions.approvedTools", {}, approved_tools,  # written by "always allow": core.policy.approvals
-        "MCP tool → digests of the description and inputSchema approved; a tool that changed asks again"),
+    Key(
+        "permissions.deny",
+        [],
+        EntryList(rules=True, fail_closed=True),
+        "tool patterns that never run and are hidden from search",
+    ),
+    Key(
+        "permissions.approvedTools",
+        {},
+        approved_tools,  # written by "always allow": core.policy.approvals
+        "MCP tool → digests of the description and inputSchema approved; a tool that changed asks again",
+    ),
     # egress (issue 10 item 2): where Read/Glob/Grep may go without asking.
-    Key("permissions.additionalDirectories", [], EntryList(),
-        "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)"),
+    Key(
+        "permissions.additionalDirectories",
+        [],
+        EntryList(),
+        "folders besides the project that Read, Glob and Grep may read without asking (also --add-dir)",
+    ),
     # folder trust (toolscout.core.policy.trust): never read from a project's own settings files
-    Key("projectTrust.autoApprove", False, _bool,
-        "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only"),
-    Key("tools.maxResultTokens", 25_000, _number(1000, 10_000_000, integer=True),
-        "tool results longer than this (tokens) reach the model cut, with the full text saved on disk"),
+    Key(
+        "projectTrust.autoApprove",
+        False,
+        _bool,
+        "approve every project folder's .mcp.json and allow rules without asking (CI); user/managed settings only",
+    ),
+    Key(
+        "tools.maxResultTokens",
+        25_000,
+        _number(1000, 10_000_000, integer=True),
+        "tool results longer than this (tokens) reach the model cut, with the full text saved on disk",
+    ),
     *(Key(*fields) for fields in SERVE_KEYS),  # toolscout serve --http limits (serve_keys.py)
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
@@ -231,8 +307,9 @@ class Settings:
             group = [k for k in KEYS_BY_NAME if k.startswith(key + ".")]
             if group:  # "permissions": null, "toolSearch": []: a known group, not an object
                 shown = ", ".join(group[:3]) + (", …" if len(group) > 3 else "")
-                self.warnings.append(SettingsWarning(source, key, value, f"expected an object of settings ({shown})",
-                                                     "ignored"))
+                self.warnings.append(
+                    SettingsWarning(source, key, value, f"expected an object of settings ({shown})", "ignored")
+                )
             else:
                 self.warnings.append(SettingsWarning(source, key, value, "unknown key"))
             return False
@@ -249,8 +326,9 @@ class Settings:
         try:
             checked = spec.check(value)
         except PartlyValid as part:  # a list with bad entries: each warns, the valid ones apply
-            self.warnings.extend(SettingsWarning(source, key + p.label, p.value, p.reason, p.outcome)
-                                 for p in part.problems)
+            self.warnings.extend(
+                SettingsWarning(source, key + p.label, p.value, p.reason, p.outcome) for p in part.problems
+            )
             if not part.kept:
                 return False
             checked = part.kept
@@ -347,8 +425,7 @@ def _project_refused(settings: Settings, path: Path, key: str, value: Any, trust
     if key in USER_ONLY_KEYS:
         reason = "a project cannot approve itself (set it in user settings); ignored"
     elif not trusted and key in PROJECT_GATED_KEYS and value not in (None, [], ""):
-        reason = ("this folder is not approved yet (trust prompt or --trust-project); the project's "
-                  f"{key} is ignored")
+        reason = f"this folder is not approved yet (trust prompt or --trust-project); the project's {key} is ignored"
     else:
         return False
     settings.warnings.append(SettingsWarning(str(path), key, value, reason))
@@ -434,7 +511,8 @@ def save_user_setting(settings: Settings, key: str, value: Any) -> Settings:
         raise UnsavedSettingError(
             f"{path} could not be read ({scratch[0].reason}), so it was not changed: fix the file; "
             f"{key} = {json.dumps(checked)} applies for this session only",
-            settings.with_overrides({key: checked}, source="session"))
+            settings.with_overrides({key: checked}, source="session"),
+        )
     data[key] = spec.check.to_json(checked) if isinstance(spec.check, Choice) else checked
     nested: dict[str, Any] = {}
     for dotted, v in data.items():

@@ -83,8 +83,7 @@ class ArgumentFormScreen(SafeMouseScreen, KeysWaitForFocus, ModalScreen[dict[str
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
-    def __init__(self, tool: ToolSpec, project_dir: Path | None = None,
-                 typed: list[events.Key] | None = None) -> None:
+    def __init__(self, tool: ToolSpec, project_dir: Path | None = None, typed: list[events.Key] | None = None) -> None:
         super().__init__()
         self.keys_waiting = list(typed or [])
         self.tool = tool
@@ -137,16 +136,28 @@ class ArgumentFormScreen(SafeMouseScreen, KeysWaitForFocus, ModalScreen[dict[str
             return Switch(value=bool(default), id=wid, classes="field")
         if spec.kind == "enum":
             # Content, not str: a str option would be parsed as markup ("[/" raises).
-            options = [(Content(clean(c if isinstance(c, str) else json.dumps(c, ensure_ascii=False),
-                                      single_line=True, limit=60)), c) for c in spec.choices]
-            select: Select[Any] = Select(options, allow_blank=True, id=wid, classes="field",
-                                         prompt="(not set)")
+            options = [
+                (
+                    Content(
+                        clean(
+                            c if isinstance(c, str) else json.dumps(c, ensure_ascii=False), single_line=True, limit=60
+                        )
+                    ),
+                    c,
+                )
+                for c in spec.choices
+            ]
+            select: Select[Any] = Select(options, allow_blank=True, id=wid, classes="field", prompt="(not set)")
             if spec.has_default and default in spec.choices:
                 select.value = default
             return select
         if spec.kind == "string" and spec.multiline:  # Enter: next field; Shift+Enter / Ctrl+J: newline
-            box = MultiLineInput("" if default is None else str(default), id=wid, classes="field text-field",
-                                 placeholder="required" if spec.required else "(optional)")
+            box = MultiLineInput(
+                "" if default is None else str(default),
+                id=wid,
+                classes="field text-field",
+                placeholder="required" if spec.required else "(optional)",
+            )
             box.advance = self.advance
             box.border_subtitle = "shift+enter / ctrl+j: new line"
             return box
@@ -154,11 +165,23 @@ class ArgumentFormScreen(SafeMouseScreen, KeysWaitForFocus, ModalScreen[dict[str
             # Plain text for numbers too: Textual's integer/number types drop what does not fit
             # ("2.5" became 25); the form model refuses a bad number on Run, saying why.
             value = "" if default is None else str(default)
-            return FieldInput(self.advance, value=value, id=wid, classes="field",
-                              placeholder="required" if spec.required else "(optional)")
+            return FieldInput(
+                self.advance,
+                value=value,
+                id=wid,
+                classes="field",
+                placeholder="required" if spec.required else "(optional)",
+            )
         text = "" if default is None else json.dumps(default, indent=2, ensure_ascii=False)
-        area = TextArea(text, id=wid, classes="field json-field", language=None, soft_wrap=True,
-                        show_line_numbers=False, tab_behavior="focus")
+        area = TextArea(
+            text,
+            id=wid,
+            classes="field json-field",
+            language=None,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+        )
         area.border_subtitle = "JSON"
         return area
 

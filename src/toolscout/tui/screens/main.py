@@ -100,15 +100,23 @@ class MainScreen(SidePanels):
         self.app.post_message(message)
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(id="status").data_bind(MainScreen.provider, MainScreen.model, MainScreen.mode,
-                                              MainScreen.busy, MainScreen.starting, MainScreen.servers,
-                                              MainScreen.encoding)
+        yield StatusBar(id="status").data_bind(
+            MainScreen.provider,
+            MainScreen.model,
+            MainScreen.mode,
+            MainScreen.busy,
+            MainScreen.starting,
+            MainScreen.servers,
+            MainScreen.encoding,
+        )
         with Horizontal(id="body"):
             with Vertical(id="chat-column"):
                 yield ChatView(id="chat")
                 yield RecommendationBar(id="recommendations").data_bind(
-                    enabled=MainScreen.recommendations_enabled, min_score=MainScreen.recommendations_min_score,
-                    max_items=MainScreen.recommendations_max)
+                    enabled=MainScreen.recommendations_enabled,
+                    min_score=MainScreen.recommendations_min_score,
+                    max_items=MainScreen.recommendations_max,
+                )
                 yield PromptInput(placeholder="Message, or /help", id="prompt")
             panels = side_panels()
             with TabbedContent(id="sidebar", initial=panels[0].tab_id):
@@ -137,8 +145,11 @@ class MainScreen(SidePanels):
         provider without its key) once, as one notice; later ones arrive as ``WarningRaised``."""
         warnings = list(dict.fromkeys(str(w) for w in self.engine.warnings))
         if warnings:
-            self.chat.add(NoticeEntry("\n".join(f"! {clean(w, single_line=True)}" for w in warnings),
-                                      title="warnings", variant="warning"))
+            self.chat.add(
+                NoticeEntry(
+                    "\n".join(f"! {clean(w, single_line=True)}" for w in warnings), title="warnings", variant="warning"
+                )
+            )
 
     # -- keys ------------------------------------------------------------------------------
     def watch_busy(self, value: bool) -> None:
@@ -165,8 +176,11 @@ class MainScreen(SidePanels):
         self.model = self.controller.model_name
         self.mode = f"tool search {MODE_SETTING[settings.mode]} · {settings['session.strategy']}"
         if self.welcome is not None:  # its first steps follow the provider too (F5 can change it)
-            self.welcome.show(kind=self._session_kind(), recommendations=bool(settings["recommendations.enabled"]),
-                              source=str(settings.sources.get("toolSearch.enabled", "")))
+            self.welcome.show(
+                kind=self._session_kind(),
+                recommendations=bool(settings["recommendations.enabled"]),
+                source=str(settings.sources.get("toolSearch.enabled", "")),
+            )
 
     def _session_kind(self) -> str:
         """``none`` (no session), ``offline`` (the person drives) or ``model``: the welcome's kind."""
@@ -190,9 +204,13 @@ class MainScreen(SidePanels):
         due = self._again.due(self.servers)
         if due is not None and not self.busy:  # busy: the person is doing something else
             question, connected = due
-            self.chat.add(NoticeEntry(f"{', '.join(clean(n, single_line=True) for n in connected)} connected: "
-                                      f"searching again for “{clean(question, single_line=True, limit=80)}”",
-                                      title="search again"))
+            self.chat.add(
+                NoticeEntry(
+                    f"{', '.join(clean(n, single_line=True) for n in connected)} connected: "
+                    f"searching again for “{clean(question, single_line=True, limit=80)}”",
+                    title="search again",
+                )
+            )
             self.send(question)
 
     def on_catalog_changed(self, message: m.CatalogChanged) -> None:
@@ -331,8 +349,9 @@ class MainScreen(SidePanels):
             prompt.value = ""
             self.run_command(text.strip())
         elif self.busy:  # keep the text: sending now would cancel the running turn
-            self.notify("A turn is running: wait for it, or press Esc to interrupt it.",
-                        severity="warning", markup=False)
+            self.notify(
+                "A turn is running: wait for it, or press Esc to interrupt it.", severity="warning", markup=False
+            )
         else:
             prompt.remember(text)
             prompt.value = ""
@@ -372,8 +391,11 @@ class MainScreen(SidePanels):
             return False  # with a model, a pick loads the tool (or shows its details)
         if isinstance(widget, RecommendationItem | SearchHits):
             return True
-        return isinstance(widget, CatalogTree) and widget.cursor_node is not None and isinstance(
-            widget.cursor_node.data, ToolSpec)
+        return (
+            isinstance(widget, CatalogTree)
+            and widget.cursor_node is not None
+            and isinstance(widget.cursor_node.data, ToolSpec)
+        )
 
     def on_recommendation_bar_left(self, message: RecommendationBar.Left) -> None:
         self.set_focus(self.query_one(PromptInput))  # now, not deferred: typing goes on in the prompt

@@ -66,9 +66,17 @@ class PermissionScreen(SafeMouseScreen, ModalScreen[PermissionDecision]):
         Binding("n,escape", "decide('deny')", "Deny", id="permission.deny"),
     ]
 
-    def __init__(self, tool_name: str, arguments: dict[str, Any], tool: ToolSpec | None = None, *,
-                 saves_to: str | None = None, session_only_reason: str = "", change: ToolChange | None = None,
-                 private_grant: tuple[str, str, tuple[str, ...]] | None = None) -> None:
+    def __init__(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        tool: ToolSpec | None = None,
+        *,
+        saves_to: str | None = None,
+        session_only_reason: str = "",
+        change: ToolChange | None = None,
+        private_grant: tuple[str, str, tuple[str, ...]] | None = None,
+    ) -> None:
         super().__init__()
         self.tool_name = tool_name
         self.arguments = arguments
@@ -86,8 +94,10 @@ class PermissionScreen(SafeMouseScreen, ModalScreen[PermissionDecision]):
             title.append(" to run?", style="bold")
             yield Label(title, id="permission-title")
             if self.tool is not None:
-                where = Text(f"server {clean(self.tool.server, single_line=True)}" if self.tool.server
-                             else "built-in tool", style="dim")
+                where = Text(
+                    f"server {clean(self.tool.server, single_line=True)}" if self.tool.server else "built-in tool",
+                    style="dim",
+                )
                 desc = first_line(self.tool.description, 200)
                 if desc:
                     where.append(" · " + desc, style="dim")
@@ -97,9 +107,14 @@ class PermissionScreen(SafeMouseScreen, ModalScreen[PermissionDecision]):
                     yield Static(change_text(self.change))
             shown = clean(pretty_json(self.arguments))
             if shown.count("\n") + 1 > ARGS_LINES or len(shown) > ARGS_LINES * 60:
-                yield Static(Text(f"Arguments: {len(shown):,} characters, {shown.count(chr(10)) + 1:,} lines, shown "
-                                  "whole: scroll the box (Shift+Tab, then ↑↓ PgUp PgDn End) to read them all.",
-                                  style="dim"), id="permission-args-size")
+                yield Static(
+                    Text(
+                        f"Arguments: {len(shown):,} characters, {shown.count(chr(10)) + 1:,} lines, shown "
+                        "whole: scroll the box (Shift+Tab, then ↑↓ PgUp PgDn End) to read them all.",
+                        style="dim",
+                    ),
+                    id="permission-args-size",
+                )
             with VerticalScroll(id="permission-args"):
                 yield Static(Text(shown))
             always = Text("Always allow: ", style="dim")
@@ -118,14 +133,20 @@ class PermissionScreen(SafeMouseScreen, ModalScreen[PermissionDecision]):
                 always.append(clean(host, single_line=True), style="bold")
                 if addresses and addresses != (host,):
                     always.append(f" ({clean(', '.join(addresses), single_line=True)})", style="bold")
-                always.append(f" from the next run on: it saves {clean(rule, single_line=True)}, and network "
-                              "tools otherwise never connect to a loopback, link-local or private address.",
-                              style="yellow")
+                always.append(
+                    f" from the next run on: it saves {clean(rule, single_line=True)}, and network "
+                    "tools otherwise never connect to a loopback, link-local or private address.",
+                    style="yellow",
+                )
             yield Static(always, id="permission-always")
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="primary", compact=True)
-                yield Button("Always allow (a)" if self.saves_to is not None else "Allow for this session (a)",
-                             id="always", variant="success", compact=True)
+                yield Button(
+                    "Always allow (a)" if self.saves_to is not None else "Allow for this session (a)",
+                    id="always",
+                    variant="success",
+                    compact=True,
+                )
                 yield Button("Deny (n)", id="deny", variant="error", compact=True)
 
     def on_mount(self) -> None:
@@ -196,15 +217,23 @@ async def ask(app: App[Any], engine: Engine, tool: ToolSpec, params: dict[str, A
     change = engine.tool_change(spec) if spec is not None else None
     saves_to = rules_file_shown(engine)
     grant = await private_grant(spec, shown, engine) if spec is not None and saves_to is not None else None
-    app.push_screen(PermissionScreen(name, shown, spec, saves_to=saves_to, session_only_reason=why, change=change,
-                                     private_grant=grant), done)
+    app.push_screen(
+        PermissionScreen(
+            name, shown, spec, saves_to=saves_to, session_only_reason=why, change=change, private_grant=grant
+        ),
+        done,
+    )
     answers: dict[PermissionDecision, AskAnswer] = {
-        PermissionDecision.ALLOW_ONCE: "allow_once", PermissionDecision.ALWAYS_ALLOW: "always",
-        PermissionDecision.DENY: "deny"}
+        PermissionDecision.ALLOW_ONCE: "allow_once",
+        PermissionDecision.ALWAYS_ALLOW: "always",
+        PermissionDecision.DENY: "deny",
+    }
     return answers[await future]
 
 
-async def private_grant(tool: ToolSpec, params: dict[str, Any], engine: Engine) -> tuple[str, str, tuple[str, ...]] | None:
+async def private_grant(
+    tool: ToolSpec, params: dict[str, Any], engine: Engine
+) -> tuple[str, str, tuple[str, ...]] | None:
     """For a network built-in whose URL's host is a loopback, link-local or private address
     (resolved, bounded by :data:`RESOLVE_TIMEOUT_S`): ``(the rule "Always allow" saves, host,
     its private addresses)``, which lifts the private-address guard for that host; else None."""

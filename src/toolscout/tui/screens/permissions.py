@@ -43,8 +43,11 @@ def rule_line(row: RuleInForce) -> Text:
         out.append("  saved answer · Delete removes it", style="cyan")
     host = private_grant_host(row.rule) if row.kind == "allow" else None
     if host is not None:  # what "Always allow" of WebFetch to a private host grants (issue 28 item 7)
-        out.append(f"  lets {clean(parse_rule(row.rule).name, single_line=True)} reach {clean(host, single_line=True)} "
-                   "even at a loopback, link-local or private address (once read from settings)", style="bold yellow")
+        out.append(
+            f"  lets {clean(parse_rule(row.rule).name, single_line=True)} reach {clean(host, single_line=True)} "
+            "even at a loopback, link-local or private address (once read from settings)",
+            style="bold yellow",
+        )
     return out
 
 
@@ -71,10 +74,15 @@ class PermissionsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="permissions-body"):
             yield Label(Text("Permissions", style="bold"), id="permissions-title")
-            yield Static(Text("Rules in force, in the order they decide: deny, then ask, then allow. A tool no rule "
-                              "names asks (read-only built-ins run). Saved \"Always allow\" answers can be removed "
-                              "here; other rules are edited in the file named beside them.", style="dim"),
-                         id="permissions-help")
+            yield Static(
+                Text(
+                    "Rules in force, in the order they decide: deny, then ask, then allow. A tool no rule "
+                    'names asks (read-only built-ins run). Saved "Always allow" answers can be removed '
+                    "here; other rules are edited in the file named beside them.",
+                    style="dim",
+                ),
+                id="permissions-help",
+            )
             yield OptionList(id="permissions-list")
             yield Static(id="permissions-note")
         yield Footer()
@@ -90,8 +98,12 @@ class PermissionsScreen(Screen[None]):
         self.rows = self._rules()
         listing.clear_options()
         if not self.rows:
-            listing.add_option(Option(Text("No permission rules: every tool asks, except read-only built-ins.",
-                                           style="dim"), disabled=True))
+            listing.add_option(
+                Option(
+                    Text("No permission rules: every tool asks, except read-only built-ins.", style="dim"),
+                    disabled=True,
+                )
+            )
             return
         listing.add_options([Option(rule_line(row), id=str(i)) for i, row in enumerate(self.rows)])
         listing.highlighted = min(at, len(self.rows) - 1)

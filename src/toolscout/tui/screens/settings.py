@@ -100,8 +100,9 @@ class SettingsScreen(SafeMouseScreen, Screen[None]):
             yield Label(Text("Settings", style="bold"), id="settings-title")
             yield Static(Text(self._saved_where(), style="dim"), id="settings-path")
             if self.settings.warnings:
-                yield Label(Text("Warnings (invalid values were ignored)", style="bold yellow"),
-                            id="settings-warnings-title")
+                yield Label(
+                    Text("Warnings (invalid values were ignored)", style="bold yellow"), id="settings-warnings-title"
+                )
                 yield Static(self._warnings(), id="settings-warnings")
             for key, label in FIELDS:
                 with Horizontal(classes="setting-row"):
@@ -121,7 +122,9 @@ class SettingsScreen(SafeMouseScreen, Screen[None]):
         if kind == "switch":
             return Switch(value=bool(value), id=wid)
         if kind == "select":
-            return Select([(c, c) for c in KEYS_BY_NAME[key].choices], value=value, allow_blank=False, id=wid, compact=True)
+            return Select(
+                [(c, c) for c in KEYS_BY_NAME[key].choices], value=value, allow_blank=False, id=wid, compact=True
+            )
         if kind == "number":
             # plain text: Textual's type="number" drops what does not fit ("1,5" became 15)
             return Input(value=f"{value:g}", id=wid, compact=True)
@@ -174,8 +177,13 @@ class SettingsScreen(SafeMouseScreen, Screen[None]):
             return False
         source = self.settings.sources.get(key, "default")
         if overrides_user_file(self.settings, source):
-            note.update(Text(f"saved to the user file, but overridden by {tildify(clean(source, single_line=True))}"
-                             f" (in effect: {self.settings[key]})", style="bold yellow"))
+            note.update(
+                Text(
+                    f"saved to the user file, but overridden by {tildify(clean(source, single_line=True))}"
+                    f" (in effect: {self.settings[key]})",
+                    style="bold yellow",
+                )
+            )
             return True
         note.update(Text("✓ saved", style="green"))
         return True
@@ -212,8 +220,7 @@ class SettingsScreen(SafeMouseScreen, Screen[None]):
             try:
                 value = float(text)
             except ValueError:
-                self.query_one(f"#{widget_id(key)}-note", Static).update(
-                    Text("✗ expected a number", style="bold red"))
+                self.query_one(f"#{widget_id(key)}-note", Static).update(Text("✗ expected a number", style="bold red"))
                 return
         else:
             value = text

@@ -44,6 +44,7 @@ class CommandHost(Protocol):
 
     def query_one(self, selector: Any, /, *args: Any) -> Any: ...
 
+
 #: ``/help``'s slash commands: (command, what it does).
 HELP_COMMANDS = (
     ("/context", "token usage per server and the tool-search mode decision"),
@@ -61,8 +62,7 @@ HELP_COMMANDS = (
 HELP_KEYS_FIRST = (
     ("Enter", "send the message; Shift+Enter or ctrl+j: a new line"),
     ("Up/Down", "the prompt's history (on its first or last line)"),
-    ("Tab", "into the recommendation bar, or with none the newest search's hits: Enter uses a tool, "
-            "Esc returns"),
+    ("Tab", "into the recommendation bar, or with none the newest search's hits: Enter uses a tool, Esc returns"),
     ("Esc", "interrupt a running turn"),
 )
 #: ``/help``'s keys after the side panels'.
@@ -93,8 +93,9 @@ def help_renderable() -> Group:
             table.add_row(Text(name), Text(what))
         return Padding(table, (0, 0, 0, 2))
 
-    return Group(Text("Slash commands:", style="bold"), grid(HELP_COMMANDS),
-                 Text(""), Text("Keys:", style="bold"), grid(keys))
+    return Group(
+        Text("Slash commands:", style="bold"), grid(HELP_COMMANDS), Text(""), Text("Keys:", style="bold"), grid(keys)
+    )
 
 
 def run_command(screen: CommandHost, line: str) -> None:
@@ -115,8 +116,9 @@ def run_command(screen: CommandHost, line: str) -> None:
         screen.request(m.SettingsRequested())
     elif name == "context":
         controller = screen.controller
-        chat.add(NoticeEntry(context_renderable(controller.context_report(), controller.cache_stats()),
-                             title="/context"))
+        chat.add(
+            NoticeEntry(context_renderable(controller.context_report(), controller.cache_stats()), title="/context")
+        )
     elif name == "toolsearch":
         tool_search(screen, arg.lower())
     elif name == "mcp":
@@ -169,8 +171,9 @@ def server_table(statuses: list[ServerStatus], reconnectable: Collection[str] = 
         colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
         out.append(clean(status.name, single_line=True), style="bold")
         out.append(f"  {status.state.value}", style=colour)
-        out.append(f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n",
-                   style="dim")
+        out.append(
+            f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n", style="dim"
+        )
         if status.state in (ServerState.FAILED, ServerState.DISCONNECTED):
             if status.error or status.state is ServerState.FAILED:
                 out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style=colour)

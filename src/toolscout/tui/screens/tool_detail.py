@@ -30,8 +30,9 @@ class ToolDetailScreen(SafeMouseScreen, ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close", id="detail.close")]
 
-    def __init__(self, tool: ToolSpec, *, state: str = "", tokens: int | None = None,
-                 instructions: str | None = None) -> None:
+    def __init__(
+        self, tool: ToolSpec, *, state: str = "", tokens: int | None = None, instructions: str | None = None
+    ) -> None:
         super().__init__()
         self.tool = tool
         self.state = state
@@ -86,5 +87,8 @@ class ServerDetailScreen(SafeMouseScreen, ModalScreen[None]):
             yield Static(meta, id="detail-meta")
             with VerticalScroll(id="detail-body"):
                 yield Label(Text("Reason", style="bold"), classes="section")
-                yield Static(Text(clean(status.error or "no reason given"), style="red"),
-                             id="server-reason", classes="section-body")
+                yield Static(
+                    Text(clean(status.error or "no reason given"), style="red"),
+                    id="server-reason",
+                    classes="section-body",
+                )

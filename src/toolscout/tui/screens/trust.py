@@ -95,11 +95,17 @@ class TrustScreen(SafeMouseScreen, ModalScreen[bool]):
     #: choices can be used (s): the person has had the prompt in front of them, not typing.
     ARM_AFTER_S: ClassVar[float] = 0.6
     #: Keys that answer, or move between the answers and the details, once the prompt is armed.
-    ANSWER_KEYS: ClassVar[frozenset[str]] = frozenset({
-        "enter", "n", "escape", "tab", "shift+tab", "left", "right", "up", "down", "pageup", "pagedown"})
+    ANSWER_KEYS: ClassVar[frozenset[str]] = frozenset(
+        {"enter", "n", "escape", "tab", "shift+tab", "left", "right", "up", "down", "pageup", "pagedown"}
+    )
 
-    def __init__(self, trust: FolderTrust, servers: list[tuple[str, list[tuple[str, str]], str]], grants: list[str],
-                 keep_typed: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        trust: FolderTrust,
+        servers: list[tuple[str, list[tuple[str, str]], str]],
+        grants: list[str],
+        keep_typed: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__()
         self.trust = trust
         self.servers = servers
@@ -120,8 +126,13 @@ class TrustScreen(SafeMouseScreen, ModalScreen[bool]):
             yield Label(title, id="trust-title")
             changed = self.trust.what_changed
             why = f"{changed[0].upper()}{changed[1:]}. " if changed else ""
-            yield Static(Text(why + "Approving starts the project's MCP servers below and applies its "
-                              "permissions.allow rules. Deny rules always apply.", style="dim"))
+            yield Static(
+                Text(
+                    why + "Approving starts the project's MCP servers below and applies its "
+                    "permissions.allow rules. Deny rules always apply.",
+                    style="dim",
+                )
+            )
             details = self._servers_text()
             for line in self.grants:
                 details.append(f"ignored until approved: {clean(line, single_line=True, limit=300)}\n", style="yellow")
@@ -212,8 +223,12 @@ class TrustScreen(SafeMouseScreen, ModalScreen[bool]):
         if self.keep_typed is not None:
             shown = self.query_one("#trust-typed", Static)
             shown.display = bool(typed)
-            shown.update(Text.assemble(("Typed here, not an answer (it goes to the prompt after you answer): ", "dim"),
-                                       clean(typed[-60:], single_line=True)))
+            shown.update(
+                Text.assemble(
+                    ("Typed here, not an answer (it goes to the prompt after you answer): ", "dim"),
+                    clean(typed[-60:], single_line=True),
+                )
+            )
         self._wait_for_quiet()
 
     def action_other_choice(self) -> None:
@@ -245,8 +260,13 @@ def _file_of(cfg: ServerConfig) -> list[tuple[str, str]]:
     return [("file", escape_all(cfg.source, limit=300))] if cfg.scope == PROJECT_CONFIG else []
 
 
-def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settings],
-                     use: Callable[[Settings], None], keep_typed: Callable[[str], None] | None = None) -> bool:
+def ask_folder_trust(
+    app: App[Any],
+    engine: Engine,
+    current: Callable[[], Settings],
+    use: Callable[[Settings], None],
+    keep_typed: Callable[[str], None] | None = None,
+) -> bool:
     """Push the trust prompt when ``engine``'s folder is not approved; on approval store it
     (user config dir), apply the project's grants and start its servers. Returns True when the
     prompt was shown.
@@ -261,21 +281,32 @@ def ask_folder_trust(app: App[Any], engine: Engine, current: Callable[[], Settin
     trust = engine.folder_trust
     if trust is None or trust.approved:
         return False
-    servers = [(cfg.configured_name or cfg.name, [*cfg.launch_details(), *_file_of(cfg)], cfg.reads_env())
-               for cfg in engine.unapproved_servers()]
+    servers = [
+        (cfg.configured_name or cfg.name, [*cfg.launch_details(), *_file_of(cfg)], cfg.reads_env())
+        for cfg in engine.unapproved_servers()
+    ]
 
     async def approve() -> None:
         try:  # exactly what the prompt showed, or nothing
-            approved = approve_folder(trust.folder, mcp_hash=trust.mcp_hash, grants_hash=trust.grants_hash,
-                                      configs=trust.configs)
+            approved = approve_folder(
+                trust.folder, mcp_hash=trust.mcp_hash, grants_hash=trust.grants_hash, configs=trust.configs
+            )
             engine.folder_trust = replace(approved, config_args=trust.config_args)
         except TrustChangedError as exc:
-            app.notify(f"{exc}: nothing was started or applied. Restart toolscout to review the new version.",
-                       title="Folder not trusted", severity="error", markup=False, timeout=30)
+            app.notify(
+                f"{exc}: nothing was started or applied. Restart toolscout to review the new version.",
+                title="Folder not trusted",
+                severity="error",
+                markup=False,
+                timeout=30,
+            )
             return
         except OSError as exc:  # TrustStoreError too: a store it cannot parse is left as is
-            app.notify(f"could not store the approval: {exc}. The folder is trusted for this session only.",
-                       severity="warning", markup=False)
+            app.notify(
+                f"could not store the approval: {exc}. The folder is trusted for this session only.",
+                severity="warning",
+                markup=False,
+            )
             engine.folder_trust = replace(trust, approved=True, how="this session")
         settings = trusted_settings(current())
         use(settings)

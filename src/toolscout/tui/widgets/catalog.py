@@ -53,12 +53,12 @@ STATE_STYLE = {
 }
 #: States whose reason is shown under the server: failed, and not approved (with its command).
 UNSTARTED = (ServerState.FAILED, ServerState.NOT_APPROVED)
-TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim",
-                    "inline": "yellow"}
+TOOL_STATE_STYLE = {"core": "cyan", "always-load": "magenta", "loaded": "green", "deferred": "dim", "inline": "yellow"}
 
 
-def server_label(name: str, status: ServerStatus | None, tools: int, tokens: int | None,
-                 matching: int | None = None) -> Text:
+def server_label(
+    name: str, status: ServerStatus | None, tools: int, tokens: int | None, matching: int | None = None
+) -> Text:
     """The tree label of one server: state glyph, name, state, tool count and tokens.
 
     Args:
@@ -288,10 +288,18 @@ class CatalogPanel(Vertical):
     def _signature(self, group: str, tools: list[ToolSpec], matching: list[ToolSpec]) -> tuple[Any, ...]:
         """Everything one server's subtree shows: equal signatures draw equal subtrees (tools
         compare by identity first, so an unchanged listing costs no schema comparison)."""
-        rows = tuple((t, self._engine.tool_state(t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
-                     for t in matching)
-        return (self.statuses.get(group), len(tools), self.group_tokens(tools), self._filter, rows,
-                len(self._warnings(group)))
+        rows = tuple(
+            (t, self._engine.tool_state(t, self.loaded_names, defer=self.defer), self.tokens.get(t.name))
+            for t in matching
+        )
+        return (
+            self.statuses.get(group),
+            len(tools),
+            self.group_tokens(tools),
+            self._filter,
+            rows,
+            len(self._warnings(group)),
+        )
 
     def _warnings(self, group: str) -> list[str]:
         """The server's distinct warnings (dropped tools, schema repairs, stray output)."""
@@ -342,12 +350,20 @@ class CatalogPanel(Vertical):
             self._summary = summary
             self.query_one("#catalog-summary", Static).update(summary)
 
-    def _draw_group(self, tree: CatalogTree, node: TreeNode[Any] | None, group: str, tools: list[ToolSpec],
-                    matching: list[ToolSpec], position: int) -> TreeNode[Any]:
+    def _draw_group(
+        self,
+        tree: CatalogTree,
+        node: TreeNode[Any] | None,
+        group: str,
+        tools: list[ToolSpec],
+        matching: list[ToolSpec],
+        position: int,
+    ) -> TreeNode[Any]:
         """(Re)draw one server's subtree at ``position`` among the root's children."""
         status = self.statuses.get(group)
-        label = server_label(group, status, len(tools), self.group_tokens(tools),
-                             len(matching) if self._filter else None)
+        label = server_label(
+            group, status, len(tools), self.group_tokens(tools), len(matching) if self._filter else None
+        )
         failed = status is not None and status.state in UNSTARTED  # reason (or command) shown below
         warnings = self._warnings(group)
         expandable = bool(matching) or failed or bool(warnings)
@@ -378,8 +394,9 @@ class CatalogPanel(Vertical):
     @staticmethod
     def _restore_cursor(tree: CatalogTree, cursor: Any) -> None:
         for n in _walk(tree.root):
-            if n.data == cursor or (isinstance(n.data, ToolSpec) and isinstance(cursor, ToolSpec)
-                                    and n.data.name == cursor.name):
+            if n.data == cursor or (
+                isinstance(n.data, ToolSpec) and isinstance(cursor, ToolSpec) and n.data.name == cursor.name
+            ):
                 tree.move_cursor(n)
                 return
 

@@ -85,7 +85,7 @@ class WarningsEntry(NoticeEntry):
         self.border_title = f"{len(self.lines)} warnings · {self.source}"
         rest = len(self.lines) - self.SHOWN
         more = [f"… and {rest} more (F2: the catalog lists them under {self.source})"] if rest > 0 else []
-        self.update(plain("\n".join(self.lines[:self.SHOWN] + more)))
+        self.update(plain("\n".join(self.lines[: self.SHOWN] + more)))
 
 
 class ErrorEntry(NoticeEntry):
@@ -119,8 +119,13 @@ class ToolCallEntry(Collapsible):
         self.tool_name = tool_name
         self._args = Static(plain(pretty_json(arguments)), classes="tool-args")
         self._result = Static(Text("running…", style="italic"), classes="tool-result")
-        super().__init__(self._args, self._result, title=_tool_title("⚙", tool_name, "  running…"),  # type: ignore[arg-type]
-                         collapsed=collapsed, classes="entry tool-call")
+        super().__init__(
+            self._args,
+            self._result,
+            title=_tool_title("⚙", tool_name, "  running…"),  # type: ignore[arg-type]
+            collapsed=collapsed,
+            classes="entry tool-call",
+        )
 
     def finish(self, result: ToolResult) -> None:
         """Show ``result`` and mark the call done (or failed)."""
@@ -128,7 +133,9 @@ class ToolCallEntry(Collapsible):
         if len(text) > MAX_RESULT_CHARS:
             text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"
         self._result.update(Text(text or "(empty result)", style="red" if result.is_error else ""))
-        status = f"failed ({result.error_kind.value})" if result.error_kind else ("error" if result.is_error else "done")
+        status = (
+            f"failed ({result.error_kind.value})" if result.error_kind else ("error" if result.is_error else "done")
+        )
         took = format_duration(result.duration_ms)
         preview = clean(text, single_line=True, limit=60)  # JSON results start with a lone "{"
         self.title = _tool_title("⚙", self.tool_name, f"  {status}{took}", preview)  # type: ignore[assignment]
@@ -179,8 +186,9 @@ def search_result_renderable(result: SearchResult, limit: int = 10, *, hits: boo
     if result.no_good_match:
         out.append("no good match\n", style="yellow")
     if result.unmatched_terms:
-        out.append("unmatched: " + ", ".join(clean(t, single_line=True) for t in result.unmatched_terms) + "\n",
-                   style="yellow")
+        out.append(
+            "unmatched: " + ", ".join(clean(t, single_line=True) for t in result.unmatched_terms) + "\n", style="yellow"
+        )
     if result.missing:
         out.append("not found: " + ", ".join(clean(n, single_line=True) for n in result.missing) + "\n", style="yellow")
     if result.already_loaded:
@@ -227,9 +235,12 @@ class SearchEntry(Collapsible):
     hits are a :class:`SearchHits` list, so any of them can be used."""
 
     def __init__(self, result: SearchResult, *, collapsed: bool = False) -> None:
-        title = Content.assemble(("⌕ ", "$accent"), ("ToolSearch ", "bold"),
-                                 clean(result.query, single_line=True, limit=60),
-                                 ("  " + " · ".join([f"{len(result.hits)} hit(s)", *search_label(result)]), "dim"))
+        title = Content.assemble(
+            ("⌕ ", "$accent"),
+            ("ToolSearch ", "bold"),
+            clean(result.query, single_line=True, limit=60),
+            ("  " + " · ".join([f"{len(result.hits)} hit(s)", *search_label(result)]), "dim"),
+        )
         body: list[Widget] = [SearchHits(result)] if result.hits else []
         notes = search_result_renderable(result, hits=False)
         if notes.plain:
@@ -314,8 +325,9 @@ class ChatView(VerticalScroll, can_focus=True):
             if follow:
                 self.call_after_refresh(self.scroll_end, animate=False)
             return last
-        return self.add(WarningsEntry(source, line) if source else
-                        NoticeEntry(line, title="warning", variant="warning"))
+        return self.add(
+            WarningsEntry(source, line) if source else NoticeEntry(line, title="warning", variant="warning")
+        )
 
     def add_tool_call(self, entry: ToolCallEntry) -> ToolCallEntry:
         """Append ``entry`` expanded and fold every earlier tool call, so the newest result is in
@@ -360,8 +372,9 @@ class ChatView(VerticalScroll, can_focus=True):
         """Remove every entry."""
         self.remove_children()
 
-    def show_history(self, messages: list[dict[str, Any]], session_id: str,
-                     searches: dict[str, dict[str, Any]] | None = None) -> None:
+    def show_history(
+        self, messages: list[dict[str, Any]], session_id: str, searches: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         """Render a resumed session's transcript: user and assistant text and tool calls (folded,
         with their saved results); system reminders the session added are left out. A ToolSearch
         whose ranked result the transcript kept (``searches``: call id → record) shows as the live
@@ -382,8 +395,13 @@ class ChatView(VerticalScroll, can_focus=True):
                 entry = ToolCallEntry(item.call_id, item.tool, item.params)
                 self.add(entry)
                 if item.result is not None:
-                    entry.finish_saved(saved_result_text(item.result.get("content")),
-                                       is_error=bool(item.result.get("is_error")))
+                    entry.finish_saved(
+                        saved_result_text(item.result.get("content")), is_error=bool(item.result.get("is_error"))
+                    )
             count += 1
-        self.add(NoticeEntry(f"Resumed session {session_id}: {count} earlier entries above. "
-                             "The conversation continues from here.", title="resumed"))
+        self.add(
+            NoticeEntry(
+                f"Resumed session {session_id}: {count} earlier entries above. The conversation continues from here.",
+                title="resumed",
+            )
+        )

@@ -42,10 +42,19 @@ class MultiLineInput(TextArea):
             """The box (for ``@on(MultiLineInput.Submitted, "#id")``)."""
             return self.input
 
-    def __init__(self, text: str = "", *, placeholder: str = "", id: str | None = None,
-                 classes: str | None = None) -> None:
-        super().__init__(text, id=id, classes=classes, soft_wrap=True, tab_behavior="focus",
-                         show_line_numbers=False, highlight_cursor_line=False, placeholder=placeholder)
+    def __init__(
+        self, text: str = "", *, placeholder: str = "", id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(
+            text,
+            id=id,
+            classes=classes,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder=placeholder,
+        )
 
     @property
     def value(self) -> str:

@@ -31,8 +31,9 @@ class PromptInput(MultiLineInput):
 
         prompt: PromptInput
 
-    def __init__(self, *, sent: list[str] | None = None, placeholder: str = "", id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, *, sent: list[str] | None = None, placeholder: str = "", id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(placeholder=placeholder, id=id, classes=classes)
         #: what was sent, oldest first (``history`` is TextArea's undo history)
         self.sent: list[str] = list(sent or [])

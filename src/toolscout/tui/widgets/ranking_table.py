@@ -103,7 +103,9 @@ class RankingTable(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "ranking-table--header", "ranking-table--cursor", "ranking-table--odd-row",
+        "ranking-table--header",
+        "ranking-table--cursor",
+        "ranking-table--odd-row",
     }
 
     DEFAULT_CSS = """
@@ -267,7 +269,8 @@ class RankingTable(ScrollView, can_focus=True):
             return (new > visible) == (before > visible) and (new > visible - gutter) == (before > visible - gutter)
 
         if not (
-            width > 0 and height > 0
+            width > 0
+            and height > 0
             and size.width >= old.width  # a narrower table could leave the view scrolled too far right
             and side(size.width, old.width, width, v_bar)
             and side(size.height, old.height, height, h_bar)
@@ -320,7 +323,10 @@ class RankingTable(ScrollView, can_focus=True):
         return _LineStyles(
             base=base,
             header=base + self.get_component_rich_style("ranking-table--header"),
-            even=base, odd=odd, even_cursor=base + cursor, odd_cursor=odd + cursor,
+            even=base,
+            odd=odd,
+            even_cursor=base + cursor,
+            odd_cursor=odd + cursor,
             width=self.scrollable_content_region.width,
         )
 

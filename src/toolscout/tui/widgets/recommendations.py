@@ -29,7 +29,11 @@ from ..text import clean, first_line
 class RecommendationItem(Static, can_focus=True):
     """One recommended tool: name, score and one-line description."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"recommendation--name", "recommendation--score", "recommendation--description"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "recommendation--name",
+        "recommendation--score",
+        "recommendation--description",
+    }
 
     def __init__(self, hit: Recommendation, index: int) -> None:
         super().__init__(classes="recommendation")

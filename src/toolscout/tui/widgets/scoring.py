@@ -56,8 +56,13 @@ RANKER_PENDING = "encoding"
 MATCHED_MIN = len("matched")
 #: Short column titles for field names the index reports.
 FIELD_TITLES = {
-    "name": "name", "hint": "hint", "server": "server", "server_description": "server desc",
-    "description": "desc", "param_names": "params", "param_descriptions": "param desc",
+    "name": "name",
+    "hint": "hint",
+    "server": "server",
+    "server_description": "server desc",
+    "description": "desc",
+    "param_names": "params",
+    "param_descriptions": "param desc",
 }
 
 
@@ -119,8 +124,9 @@ def hit_detail(hit: ScoredTool, explanation: str) -> Group:
     rows.append(title)
     if tool.description:
         desc = Text("description  ", style="dim")
-        desc.append_text(highlight_terms(first_line(tool.description, 400), matched.get("description", []),
-                                         "bold reverse"))
+        desc.append_text(
+            highlight_terms(first_line(tool.description, 400), matched.get("description", []), "bold reverse")
+        )
         rows.append(desc)
     names, _ = schema_params(tool.input_schema)
     if names:
@@ -189,8 +195,11 @@ class ScoringPanel(Vertical):
         self._last_search_s = 0.0
 
     def compose(self) -> ComposeResult:
-        yield QueryInput(placeholder="query, e.g. create issue · select:name · discover:topic · +term",
-                         id="scoring-query", before_change=self._hold_if_fast)
+        yield QueryInput(
+            placeholder="query, e.g. create issue · select:name · discover:topic · +term",
+            id="scoring-query",
+            before_change=self._hold_if_fast,
+        )
         yield Static(Text("type to rank the deferred tools", style="dim"), id="scoring-status")
         yield RankingTable(id="scoring-table")
         with VerticalScroll(id="scoring-detail"):

@@ -83,8 +83,11 @@ class StatusBar(Widget):
         if self.starting:
             state.append(Part(0, "◌ loading tools…", "yellow"))
         elif self.busy:
-            state += [Part(0, "● ", "bold yellow"), Part(6, "working — ", "bold yellow", joined=True),
-                      Part(0, "Esc to interrupt", "bold yellow", joined=True)]
+            state += [
+                Part(0, "● ", "bold yellow"),
+                Part(6, "working — ", "bold yellow", joined=True),
+                Part(0, "Esc to interrupt", "bold yellow", joined=True),
+            ]
         else:
             state.append(Part(0, "○ ready", "green"))
         return parts, state

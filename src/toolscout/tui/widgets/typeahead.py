@@ -58,7 +58,6 @@ def advance_on_enter(widget: Widget, event: events.Key, advance: Advance | None)
     return True
 
 
-
 def typing_on_a_panel(screen: Screen[Any], event: events.Key) -> bool:
     """True for a printable key about to reach a widget that does not take text (a read-only
     panel: usage, a tree, a list, a table; or nothing focused) and that no binding in the focus

@@ -82,8 +82,10 @@ class UsageTable:
             name = "built-in" if row.server is None else clean(row.server, single_line=True)
             head = Text(no_wrap=True, overflow="ellipsis")
             head.append(name, style="bold")
-            head.append(f"  {row.tools} tool{'s' if row.tools != 1 else ''} · {row.deferred} deferred"
-                        f" · {row.loaded} loaded", style="dim")
+            head.append(
+                f"  {row.tools} tool{'s' if row.tools != 1 else ''} · {row.deferred} deferred · {row.loaded} loaded",
+                style="dim",
+            )
             yield head
             line = Text("  ", no_wrap=True, overflow="ellipsis")
             line.append_text(bar(row.tokens_sent, row.tokens_inline, scale, bar_width))
@@ -94,8 +96,9 @@ class UsageTable:
         report = self.report
         total.append("total", style="bold")
         share = f" ({report.saved / report.tokens_inline:.0%})" if report.tokens_inline else ""
-        total.append(f"  {sum(r.tools for r in rows)} tools · {report.tokens_inline:,} inline → "
-                     f"{report.tokens_sent:,} sent · ")
+        total.append(
+            f"  {sum(r.tools for r in rows)} tools · {report.tokens_inline:,} inline → {report.tokens_sent:,} sent · "
+        )
         total.append(f"saved {report.saved:,}{share}", style="bold green")
         yield Text("─" * min(width, 60), style="dim")
         yield total
@@ -110,8 +113,9 @@ def cache_renderable(cache: CacheStats | None) -> Text:
     out.append(f"{cache.prefix_hit_ratio:.0%}", style="bold")
     out.append(f" of {cache.requests} request{'s' if cache.requests != 1 else ''}", style="dim")
     if cache.prompt_tokens:
-        out.append(f" · {cache.cache_read_tokens:,} of {cache.prompt_tokens:,} prompt tokens read from cache",
-                   style="dim")
+        out.append(
+            f" · {cache.cache_read_tokens:,} of {cache.prompt_tokens:,} prompt tokens read from cache", style="dim"
+        )
     return out
 
 
@@ -131,12 +135,21 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
         mode.append(f" · deferral {'on' if d.defer else 'off'}", style="bold green" if d.defer else "bold yellow")
     mode.append(f" · {report.strategy} · {clean(report.model or 'default model', single_line=True)}", style="dim")
     lines.append(mode)
-    lines.append(Text(f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
-                      f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens", style="dim"))
+    lines.append(
+        Text(
+            f"auto threshold {d.threshold_ratio:.0%} × {d.context_window:,} = {d.threshold_tokens:,} "
+            f"tokens; deferred schemas {d.deferred_schema_tokens:,} tokens",
+            style="dim",
+        )
+    )
     if d.limit is not None and d.limit.max_tools is not None:
         verdict = "more than fit: the limit decided" if d.limited else "they fit"
-        lines.append(Text(f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, "
-                          f"{verdict}", style="bold yellow" if d.limited else "dim"))
+        lines.append(
+            Text(
+                f"tool limit: {clean(d.limit.words, single_line=True)}; {d.tool_count:,} tools inline, {verdict}",
+                style="bold yellow" if d.limited else "dim",
+            )
+        )
     lines.append(Text(clean(d.reason), style="dim italic"))
     if report.native is not None and d.defer:  # which deferral path this provider and model take
         lines.append(Text(clean(report.native.reason), style="dim italic"))
@@ -149,9 +162,14 @@ def context_renderable(report: ContextReport, cache: CacheStats | None = None) -
     for suggestion in report.suggestions:
         lines.append(Text("→ " + clean(suggestion, single_line=True), style="cyan"))
     for grant in report.private_grants:  # what "Always allow" of WebFetch to a private host saved
-        lines.append(Text(f"! private-address grant: {clean(grant['rule'], single_line=True)} lets {grant['tool']} "
-                          f"reach {clean(grant['host'], single_line=True)} even at a loopback, link-local or private "
-                          "address (remove it from permissions.allow to stop it)", style="bold yellow"))
+        lines.append(
+            Text(
+                f"! private-address grant: {clean(grant['rule'], single_line=True)} lets {grant['tool']} "
+                f"reach {clean(grant['host'], single_line=True)} even at a loopback, link-local or private "
+                "address (remove it from permissions.allow to stop it)",
+                style="bold yellow",
+            )
+        )
     for warning in report.warnings:
         lines.append(Text("! " + clean(warning, single_line=True), style="yellow"))
     return Group(*lines)

@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 #: recommendation bar is on.
 WELCOME = {
     ("model", True): "Ask anything; the model calls the tools it needs. Recommended tools appear above "
-                     "the prompt (Tab to pick one).",
+    "the prompt (Tab to pick one).",
     ("model", False): "Ask anything; the model calls the tools it needs. Ctrl+P → Run tool… runs one yourself.",
     ("offline", True): "No model is configured, so you drive: describe what you want and your words become a "
-                       "ToolSearch. Tab into the recommended tools; Enter fills in a tool's arguments and runs it.",
+    "ToolSearch. Tab into the recommended tools; Enter fills in a tool's arguments and runs it.",
     ("offline", False): "No model is configured, so you drive: describe what you want and your words become a "
-                        "ToolSearch. Tab into its hits in the chat (or Enter on a tool in the catalog, F2, or "
-                        "Ctrl+P → Run tool…); Enter fills in a tool's arguments and runs it.",
+    "ToolSearch. Tab into its hits in the chat (or Enter on a tool in the catalog, F2, or "
+    "Ctrl+P → Run tool…); Enter fills in a tool's arguments and runs it.",
     ("none", True): "Catalog only: browse tools (F2), rank them live (F3) and see token usage (F4).",
 }
 WELCOME[("none", False)] = WELCOME[("none", True)]
@@ -77,8 +77,15 @@ class WelcomeEntry(NoticeEntry):
         out.append("\n/help lists the commands and keys.")
         return out
 
-    def show(self, *, kind: str | None = None, recommendations: bool | None = None, decision: ModeDecision | None = None,
-             source: str | None = None, native: NativeChoice | None = None) -> None:
+    def show(
+        self,
+        *,
+        kind: str | None = None,
+        recommendations: bool | None = None,
+        decision: ModeDecision | None = None,
+        source: str | None = None,
+        native: NativeChoice | None = None,
+    ) -> None:
         """Redraw with what changed (settings, the mode's source, session kind, the decision or
         the deferral path)."""
         self.native = native if native is not None else self.native

@@ -29,8 +29,9 @@ from .streamable_http import open_streamable_http
 __all__ = ["open_transport"]
 
 
-def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None,
-                   on_session_gone: Callable[[], None] | None = None) -> Transport:
+def open_transport(
+    config: ServerConfig, *, errlog: IO[str] | None = None, on_session_gone: Callable[[], None] | None = None
+) -> Transport:
     """The SDK transport for ``config``, not yet entered (nothing starts before ``async with``).
 
     Args:
@@ -61,5 +62,7 @@ def open_transport(config: ServerConfig, *, errlog: IO[str] | None = None,
         return open_sse(config)
     if config.transport == "http":
         return open_streamable_http(config, on_session_gone)
-    raise ValueError(f"server {config.name}: transport {config.transport!r} has nothing to open "
-                     "(expected stdio, sse or http; an in-process server is passed to Client as is)")
+    raise ValueError(
+        f"server {config.name}: transport {config.transport!r} has nothing to open "
+        "(expected stdio, sse or http; an in-process server is passed to Client as is)"
+    )

@@ -35,6 +35,7 @@ def open_stdio(config: ServerConfig, *, errlog: IO[str] | None = None) -> Transp
         :func:`~toolscout.core.mcp.transports.open_transport`);
         entering it raises ``OSError`` when the process cannot be spawned.
     """
-    params = StdioServerParameters(command=config.command, args=list(config.args), env=config.env or None,
-                                   cwd=config.cwd)
+    params = StdioServerParameters(
+        command=config.command, args=list(config.args), env=config.env or None, cwd=config.cwd
+    )
     return stdio_client(params, errlog=sys.stderr if errlog is None else errlog)  # type: ignore[arg-type]

@@ -60,8 +60,9 @@ def split_lines(pending: list[str], chunk: str) -> list[str]:
 
 
 @asynccontextmanager
-async def stdio_client(server: StdioServerParameters,
-                       errlog: TextIO = sys.stderr) -> AsyncGenerator[TransportStreams, None]:
+async def stdio_client(
+    server: StdioServerParameters, errlog: TextIO = sys.stderr
+) -> AsyncGenerator[TransportStreams, None]:
     """Spawn an MCP server subprocess and exchange newline-delimited JSON-RPC with it over its
     stdin/stdout: ``mcp.client.stdio.stdio_client`` with :func:`split_lines` as the reader.
 
@@ -78,8 +79,12 @@ async def stdio_client(server: StdioServerParameters,
     """
     command = await sdk._get_executable_command(server.command)
     process = await sdk._create_platform_compatible_process(
-        command=command, args=server.args, env=sdk.get_default_environment() | (server.env or {}),
-        errlog=errlog, cwd=server.cwd)
+        command=command,
+        args=server.args,
+        env=sdk.get_default_environment() | (server.env or {}),
+        errlog=errlog,
+        cwd=server.cwd,
+    )
     # No awaits until the task group is entered (as in the SDK: a cancellation in the gap would
     # leak the live process).
     read_stream_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -102,7 +107,8 @@ async def stdio_client(server: StdioServerParameters,
                             await sdk._stop_server_process(process)
                             raise MessageTooLong(
                                 f"the server wrote more than {MAX_LINE_CHARS // 2**20} Mi characters without a "
-                                "newline (one JSON-RPC message per line); it was stopped")
+                                "newline (one JSON-RPC message per line); it was stopped"
+                            )
                         for line in split_lines(pending, chunk):
                             try:
                                 await read_stream_writer.send(sdk._parse_line(line))

@@ -45,8 +45,9 @@ def open_streamable_http(config: ServerConfig, on_session_gone: Callable[[], Non
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str],
-                           on_session_gone: Callable[[], None] | None) -> AsyncIterator[Any]:
+async def _streamable_http(
+    url: str, headers: dict[str, str], on_session_gone: Callable[[], None] | None
+) -> AsyncIterator[Any]:
     # Any: the SDK names the stream pair's type only in a private module (mcp.client._transport)
     timeout = httpx2.Timeout(TIMEOUT_S, read=READ_TIMEOUT_S)
 
@@ -54,11 +55,16 @@ async def _streamable_http(url: str, headers: dict[str, str],
         # A POST only: a 404 to the optional GET event stream (which some servers give instead of
         # the spec's 405) or to the closing DELETE says nothing about the requests of the session.
         request = response.request
-        if response.status_code == 404 and request.method == "POST" and MCP_SESSION_ID in request.headers \
-                and on_session_gone is not None:
+        if (
+            response.status_code == 404
+            and request.method == "POST"
+            and MCP_SESSION_ID in request.headers
+            and on_session_gone is not None
+        ):
             on_session_gone()
 
-    async with (httpx2.AsyncClient(headers=headers or None, timeout=timeout,
-                                   event_hooks={"response": [watch]}) as http,
-                streamable_http_client(url, http_client=http) as streams):
+    async with (
+        httpx2.AsyncClient(headers=headers or None, timeout=timeout, event_hooks={"response": [watch]}) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
         yield streams

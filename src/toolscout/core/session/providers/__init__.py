@@ -25,9 +25,21 @@ from .base import (
 )
 from .offline import OfflineProvider
 
-__all__ = ["ModelRequest", "ModelResponse", "OfflineProvider", "Provider", "ProviderConfigError",
-           "ProviderError", "ProviderSetup", "ProviderSpec", "Usage", "create_provider", "provider_name",
-           "provider_of", "provider_spec"]
+__all__ = [
+    "ModelRequest",
+    "ModelResponse",
+    "OfflineProvider",
+    "Provider",
+    "ProviderConfigError",
+    "ProviderError",
+    "ProviderSetup",
+    "ProviderSpec",
+    "Usage",
+    "create_provider",
+    "provider_name",
+    "provider_of",
+    "provider_spec",
+]
 
 
 def provider_spec(name: str) -> ProviderSpec:
@@ -40,8 +52,7 @@ def provider_spec(name: str) -> ProviderSpec:
     try:
         path = provider_module(name)
     except KeyError:
-        raise ProviderConfigError(f"unknown provider {name!r}: use one of "
-                                  f"{', '.join(provider_names())}") from None
+        raise ProviderConfigError(f"unknown provider {name!r}: use one of {', '.join(provider_names())}") from None
     try:
         module = importlib.import_module(path)
     except ImportError as exc:
@@ -71,8 +82,7 @@ def provider_of(settings: Settings, env: Mapping[str, str] | None = None) -> tup
     return name, ProviderSetup(settings, env, 0).base_url(var) if var else None
 
 
-def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *,
-                    max_retries: int = 2) -> Provider:
+def create_provider(settings: Settings, env: Mapping[str, str] | None = None, *, max_retries: int = 2) -> Provider:
     """The provider named by ``provider.name``; ``auto``: the first registered provider whose
     :attr:`~.base.ProviderSpec.detect` says its key or endpoint is set (Anthropic key →
     Anthropic; OpenAI key or an OpenAI base URL → OpenAI), else offline.

@@ -24,8 +24,9 @@ from .base import (
     provider_error,
 )
 
-WORDING = ErrorWording("Anthropic", "the Anthropic API", "Anthropic API error", "ANTHROPIC_API_KEY",
-                       "ANTHROPIC_BASE_URL")
+WORDING = ErrorWording(
+    "Anthropic", "the Anthropic API", "Anthropic API error", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"
+)
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 _EPHEMERAL = {"type": "ephemeral"}
@@ -55,14 +56,20 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, api_key: str, model: str | None = None, base_url: str | None = None,
-                 *, max_retries: int = 2, timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        model: str | None = None,
+        base_url: str | None = None,
+        *,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+    ) -> None:
         from anthropic import AsyncAnthropic
 
         self.model = model or DEFAULT_MODEL
         self.base_url = base_url
-        self._client = AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=max_retries,
-                                      timeout=timeout)
+        self._client = AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The ``messages.create`` parameters, cache breakpoints included."""
@@ -85,11 +92,18 @@ class AnthropicProvider:
             if block.type == "text":
                 content.append({"type": "text", "text": block.text})
             elif block.type == "tool_use":
-                content.append({"type": "tool_use", "id": block.id, "name": block.name,
-                                "input": block.input if isinstance(block.input, dict) else {}})
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": block.id,
+                        "name": block.name,
+                        "input": block.input if isinstance(block.input, dict) else {},
+                    }
+                )
         u = final.usage
         usage = Usage(
-            input_tokens=u.input_tokens or 0, output_tokens=u.output_tokens or 0,
+            input_tokens=u.input_tokens or 0,
+            output_tokens=u.output_tokens or 0,
             cache_read_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
             cache_creation_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
         )
@@ -112,8 +126,7 @@ def _detect(setup: ProviderSetup) -> bool:
 def _create(setup: ProviderSetup) -> AnthropicProvider:
     key = setup.env.get("ANTHROPIC_API_KEY")
     if not key:
-        raise ProviderConfigError("provider anthropic needs ANTHROPIC_API_KEY to be set "
-                                  "(or use --provider offline).")
+        raise ProviderConfigError("provider anthropic needs ANTHROPIC_API_KEY to be set (or use --provider offline).")
     return AnthropicProvider(key, setup.model, setup.base_url("ANTHROPIC_BASE_URL"), max_retries=setup.max_retries)
 
 

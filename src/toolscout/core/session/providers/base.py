@@ -76,8 +76,9 @@ class ErrorWording:
     url_var: str  #: the base URL's environment variable
 
 
-def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: str | None,
-                   status_message: Callable[[Any], str]) -> ProviderError:
+def provider_error(
+    sdk: Any, exc: Exception, wording: ErrorWording, base_url: str | None, status_message: Callable[[Any], str]
+) -> ProviderError:
     """The one mapping of an SDK error (``anthropic`` and ``openai`` share the class names:
     ``AuthenticationError``, ``APIConnectionError``, ``APIStatusError``, ``APIError``) into a
     :class:`ProviderError` that says what to check.
@@ -92,8 +93,10 @@ def provider_error(sdk: Any, exc: Exception, wording: ErrorWording, base_url: st
     if isinstance(exc, sdk.AuthenticationError):
         return ProviderError(f"{wording.rejected_by} rejected the API key (401). Check {wording.key_var}.")
     if isinstance(exc, sdk.APIConnectionError):
-        return ProviderError(f"Cannot reach {base_url or wording.service}: {exc.__cause__ or exc}. Check the "
-                             f"network or --base-url / {wording.url_var}.")
+        return ProviderError(
+            f"Cannot reach {base_url or wording.service}: {exc.__cause__ or exc}. Check the "
+            f"network or --base-url / {wording.url_var}."
+        )
     if isinstance(exc, sdk.APIStatusError):
         return ProviderError(f"{wording.api_error} {exc.status_code}: {status_message(exc)}", exc.status_code)
     return ProviderError(f"{wording.api_error}: {exc}")
@@ -139,8 +142,9 @@ def merge_consecutive(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in out:
         if message["role"] == "user":
             blocks = message["content"]
-            message["content"] = ([b for b in blocks if b.get("type") == "tool_result"]
-                                  + [b for b in blocks if b.get("type") != "tool_result"])
+            message["content"] = [b for b in blocks if b.get("type") == "tool_result"] + [
+                b for b in blocks if b.get("type") != "tool_result"
+            ]
     return out
 
 

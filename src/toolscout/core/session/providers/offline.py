@@ -28,8 +28,10 @@ class OfflineProvider:
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], None]) -> ModelResponse:
         """Always fails: in offline mode the session asks the person instead of a model."""
-        raise ProviderError("No model is configured (offline mode): set ANTHROPIC_API_KEY or "
-                            "OPENAI_API_KEY, or pass --provider and --base-url.")
+        raise ProviderError(
+            "No model is configured (offline mode): set ANTHROPIC_API_KEY or "
+            "OPENAI_API_KEY, or pass --provider and --base-url."
+        )
 
 
 def _create(setup: ProviderSetup) -> OfflineProvider:

@@ -39,10 +39,15 @@ def to_openai_messages(system: str, messages: list[dict[str, Any]]) -> list[dict
         blocks = message["content"]
         text = "\n\n".join(b["text"] for b in blocks if b.get("type") == "text")
         if message["role"] == "assistant":
-            calls = [{"id": b["id"], "type": "function",
-                      "function": {"name": b["name"], "arguments": json.dumps(b.get("input") or {},
-                                                                              ensure_ascii=False)}}
-                     for b in blocks if b.get("type") == "tool_use"]
+            calls = [
+                {
+                    "id": b["id"],
+                    "type": "function",
+                    "function": {"name": b["name"], "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False)},
+                }
+                for b in blocks
+                if b.get("type") == "tool_use"
+            ]
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
                 entry["tool_calls"] = calls
@@ -53,8 +58,13 @@ def to_openai_messages(system: str, messages: list[dict[str, Any]]) -> list[dict
                 content = b.get("content")
                 if not isinstance(content, str):
                     content = "\n".join(str(x.get("text", "")) for x in content or ())
-                out.append({"role": "tool", "tool_call_id": b["tool_use_id"],
-                            "content": ("Error: " + content) if b.get("is_error") else content})
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": b["tool_use_id"],
+                        "content": ("Error: " + content) if b.get("is_error") else content,
+                    }
+                )
         if text:
             out.append({"role": "user", "content": text})
     return out
@@ -70,8 +80,11 @@ def to_openai_tools(tools: list[dict[str, Any]], *, strict: bool = False) -> lis
     out = []
     for t in tools:
         parameters = t.get("input_schema") or {"type": "object", "properties": {}}
-        function: dict[str, Any] = {"name": t["name"], "description": t.get("description", ""),
-                                    "parameters": parameters}
+        function: dict[str, Any] = {
+            "name": t["name"],
+            "description": t.get("description", ""),
+            "parameters": parameters,
+        }
         view = cached_strict_schema(parameters) if strict else None
         if view is not None:
             function["parameters"], function["strict"] = view, True
@@ -91,15 +104,24 @@ class OpenAIProvider:
 
     name = "openai"
 
-    def __init__(self, api_key: str | None, model: str | None = None, base_url: str | None = None,
-                 *, max_retries: int = 2, timeout: float = 600.0, strict: bool = False) -> None:
+    def __init__(
+        self,
+        api_key: str | None,
+        model: str | None = None,
+        base_url: str | None = None,
+        *,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+        strict: bool = False,
+    ) -> None:
         from openai import AsyncOpenAI
 
         self.model = model or DEFAULT_MODEL
         self.base_url = base_url
         self.strict = strict
-        self._client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url,
-                                   max_retries=max_retries, timeout=timeout)
+        self._client = AsyncOpenAI(
+            api_key=api_key or "not-needed", base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The ``chat.completions.create`` parameters; for a native request (deferred tools
@@ -162,8 +184,9 @@ class OpenAIProvider:
             arguments = _arguments(slot["arguments"])
             if self.strict:
                 arguments = restore_strict_arguments(slot["name"], arguments, request.tools)
-            content.append({"type": "tool_use", "id": slot["id"] or f"call_{index}", "name": slot["name"],
-                            "input": arguments})
+            content.append(
+                {"type": "tool_use", "id": slot["id"] or f"call_{index}", "name": slot["name"], "input": arguments}
+            )
         stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(finish or "", finish)
         return ModelResponse(content, stop, usage)
 
@@ -183,8 +206,7 @@ def _usage(u: Any) -> Usage:
     details = getattr(u, "prompt_tokens_details", None)
     cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
     prompt = u.prompt_tokens or 0
-    return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0,
-                 cache_read_tokens=cached)
+    return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0, cache_read_tokens=cached)
 
 
 def _detect(setup: ProviderSetup) -> bool:
@@ -196,10 +218,17 @@ def _create(setup: ProviderSetup) -> OpenAIProvider:
     base_url = setup.base_url("OPENAI_BASE_URL")
     key = setup.env.get("OPENAI_API_KEY")
     if not key and not base_url:
-        raise ProviderConfigError("provider openai needs OPENAI_API_KEY, or --base-url for a "
-                                  "local OpenAI-compatible server that needs no key.")
-    return OpenAIProvider(key, setup.model, base_url, max_retries=setup.max_retries,
-                          strict=bool(setup.settings.get("provider.openaiStrict")))
+        raise ProviderConfigError(
+            "provider openai needs OPENAI_API_KEY, or --base-url for a "
+            "local OpenAI-compatible server that needs no key."
+        )
+    return OpenAIProvider(
+        key,
+        setup.model,
+        base_url,
+        max_retries=setup.max_retries,
+        strict=bool(setup.settings.get("provider.openaiStrict")),
+    )
 
 
 #: ``auto`` picks OpenAI(-compatible) when an OpenAI key or base URL is set (or ``provider.baseUrl``).

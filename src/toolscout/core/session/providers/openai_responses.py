@@ -31,10 +31,13 @@ def is_native(request: ModelRequest) -> bool:
 
 
 def _function(tool: dict[str, Any], name: str | None = None, deferred: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "function", "name": name or tool["name"],
-                           "description": tool.get("description", ""),
-                           "parameters": tool.get("input_schema") or {"type": "object", "properties": {}},
-                           "strict": False}
+    out: dict[str, Any] = {
+        "type": "function",
+        "name": name or tool["name"],
+        "description": tool.get("description", ""),
+        "parameters": tool.get("input_schema") or {"type": "object", "properties": {}},
+        "strict": False,
+    }
     if deferred:
         out["defer_loading"] = True
     return out
@@ -45,7 +48,7 @@ def split_name(name: str) -> tuple[str | None, str]:
     if name.startswith("mcp__"):
         cut = name.find("__", len("mcp__"))
         if cut > len("mcp__") and cut + 2 < len(name):
-            return name[:cut], name[cut + 2:]
+            return name[:cut], name[cut + 2 :]
     return None, name
 
 
@@ -63,8 +66,12 @@ def loaded_tools(names: list[str], definitions: dict[str, dict[str, Any]]) -> li
             out.append(_function(tool, deferred=True))
             continue
         if space not in spaces:
-            spaces[space] = {"type": "namespace", "name": space,
-                             "description": f"Tools of the MCP server {space[len('mcp__'):]}.", "tools": []}
+            spaces[space] = {
+                "type": "namespace",
+                "name": space,
+                "description": f"Tools of the MCP server {space[len('mcp__') :]}.",
+                "tools": [],
+            }
             out.append(spaces[space])
         spaces[space]["tools"].append(_function(tool, bare, deferred=True))
     return out
@@ -82,8 +89,14 @@ def responses_body(request: ModelRequest, default_model: str) -> dict[str, Any]:
     tools: list[dict[str, Any]] = []
     for tool in request.tools:
         if tool["name"] == TOOL_SEARCH:
-            tools.append({"type": "tool_search", "execution": "client", "description": tool.get("description", ""),
-                          "parameters": tool.get("input_schema")})
+            tools.append(
+                {
+                    "type": "tool_search",
+                    "execution": "client",
+                    "description": tool.get("description", ""),
+                    "parameters": tool.get("input_schema"),
+                }
+            )
         elif not tool.get("defer_loading"):
             tools.append(_function(tool))
     items: list[dict[str, Any]] = []
@@ -99,12 +112,23 @@ def responses_body(request: ModelRequest, default_model: str) -> dict[str, Any]:
                     continue
                 if b["name"] == TOOL_SEARCH:
                     searches.add(b["id"])
-                    items.append({"type": "tool_search_call", "call_id": b["id"], "execution": "client",
-                                  "status": "completed", "arguments": b.get("input") or {}})
+                    items.append(
+                        {
+                            "type": "tool_search_call",
+                            "call_id": b["id"],
+                            "execution": "client",
+                            "status": "completed",
+                            "arguments": b.get("input") or {},
+                        }
+                    )
                     continue
                 space, bare = split_name(b["name"])
-                call = {"type": "function_call", "call_id": b["id"], "name": bare,
-                        "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False)}
+                call = {
+                    "type": "function_call",
+                    "call_id": b["id"],
+                    "name": bare,
+                    "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False),
+                }
                 items.append({**call, "namespace": space} if space else call)
             continue
         for b in blocks:
@@ -112,27 +136,56 @@ def responses_body(request: ModelRequest, default_model: str) -> dict[str, Any]:
                 continue
             content = b.get("content")
             if b["tool_use_id"] in searches:
-                names = [str(x.get("tool_name")) for x in content if isinstance(x, dict)
-                         and x.get("type") == "tool_reference"] if isinstance(content, list) else []
-                items.append({"type": "tool_search_output", "call_id": b["tool_use_id"], "execution": "client",
-                              "status": "completed", "tools": loaded_tools(names, definitions)})
+                names = (
+                    [
+                        str(x.get("tool_name"))
+                        for x in content
+                        if isinstance(x, dict) and x.get("type") == "tool_reference"
+                    ]
+                    if isinstance(content, list)
+                    else []
+                )
+                items.append(
+                    {
+                        "type": "tool_search_output",
+                        "call_id": b["tool_use_id"],
+                        "execution": "client",
+                        "status": "completed",
+                        "tools": loaded_tools(names, definitions),
+                    }
+                )
                 if not names:  # nothing loaded: the search's own text says why
                     items.append({"role": "user", "content": _text(content)})
                 continue
             output = _text(content)
-            items.append({"type": "function_call_output", "call_id": b["tool_use_id"],
-                          "output": ("Error: " + output) if b.get("is_error") else output})
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": b["tool_use_id"],
+                    "output": ("Error: " + output) if b.get("is_error") else output,
+                }
+            )
         if text:
             items.append({"role": "user", "content": text})
-    return {"model": request.model or default_model, "instructions": request.system, "input": items,
-            "tools": tools, "max_output_tokens": request.max_tokens}
+    return {
+        "model": request.model or default_model,
+        "instructions": request.system,
+        "input": items,
+        "tools": tools,
+        "max_output_tokens": request.max_tokens,
+    }
 
 
 def parse_response(response: Any) -> ModelResponse:
     """A final ``Response`` (the SDK's object) → the internal assistant content and usage."""
     content: list[dict[str, Any]] = []
-    text = "".join(part.text for item in response.output if item.type == "message"
-                   for part in item.content if getattr(part, "type", "") == "output_text")
+    text = "".join(
+        part.text
+        for item in response.output
+        if item.type == "message"
+        for part in item.content
+        if getattr(part, "type", "") == "output_text"
+    )
     if text:
         content.append({"type": "text", "text": text})
     for item in response.output:
@@ -146,12 +199,21 @@ def parse_response(response: Any) -> ModelResponse:
                 arguments = json.loads(item.arguments or "{}")
             except json.JSONDecodeError:
                 arguments = {"_unparsed_arguments": item.arguments}
-            content.append({"type": "tool_use", "id": item.call_id, "name": name,
-                            "input": arguments if isinstance(arguments, dict) else {"_unparsed_arguments": arguments}})
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": item.call_id,
+                    "name": name,
+                    "input": arguments if isinstance(arguments, dict) else {"_unparsed_arguments": arguments},
+                }
+            )
     u = response.usage
     details = getattr(u, "input_tokens_details", None) if u is not None else None
     cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
-    usage = Usage(input_tokens=max((u.input_tokens or 0) - cached, 0) if u else 0,
-                  output_tokens=(u.output_tokens or 0) if u else 0, cache_read_tokens=cached)
+    usage = Usage(
+        input_tokens=max((u.input_tokens or 0) - cached, 0) if u else 0,
+        output_tokens=(u.output_tokens or 0) if u else 0,
+        cache_read_tokens=cached,
+    )
     stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
     return ModelResponse(content, stop, usage)
