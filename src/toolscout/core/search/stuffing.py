@@ -19,7 +19,7 @@ Measured with ``toolscout eval`` on the shared dev sets before and after (``bm25
 0.1 point on every metric; livemcpbench (67 queries) better or equal on every metric for ``bm25f``,
 and mixed within two queries for ``default`` (R@1, R@3 and MRR up; R@5, R@10 and nDCG@10 down:
 two relevant tools at ranks 9 and 10 fell just below the top 10). A stuffed impostor beside the real GitHub tools outranks
-none of them in either profile (``tests/core/test_search_stuffing.py``).
+none of them in either profile (``tests/core/search/test_search_stuffing.py``).
 
 :func:`stuffing_notes` names the bounds that applied to a hit (the score explanation).
 """
