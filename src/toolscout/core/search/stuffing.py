@@ -15,11 +15,11 @@ Repeated sentences are not removed: with the counts capped, repetition only leng
 which BM25F's length normalisation already holds against it.
 
 Measured with ``toolscout eval`` on the shared dev sets before and after (``bm25f`` and
-``default`` profiles, docs/_incoming/sec-approval.md): metatool (14,729 queries) within ±0.1
-point on every metric; livemcpbench (67 queries) better or equal on every metric for ``bm25f``,
+``default`` profiles; the table is in docs/security.md): metatool (14,729 queries) within about
+0.1 point on every metric; livemcpbench (67 queries) better or equal on every metric for ``bm25f``,
 and mixed within two queries for ``default`` (R@1, R@3 and MRR up; R@5, R@10 and nDCG@10 down:
 two relevant tools at ranks 9 and 10 fell just below the top 10). A stuffed impostor beside the real GitHub tools outranks
-none of them in either profile (``tests/core/test_search_stuffing.py``).
+none of them in either profile (``tests/core/search/test_search_stuffing.py``).
 
 :func:`stuffing_notes` names the bounds that applied to a hit (the score explanation).
 """
