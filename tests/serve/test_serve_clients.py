@@ -208,3 +208,25 @@ async def test_the_start_says_who_can_use_the_gateway(tmp_path):
     assert b"visible-token-1234" in cmdline
     assert "visible to every local user in the process list" in tokened
     assert "no bearer token" not in tokened
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").is_file(), reason="Linux /proc")
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_the_user_of_a_loopback_peer_is_read_from_proc(host):
+    """What /proc/net/tcp{,6} shows for the peer's end of a loopback connection: its owner's uid
+    (this process's); nothing for a peer that is not a socket here."""
+    import socket
+
+    from toolscout.core.gateway.guard import peer_uid
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        server = socket.create_server((host, 0), family=family)
+    except OSError:
+        pytest.skip(f"no {host} here")
+    with server, socket.create_connection(server.getsockname()[:2]) as client:
+        accepted, peer = server.accept()
+        with accepted:
+            assert peer_uid(peer[:2], accepted.getsockname()[:2]) == os.geteuid()
+            assert peer_uid((host, 1), accepted.getsockname()[:2]) is None
+        assert client
