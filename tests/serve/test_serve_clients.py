@@ -18,13 +18,16 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 from serve_helpers import (
     RAW_HEADERS,
     fixture_entry,
+    http_client,
     http_gateway,
     open_session,
     text_of,
     write_config,
+    write_user_settings,
 )
 
 pytest.importorskip("uvicorn")
@@ -230,3 +233,22 @@ def test_the_user_of_a_loopback_peer_is_read_from_proc(host):
             assert peer_uid(peer[:2], accepted.getsockname()[:2]) == os.geteuid()
             assert peer_uid((host, 1), accepted.getsockname()[:2]) is None
         assert client
+
+
+async def test_a_capped_results_full_text_is_readable_by_its_session_only(tmp_path):
+    """A long tool result is cut and its full text kept as ``toolscout://results/N``: N counts up,
+    so another session could read every other client's results by guessing. Now only the session
+    the result was cut for reads it; the other is told the resource is unknown."""
+    args, _ = setup(tmp_path)
+    write_user_settings({"tools": {"maxResultTokens": 1000}})
+    dump = {"name": "mcp__notes__write_note", "arguments": {"text": "word " * 4000}}
+    async with (http_gateway(tmp_path, *args, "--allowed-tools", "notes") as gateway,
+                http_client(gateway.url) as owner, http_client(gateway.url) as other):
+        cut = await owner.call_tool("call_tool", dump)
+        uri = text_of(cut).rsplit("the resource ", 1)[1].split(" ", 1)[0]
+        mine = await owner.read_resource(uri)
+        with pytest.raises(MCPError) as refused:
+            await other.read_resource(uri)
+    assert uri == "toolscout://results/1"
+    assert mine.contents[0].text.startswith("noted: " + "word " * 4000)
+    assert "Unknown resource" in str(refused.value)
