@@ -18,13 +18,16 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 from serve_helpers import (
     RAW_HEADERS,
     fixture_entry,
+    http_client,
     http_gateway,
     open_session,
     text_of,
     write_config,
+    write_user_settings,
 )
 
 pytest.importorskip("uvicorn")
@@ -258,3 +261,47 @@ async def test_the_start_says_who_can_use_the_gateway(tmp_path):
     assert b"visible-token-1234" in cmdline
     assert "visible to every local user in the process list" in tokened
     assert "no bearer token" not in tokened
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").is_file(), reason="Linux /proc")
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_the_user_of_a_loopback_peer_is_read_from_proc(host):
+    """What /proc/net/tcp{,6} shows for the peer's end of a loopback connection: its owner's uid
+    (this process's); nothing for a peer that is not a socket here."""
+    import socket
+
+    from toolscout.core.gateway.guard import peer_uid
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        server = socket.create_server((host, 0), family=family)
+    except OSError:
+        pytest.skip(f"no {host} here")
+    with server, socket.create_connection(server.getsockname()[:2]) as client:
+        accepted, peer = server.accept()
+        with accepted:
+            assert peer_uid(peer[:2], accepted.getsockname()[:2]) == os.geteuid()
+            assert peer_uid((host, 1), accepted.getsockname()[:2]) is None
+        assert client
+
+
+async def test_a_capped_results_full_text_is_readable_by_its_session_only(tmp_path):
+    """A long tool result is cut and its full text kept as ``toolscout://results/N``: N counts up,
+    so another session could read every other client's results by guessing. Now only the session
+    the result was cut for reads it; the other is told the resource is unknown."""
+    args, _ = setup(tmp_path)
+    write_user_settings({"tools": {"maxResultTokens": 1000}})
+    dump = {"name": "mcp__notes__write_note", "arguments": {"text": "word " * 4000}}
+    async with (
+        http_gateway(tmp_path, *args, "--allowed-tools", "notes") as gateway,
+        http_client(gateway.url) as owner,
+        http_client(gateway.url) as other,
+    ):
+        cut = await owner.call_tool("call_tool", dump)
+        uri = text_of(cut).rsplit("the resource ", 1)[1].split(" ", 1)[0]
+        mine = await owner.read_resource(uri)
+        with pytest.raises(MCPError) as refused:
+            await other.read_resource(uri)
+    assert uri == "toolscout://results/1"
+    assert mine.contents[0].text.startswith("noted: " + "word " * 4000)
+    assert "Unknown resource" in str(refused.value)

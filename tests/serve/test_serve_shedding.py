@@ -30,7 +30,7 @@ from serve_helpers import (
 )
 
 pytest.importorskip("uvicorn")
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads /proc (Linux)")
 
 WRITE = {"name": "mcp__notes__write_note", "arguments": {"text": "still served"}}
 
@@ -40,14 +40,19 @@ TCP_CLOSE, TCP_CLOSE_WAIT = 7, 8
 
 
 def closed_by_peer(sock: socket.socket) -> bool:
-    """True once the gateway closed its end of ``sock``: its state (``TCP_INFO``, as
-    /proc/net/tcp shows it) is CLOSE_WAIT or CLOSE. Nothing is read: a FIN behind unread data is
-    not seen by a peek."""
+    """True once the gateway let go of its end of ``sock``, as /proc/net/tcp shows it: the
+    gateway's socket is gone (aborted) or orphaned (closed by the process, the kernel still
+    trying to deliver what the reader never read), or ``sock`` itself saw the close (CLOSE_WAIT,
+    CLOSE). Nothing is read from ``sock``."""
+    from toolscout.core.gateway.guard import peer_uid
+
     try:
         state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+        if state in (TCP_CLOSE, TCP_CLOSE_WAIT):
+            return True
+        return peer_uid(sock.getpeername()[:2], sock.getsockname()[:2]) is None  # the gateway's end
     except OSError as exc:
         return exc.errno in (errno.ECONNRESET, errno.EPIPE, errno.ENOTCONN, errno.EBADF)
-    return state in (TCP_CLOSE, TCP_CLOSE_WAIT)
 
 
 def peeked(sock: socket.socket) -> bytes:
@@ -116,8 +121,8 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
         "params": {"name": "search_tools", "arguments": {"query": "weather records", "max_results": 50}},
     }
     async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "huge") as gateway:
-        async with http_client(gateway.url) as client:
-            found = await client.call_tool("search_tools", {"query": "weather records", "max_results": 50})
+        async with http_client(gateway.url) as client:  # connected, catalog loaded
+            await client.call_tool("search_tools", {"query": "echo a short text"})
         baseline = gateway.rss_kb()
         stalled = []
         try:
@@ -135,10 +140,12 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
                 while not all(b"data: " in peeked(s) for s in stalled):
                     await anyio.sleep(0.1)
             held = gateway.rss_kb()
+            assert held - baseline < 64_000, (baseline, held)  # kB: 4 stalled answers took over 500 MB
             async with http_client(gateway.url) as client:  # another client is served meanwhile
                 echoed = await client.call_tool(
                     "call_tool", {"name": "mcp__huge__small_echo", "arguments": {"text": "hi"}}
                 )
+                found = await client.call_tool("search_tools", {"query": "weather records", "max_results": 50})
             with anyio.fail_after(WAIT_S):
                 while not all(closed_by_peer(s) for s in stalled):
                     await anyio.sleep(0.2)
@@ -150,7 +157,6 @@ async def test_a_stalled_reader_of_a_huge_search_answer_does_not_pin_memory(tmp_
     assert size < 400_000, size  # 25,000 tokens of JSON, not 20 MB
     assert answer["results"] and len(answer["results"]) + len(answer.get("left_out", [])) == 10
     assert any("tools.maxResultTokens" in note for note in answer["notes"])
-    assert held - baseline < 64_000, (baseline, held)  # kB: 4 stalled answers were over 160 MB
     assert text_of(echoed) == "echo: hi"
 
 
@@ -238,3 +244,41 @@ async def test_requests_in_flight_are_capped_per_session(tmp_path):
 
 async def _collect(into: list[types.CallToolResult], call) -> None:
     into.append(await call)
+
+
+async def test_an_endless_body_and_an_unread_answer_are_cut(tmp_path):
+    """A request whose body never ends is cut at serve.bodyTimeout (the head deadline no longer
+    applies once the head is in); a reader that stops reading a tool result (capped, still 100 kB)
+    is cut at serve.writeTimeout while the answer waits to be sent, or at the idle deadline once
+    the kernel's buffers took it all (uvicorn's keep-alive close waits for a reader that never
+    reads). Before, both connections were held for ever."""
+    cfg = write_config(tmp_path, {"big": fixture_entry("big_output")})
+    write_user_settings({"serve": {"bodyTimeout": 2, "writeTimeout": 2, "headerTimeout": 2}})
+    call = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "call_tool", "arguments": {"name": "mcp__big__dump", "arguments": {"megabytes": 2}}},
+    }
+    async with http_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "big") as gateway:
+        sid = await open_session(gateway.url)
+        endless = socket.create_connection(gateway.address)
+        endless.sendall(
+            raw_post("/mcp", "127.0.0.1", call, {"mcp-session-id": sid, **{"mcp-protocol-version": "2025-06-18"}})[:-40]
+        )  # the head, and the body but its last 40 bytes
+        unread = socket.socket()
+        unread.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        unread.connect(gateway.address)
+        unread.sendall(
+            raw_post("/mcp", "127.0.0.1", call, {"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"})
+        )
+        try:
+            with anyio.fail_after(WAIT_S):
+                while not (closed_by_peer(endless) and closed_by_peer(unread)):
+                    await anyio.sleep(0.2)
+            async with http_client(gateway.url) as client:
+                served = await client.call_tool("call_tool", {"name": "mcp__big__dump", "arguments": {"megabytes": 1}})
+        finally:
+            endless.close()
+            unread.close()
+    assert "Result cut to 25,000 tokens" in text_of(served)

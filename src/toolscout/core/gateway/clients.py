@@ -42,6 +42,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .guard import SCOPE_KEY, ConnectionInfo
 from .limits import ServeLimits
@@ -184,18 +185,25 @@ class SessionBook:
                 send, 404, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Session not found"}}
             )
             return
+        counted = session is not None and scope.get("method") != "GET"  # a GET is the session's one event stream
         if session is not None:
             session.last_used = anyio.current_time()
-            session.in_flight += scope.get("method") != "GET"  # a GET is the session's one event stream
-        status = await _status_of(self.app, scope, receive, send)
-        if session is not None:
-            session.in_flight -= scope.get("method") != "GET"
+            session.in_flight += counted
+        try:
+            status = await _status_of(self.app, scope, receive, send)
+        finally:
+            if session is not None:
+                session.in_flight -= counted
         if session is not None and (status == 404 or scope.get("method") == "DELETE"):
             self._forget(sid)
 
     async def _open(self, principal: str, scope: Scope, receive: Receive, send: Send) -> None:
-        """A request without a session id: an ``initialize`` that opens one (room is made first)."""
-        if scope.get("method") != "POST":
+        """A request without a session id: an ``initialize`` that opens one (room is made first).
+        A 2026-07-28 request (sessionless, its version in the header) opens none."""
+        version = _header(scope, b"mcp-protocol-version")
+        if scope.get("method") != "POST" or (
+            version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+        ):
             await self.app(scope, receive, send)
             return
         while self.count(principal) >= self.cap and await self._end_one(principal):

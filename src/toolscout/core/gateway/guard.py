@@ -15,7 +15,8 @@ make the lock-out easier. :class:`GuardedH11Protocol` adds what is missing
   not move it;
 - a deadline for the body from the head;
 - a deadline for an answer the client stopped reading (the transport's write buffer stays over
-  its high-water mark): the connection is aborted and the buffered answer freed;
+  its high-water mark, or holds bytes of which none went out between two checks): the
+  connection is aborted and the buffered answer freed;
 - caps on open connections and on connections that have not yet made an accepted request
   (:class:`ConnectionPool`): going over a cap closes the *oldest* idle ones (no request being
   read or answered), so a flood of idle sockets cannot lock a real client out: its connection
@@ -199,6 +200,7 @@ class GuardedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.info = ConnectionInfo(None, None)
         self.opened = 0.0
+        self._unsent = 0
         self._timers: dict[str, asyncio.TimerHandle] = {}
         inner = self.app
 
@@ -239,6 +241,7 @@ class GuardedH11Protocol(H11Protocol):
         with contextlib.suppress(OSError, AttributeError):  # answers go out as they are written
             transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm("head", self.pool.limits.header_timeout, self._head_late)
+        self._arm("stall", self.pool.limits.write_timeout, self._check_stall)
         self.pool.admit(self)
 
     def data_received(self, data: bytes) -> None:
@@ -283,6 +286,17 @@ class GuardedH11Protocol(H11Protocol):
         self._timers.pop("head", None)
         if not self.busy():
             self.drop()
+
+    def _check_stall(self) -> None:
+        """Every :attr:`~.limits.ServeLimits.write_timeout`: drop the connection when bytes wait
+        to be sent and none went out since the last check (the peer stopped reading; below the
+        transport's high-water mark no ``pause_writing`` says so)."""
+        waiting = self.transport.get_write_buffer_size() if self.transport is not None else 0
+        if waiting and waiting >= self._unsent:
+            self.drop()
+            return
+        self._unsent = waiting
+        self._arm("stall", self.pool.limits.write_timeout, self._check_stall)
 
     def _body_late(self) -> None:
         self._timers.pop("body", None)
