@@ -89,6 +89,8 @@ class ServerStatus:
         tool_count: number of tools from the last successful ``tools/list``.
         transport: ``stdio``, ``http`` or ``sse``.
         has_resources: the server declared the resources capability.
+        needs_login: a remote server that refused without a login (HTTP 401, or 403 for more
+            scope) or whose login failed: ``error`` says what it asked for and the command.
     """
 
     name: str
@@ -98,6 +100,7 @@ class ServerStatus:
     tool_count: int = 0
     transport: str = "stdio"
     has_resources: bool = False
+    needs_login: bool = False
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from toolscout import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
 from .elicitation import ElicitationRoutes, Elicitor
 from .listing import ListingError, list_tools_leniently
+from .oauth import ServerAuth, uses_oauth
 from .priority import LOW_NICE, lower_new_children
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
@@ -143,6 +144,12 @@ class ServerConnection:
         self._connected = False  # a session was open once
         #: where the server's questions during a call go (``toolscout serve``); None: not asked
         self.elicitation: ElicitationRoutes | None = None
+        #: a login the person asked for: a 401 starts the OAuth flow (:mod:`.oauth`); the
+        #: lines to show them go to :attr:`login_notify`
+        self.interactive_login = False
+        self.login_notify: Callable[[str], None] | None = None
+        #: the current session's OAuth (http/sse without an Authorization header), or None
+        self.auth: ServerAuth | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -176,6 +183,8 @@ class ServerConnection:
                     tool_count=0,
                     error=self._with_stderr("the server closed the connection", errlog),
                 )
+            elif scope.cancelled_caught and self.auth is not None and self.auth.describe():
+                self._set_status(ServerState.FAILED, tool_count=0, error=self.auth.describe())
             elif scope.cancelled_caught:
                 noise = f"; it wrote non-MCP output instead, first line: {self._noise}" if self._noise else ""
                 self._set_status(
@@ -276,10 +285,17 @@ class ServerConnection:
                 cfg = replace(cfg, command=wrapped[0], args=tuple(wrapped[1]))
         self.sessions += 1
         session = self.sessions
-        return Client(
-            _guarded(open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session)), self),
-            **common,
+        self.auth = (
+            ServerAuth(cfg, interactive=self.interactive_login, notify=self.login_notify, on_failure=self._login_failed)
+            if uses_oauth(cfg)
+            else None
         )
+        transport = open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session), auth=self.auth)
+        return Client(_guarded(transport, self), **common)
+
+    def _login_failed(self) -> None:
+        if self._scope is not None and self._client is None:  # still connecting: stop waiting
+            self._scope.cancel()
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
@@ -379,10 +395,13 @@ class ServerConnection:
         HTTP 404 for this one (the request was not run: the session was unknown)."""
         client, session = await self._require_client()
         routes = self.elicitation or ElicitationRoutes(self.name)
+        refusals = self.auth.challenges if self.auth is not None else 0
         try:
             with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
                 return await send(client)
-        except MCPError:
+        except MCPError as exc:
+            if self.auth is not None and self.auth.challenges != refusals and (text := self.auth.describe()):
+                raise MCPError(exc.error.code, text) from exc  # the server refused the token
             if session not in self._gone:
                 raise
         client, session = await self._renew(session)
@@ -432,10 +451,14 @@ class ServerConnection:
 
     # -- helpers ----------------------------------------------------------------------------
     def _set_status(self, state: ServerState, **changes: Any) -> None:
+        auth = self.auth
+        changes.setdefault("needs_login", state is ServerState.FAILED and auth is not None and auth.needs_login)
         self.status = replace(self.status, state=state, **changes)
         self._listener.server_status_changed(self.status)
 
     def _describe(self, exc: BaseException) -> str:
+        if self.auth is not None and (refused := self.auth.describe()):
+            return refused
         leaf = exc
         while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
             leaf = leaf.exceptions[0]
