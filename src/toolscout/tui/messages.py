@@ -265,3 +265,11 @@ class ServerReconnectRequested(Message):
     """``/mcp reconnect NAME`` or the palette's "Reconnect server NAME": reconnect server ``name``."""
 
     name: str
+
+
+@dataclass
+class ServerLoginRequested(Message):
+    """``/mcp login NAME`` or the palette's "Log in to NAME": log in to remote server ``name``
+    (OAuth: the browser opens), then reconnect it."""
+
+    name: str
