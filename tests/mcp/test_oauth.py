@@ -118,19 +118,18 @@ async def test_a_server_that_needs_login_says_what_it_asked_for_and_never_blocks
 ):
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
-    async with protected_server() as server:
-        async with running([remote(server.url), stdio("normal")]) as engine:
-            status = engine.pool.status("notes")
-            assert status.state is ServerState.FAILED and status.needs_login
-            assert status.error == (
-                f"HTTP 401 from {server.url}: the server needs a login (OAuth); it asks for scope "
-                f"'{SCOPE}'; resource metadata: {server.base}/.well-known/oauth-protected-resource/mcp; "
-                "error: invalid_token (Authentication required). Log in with: toolscout mcp login notes"
-            )
-            # the stdio server connected beside it and its tools run
-            assert engine.pool.status("normal").state is ServerState.CONNECTED
-            echo = await engine.call_tool("mcp__normal__echo", {"text": "still here"}, asker=allow)
-            assert echo.text() == "still here"
+    async with protected_server() as server, running([remote(server.url), stdio("normal")]) as engine:
+        status = engine.pool.status("notes")
+        assert status.state is ServerState.FAILED and status.needs_login
+        assert status.error == (
+            f"HTTP 401 from {server.url}: the server needs a login (OAuth); it asks for scope "
+            f"'{SCOPE}'; resource metadata: {server.base}/.well-known/oauth-protected-resource/mcp; "
+            "error: invalid_token (Authentication required). Log in with: toolscout mcp login notes"
+        )
+        # the stdio server connected beside it and its tools run
+        assert engine.pool.status("normal").state is ServerState.CONNECTED
+        echo = await engine.call_tool("mcp__normal__echo", {"text": "still here"}, asker=allow)
+        assert echo.text() == "still here"
     # connecting never logs in: nothing was registered or authorized, no browser was opened
     assert server.registrations == [] and server.authorizations == [] and server.grants == []
     assert server.presented == [None]
