@@ -184,7 +184,7 @@ class ServerConnection:
                     error=self._with_stderr("the server closed the connection", errlog),
                 )
             elif scope.cancelled_caught and self.auth is not None and self.auth.describe():
-                self._set_status(ServerState.FAILED, tool_count=0, error=self.auth.describe())
+                self._set_status(ServerState.FAILED, tool_count=0, error=self.auth.unfinished(self.connect_timeout))
             elif scope.cancelled_caught:
                 noise = f"; it wrote non-MCP output instead, first line: {self._noise}" if self._noise else ""
                 self._set_status(

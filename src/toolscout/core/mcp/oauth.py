@@ -233,6 +233,16 @@ class ServerAuth:
             return f"{self.failure}. Try again with: {login_command(self.config.name)}"
         return self.challenge.describe(self.config.name) if self.challenge is not None else None
 
+    def unfinished(self, timeout: float) -> str | None:
+        """Why a connect that ran out of time did not connect, when OAuth is the reason: the
+        refusal or the failure (:meth:`describe`), or for a login, that it did not finish."""
+        if self.interactive and self.failure is None and self.challenge is not None:
+            return (
+                f"the login to {self.config.name} did not finish within {timeout:g} s (nothing came back "
+                f"to the loopback redirect). Try again with: {login_command(self.config.name)}"
+            )
+        return self.describe()
+
     def record(self, challenge: AuthChallenge | None) -> None:
         """Note the MCP endpoint's answer: a refusal, or (None) one that let the request through."""
         if challenge is not None:
