@@ -23,7 +23,7 @@ from oauth_server import SCOPE, browser_command, protected_server
 from toolscout.core.dirs import config_dir
 from toolscout.core.mcp.config import parse_entry
 from toolscout.core.mcp.login import log_in
-from toolscout.core.mcp.oauth import LoopbackRedirect
+from toolscout.core.mcp.oauth_redirect import LoopbackRedirect
 from toolscout.core.mcp.oauth_store import login_file
 from toolscout.core.models import ServerState
 
@@ -217,3 +217,23 @@ def test_oauth_entry_fields_are_read_and_checked():
     assert bad.error is not None and "unknown key 'clientID'" in bad.error
     port = parse_entry("n", {"type": "http", "url": "https://x/mcp", "oauth": {"callbackPort": "80"}}, "test", {})
     assert port.error is not None and "callbackPort" in port.error
+
+
+def test_client_credentials_need_a_client_and_a_secret_or_key():
+    missing = parse_entry(
+        "n", {"type": "http", "url": "https://x/mcp", "oauth": {"grant": "client_credentials"}}, "t", {}
+    )
+    assert missing.error is not None and "needs clientId and clientSecret or privateKeyFile" in missing.error
+    unknown = parse_entry("n", {"type": "http", "url": "https://x/mcp", "oauth": {"grant": "password"}}, "t", {})
+    assert unknown.error is not None and "authorization_code, client_credentials" in unknown.error
+    ok = parse_entry(
+        "n",
+        {
+            "type": "http",
+            "url": "https://x/mcp",
+            "oauth": {"grant": "client_credentials", "clientId": "c", "privateKeyFile": "~/k.pem"},
+        },
+        "t",
+        {},
+    )
+    assert ok.error is None and ok.oauth is not None and ok.oauth.private_key_file == "~/k.pem"

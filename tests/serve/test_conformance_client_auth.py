@@ -32,10 +32,6 @@ NOT_SUPPORTED = {
     "auth/2025-03-26-oauth-metadata-backcompat": "the 2025-03-26 backwards-compatibility path: the "
     "scenario's authorization-server metadata names an issuer (…/oauth) other than the origin it is "
     "served from, which the mcp SDK's client refuses (RFC 8414 §3.3 issuer check, SEP-2468)",
-    "auth/client-credentials-jwt": "machine-to-machine client credentials (an extension): toolscout "
-    "logs in as a person, with the authorization code flow",
-    "auth/client-credentials-basic": "machine-to-machine client credentials (an extension): toolscout "
-    "logs in as a person, with the authorization code flow",
     "auth/cross-app-access-complete-flow": "enterprise-managed authorization (SEP-990, an extension: "
     "an IdP token exchanged for an ID-JAG) is not supported",
 }

@@ -169,7 +169,13 @@ _OAUTH_FIELDS = {
     "clientId": "client_id",
     "clientSecret": "client_secret",
     "clientMetadataUrl": "client_metadata_url",
+    "grant": "grant",
+    "privateKeyFile": "private_key_file",
+    "signingAlgorithm": "signing_algorithm",
+    "issuer": "issuer",
 }
+#: The grants an ``"oauth"`` object may name.
+_GRANTS = ("authorization_code", "client_credentials")
 
 
 def _oauth_options(raw: Any, env: Mapping[str, str]) -> OAuthOptions | None:
@@ -196,6 +202,12 @@ def _oauth_options(raw: Any, env: Mapping[str, str]) -> OAuthOptions | None:
     port = raw.get("callbackPort")
     if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
         raise ValueError("'oauth.callbackPort' must be a port number (1-65535)")
+    if values.get("grant", "authorization_code") not in _GRANTS:
+        raise ValueError(f"'oauth.grant' must be one of {', '.join(_GRANTS)}")
+    if values.get("grant") == "client_credentials" and (
+        "client_id" not in values or ("client_secret" not in values and "private_key_file" not in values)
+    ):
+        raise ValueError("'oauth.grant' client_credentials needs clientId and clientSecret or privateKeyFile")
     return OAuthOptions(callback_port=port, **values)
 
 

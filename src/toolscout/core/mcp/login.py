@@ -12,7 +12,8 @@ import anyio
 
 from ..models import ServerState, ServerStatus, ToolSpec
 from .connection import ServerConnection
-from .oauth import LOGIN_WAIT_S, uses_oauth
+from .oauth import uses_oauth
+from .oauth_redirect import LOGIN_WAIT_S
 from .oauth_store import FileTokenStorage, forget
 from .server_config import ServerConfig
 

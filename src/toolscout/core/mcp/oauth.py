@@ -17,27 +17,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import warnings
 import webbrowser
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.client.auth.utils import extract_field_from_www_auth
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
+from mcp.shared.exceptions import MCPDeprecationWarning
 from pydantic import AnyUrl
 
 from ..sanitize import escape_all
+from .oauth_redirect import LoopbackRedirect
 from .oauth_store import FileTokenStorage
-from .server_config import ServerConfig
-
-#: How long a login waits for the browser to come back to the loopback redirect (s).
-LOGIN_WAIT_S = 300.0
-#: The loopback redirect's path.
-CALLBACK_PATH = "/callback"
-#: Bound on reading one request of the loopback listener (s).
-_READ_S = 10.0
+from .server_config import OAuthOptions, ServerConfig
 
 
 def login_command(server: str) -> str:
@@ -97,94 +100,6 @@ def challenge_of(response: httpx2.Response) -> AuthChallenge | None:
         error=error,
         error_description=extract_field_from_www_auth(response, "error_description"),
     )
-
-
-class LoginRefused(Exception):
-    """The authorization server sent the browser back with an error (the person said no ...)."""
-
-
-class LoopbackRedirect:
-    """The login's redirect listener: HTTP on ``127.0.0.1`` (a free port unless one is given),
-    accepting one redirect per authorization request: the one that carries that request's
-    ``state`` (any other request is answered 400 and ignored). Used as ``async with``.
-
-    Args:
-        port: the port to listen on (0: a free one).
-    """
-
-    def __init__(self, port: int = 0) -> None:
-        self.port = port
-        self._server: asyncio.Server | None = None
-        self._state: str | None = None
-        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
-
-    async def __aenter__(self) -> LoopbackRedirect:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 2)
-
-    @property
-    def redirect_uri(self) -> str:
-        """``http://127.0.0.1:PORT/callback``."""
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
-
-    def expect(self, state: str) -> None:
-        """Wait for the redirect that carries ``state`` (the authorization request's)."""
-        self._state = state
-        self._result = asyncio.get_running_loop().create_future()
-
-    async def wait(self, timeout: float = LOGIN_WAIT_S) -> AuthorizationCodeResult:
-        """The expected redirect's code, state and issuer.
-
-        Raises:
-            TimeoutError: none came within ``timeout`` s. LoginRefused: it carried an error.
-        """
-        if self._result is None:
-            raise RuntimeError("no authorization request is waiting for its redirect")
-        try:
-            return await asyncio.wait_for(asyncio.shield(self._result), timeout)
-        except TimeoutError:
-            raise TimeoutError(f"the browser did not come back to {self.redirect_uri} within {timeout:g} s") from None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            line = await asyncio.wait_for(reader.readline(), _READ_S)
-            while (await asyncio.wait_for(reader.readline(), _READ_S)).strip():
-                pass  # the headers say nothing this listener needs
-            status, text = self._take(line.decode("latin-1"))
-        except (TimeoutError, OSError, UnicodeError):
-            status, text = 400, "bad request"
-        body = f"<!doctype html><title>toolscout</title><p>{text}</p>".encode()
-        head = f"HTTP/1.1 {status} {'OK' if status == 200 else 'Bad Request'}\r\n"
-        head += f"Content-Type: text/html; charset=utf-8\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-        with contextlib.suppress(OSError):
-            writer.write(head.encode() + body)
-            await writer.drain()
-            writer.close()
-
-    def _take(self, request_line: str) -> tuple[int, str]:
-        method, _, rest = request_line.partition(" ")
-        target = urlparse(rest.rpartition(" ")[0] or rest)
-        if method != "GET" or target.path != CALLBACK_PATH:
-            return 400, "not a login redirect"
-        query = {k: v[0] for k, v in parse_qs(target.query).items()}
-        result = self._result
-        if result is None or result.done() or query.get("state") != self._state:
-            return 400, "this redirect does not belong to the login toolscout is waiting for; ignored"
-        if "error" in query:
-            reason = query["error"] + (f": {query['error_description']}" if "error_description" in query else "")
-            result.set_exception(LoginRefused(f"the authorization server refused the login ({escape_all(reason)})"))
-            return 200, "The login was refused. You can close this tab."
-        if not query.get("code"):
-            return 400, "the redirect carries no authorization code"
-        result.set_result(AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss")))
-        return 200, "Logged in: you can close this tab and go back to toolscout."
 
 
 class ServerAuth:
@@ -284,8 +199,10 @@ class ServerAuth:
                 return LoopbackRedirect(port)
         return LoopbackRedirect(0)
 
-    def _provider(self, redirect_uri: str) -> ToolscoutOAuth:
+    def _provider(self, redirect_uri: str) -> _Toolscout:
         options = self.config.oauth
+        if options is not None and options.grant == "client_credentials":
+            return self._client_credentials(options)
         if self._preset_id is not None and options is not None:
             self.storage.preset = OAuthClientInformationFull(
                 client_id=self._preset_id,
@@ -309,6 +226,24 @@ class ServerAuth:
             client_metadata_url=options.client_metadata_url if options else None,
         )
 
+    def _client_credentials(self, options: OAuthOptions) -> _Toolscout:
+        common: dict[str, Any] = {
+            "server_url": self.config.url,
+            "storage": self.storage,
+            "client_id": options.client_id,
+            "issuer": options.issuer,
+        }
+        if options.private_key_file is None:
+            return ToolscoutClientSecret(self, client_secret=options.client_secret, **common)
+        key = Path(options.private_key_file).expanduser().read_text(encoding="utf-8")
+        signed = SignedJWTParameters(
+            issuer=options.client_id or "",
+            subject=options.client_id or "",
+            signing_key=key,
+            signing_algorithm=options.signing_algorithm or "RS256",
+        )
+        return ToolscoutPrivateKeyJWT(self, assertion_provider=signed.create_assertion_provider(), **common)
+
     async def _open_browser(self, url: str) -> None:
         if self.listener is None:
             raise RuntimeError("a login was not asked for")
@@ -326,14 +261,14 @@ class ServerAuth:
         return await self.listener.wait()
 
 
-class ToolscoutOAuth(OAuthClientProvider):
-    """The SDK's provider with toolscout's two changes: the stored expiry is restored (so an
-    expired token is refreshed before it is sent, after a restart too), and a passive connection
-    stops at the MCP endpoint's first refusal instead of starting a login (:class:`ServerAuth`)."""
+class _Toolscout(OAuthClientProvider):
+    """toolscout's two changes to an SDK provider: the stored expiry is restored (so an expired
+    token is refreshed before it is sent, after a restart too), and a passive connection stops at
+    the MCP endpoint's first refusal instead of starting a login (:class:`ServerAuth`) when the
+    grant needs the person (the authorization code flow; client credentials need nobody)."""
 
-    def __init__(self, owner: ServerAuth, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.owner = owner
+    owner: ServerAuth
+    needs_person = True
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -347,7 +282,7 @@ class ToolscoutOAuth(OAuthClientProvider):
                 response = yield outgoing
                 if outgoing is request:
                     self.owner.record(challenge := challenge_of(response))
-                    if challenge is not None and not self.owner.interactive:
+                    if challenge is not None and self.needs_person and not self.owner.interactive:
                         return  # passive: the refusal goes back to the transport as it is
                 try:
                     outgoing = await flow.asend(response)
@@ -359,3 +294,35 @@ class ToolscoutOAuth(OAuthClientProvider):
             yield request
         finally:
             await flow.aclose()
+
+
+class ToolscoutOAuth(_Toolscout):
+    """The authorization code flow (PKCE, a browser): the SDK's ``OAuthClientProvider``."""
+
+    def __init__(self, owner: ServerAuth, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.owner = owner
+
+
+class ToolscoutClientSecret(_Toolscout, ClientCredentialsOAuthProvider):
+    """Client credentials with a client secret (the SDK's ``ClientCredentialsOAuthProvider``)."""
+
+    needs_person = False
+
+    def __init__(self, owner: ServerAuth, **kwargs: Any) -> None:
+        with warnings.catch_warnings():  # no issuer configured: the SDK warns that one will be required
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            super().__init__(**kwargs)
+        self.owner = owner
+
+
+class ToolscoutPrivateKeyJWT(_Toolscout, PrivateKeyJWTOAuthProvider):
+    """Client credentials with a signed JWT (``private_key_jwt``: the SDK's ``PrivateKeyJWTOAuthProvider``)."""
+
+    needs_person = False
+
+    def __init__(self, owner: ServerAuth, **kwargs: Any) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            super().__init__(**kwargs)
+        self.owner = owner

@@ -65,12 +65,23 @@ class OAuthOptions:
             used as the client id where the authorization server supports those.
         callback_port: the loopback port of the login redirect (``callbackPort``; default: the
             one of the last login, else a free one).
+        grant: ``authorization_code`` (None, the default: a person logs in in the browser) or
+            ``client_credentials`` (``grant``: machine to machine, with ``client_id`` and
+            ``client_secret``, or a signed JWT from ``private_key_file``).
+        private_key_file, signing_algorithm: the PEM key that signs the client's JWT assertion
+            (``privateKeyFile``) and its algorithm (``signingAlgorithm``, default ``RS256``).
+        issuer: the authorization server the client credentials belong to (``issuer``): they are
+            only ever sent to it.
     """
 
     client_id: str | None = None
     client_secret: str | None = None
     client_metadata_url: str | None = None
     callback_port: int | None = None
+    grant: str | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str | None = None
+    issuer: str | None = None
 
 
 @dataclass(frozen=True)
