@@ -18,7 +18,7 @@ import anyio
 import httpx2
 import pytest
 from mcp_helpers import FIXTURES, allow, running, stdio
-from oauth_server import SCOPE, browser_command, protected_server
+from oauth_server import SCOPE, WRITE_SCOPE, browser_command, protected_server
 
 from toolscout.core.dirs import config_dir
 from toolscout.core.mcp.config import parse_entry
@@ -77,7 +77,7 @@ async def test_mcp_login_opens_the_browser_stores_the_token_privately_and_the_se
         write_user_config(server.url)
         code, out, err = await toolscout("mcp", "login", "notes", cwd=work, browser_log=tmp_path / "browser.log")
         assert code == 0, err
-        assert "Logged in to notes" in out and "1 tool" in out
+        assert "Logged in to notes" in out and "2 tools" in out
         # the browser was sent to the authorization endpoint with PKCE, and back to a loopback port
         opened = (tmp_path / "browser.log").read_text()
         assert f"opened {server.base}/authorize?" in opened and "code_challenge_method=S256" in opened
@@ -237,3 +237,23 @@ def test_client_credentials_need_a_client_and_a_secret_or_key():
         {},
     )
     assert ok.error is None and ok.oauth is not None and ok.oauth.private_key_file == "~/k.pem"
+
+
+async def test_a_call_that_needs_more_scope_says_so_and_the_next_login_asks_for_it(monkeypatch: pytest.MonkeyPatch):
+    follow_in_process(monkeypatch)
+    async with protected_server() as server:
+        assert (await log_in(remote(server.url), wait=60)).state is ServerState.CONNECTED  # type: ignore[arg-type]
+        assert server.authorizations[0].scopes == [SCOPE]
+        async with running([remote(server.url)]) as engine:
+            result = await engine.call_tool("mcp__notes__write_notes", {"text": "hi"}, asker=allow)
+            assert result.is_error
+            assert f"HTTP 403 from {server.url}: the login lacks the scope this needs; " in result.text()
+            assert f"it asks for scope '{SCOPE} {WRITE_SCOPE}'" in result.text()
+            assert "error: insufficient_scope" in result.text() and "toolscout mcp login notes" in result.text()
+        assert len(server.authorizations) == 1  # the refusal started no login
+        # the next login asks for what was granted and what the call needed
+        assert (await log_in(remote(server.url), wait=60)).state is ServerState.CONNECTED  # type: ignore[arg-type]
+        assert server.authorizations[1].scopes == [SCOPE, WRITE_SCOPE]
+        async with running([remote(server.url)]) as engine:
+            result = await engine.call_tool("mcp__notes__write_notes", {"text": "hi"}, asker=allow)
+            assert not result.is_error and result.text() == "written: hi"

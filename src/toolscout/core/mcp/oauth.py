@@ -32,7 +32,7 @@ from mcp.client.auth.extensions.client_credentials import (
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
-from mcp.client.auth.utils import extract_field_from_www_auth
+from mcp.client.auth.utils import extract_field_from_www_auth, union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 from mcp.shared.exceptions import MCPDeprecationWarning
 from pydantic import AnyUrl
@@ -158,10 +158,15 @@ class ServerAuth:
             )
         return self.describe()
 
-    def record(self, challenge: AuthChallenge | None) -> None:
-        """Note the MCP endpoint's answer: a refusal, or (None) one that let the request through."""
+    def record(self, challenge: AuthChallenge | None, granted: str | None = None) -> None:
+        """Note the MCP endpoint's answer: a refusal, or (None) one that let the request through.
+        A ``403 insufficient_scope`` naming scopes is remembered for the next login, together with
+        ``granted`` (the login's scopes: SEP-2350's union), so ``mcp login`` asks for all of them."""
         if challenge is not None:
             self.challenges += 1
+            if challenge.status == 403 and challenge.scope and not self.interactive:
+                with contextlib.suppress(OSError):
+                    self.storage.want_scope(union_scopes(granted, challenge.scope) or challenge.scope)
         self.challenge = challenge
 
     def fail(self, exc: BaseException) -> None:
@@ -281,7 +286,8 @@ class _Toolscout(OAuthClientProvider):
             while True:
                 response = yield outgoing
                 if outgoing is request:
-                    self.owner.record(challenge := challenge_of(response))
+                    granted = self.context.current_tokens.scope if self.context.current_tokens else None
+                    self.owner.record(challenge := challenge_of(response), granted)
                     if challenge is not None and self.needs_person and not self.owner.interactive:
                         return  # passive: the refusal goes back to the transport as it is
                 try:
@@ -297,11 +303,18 @@ class _Toolscout(OAuthClientProvider):
 
 
 class ToolscoutOAuth(_Toolscout):
-    """The authorization code flow (PKCE, a browser): the SDK's ``OAuthClientProvider``."""
+    """The authorization code flow (PKCE, a browser): the SDK's ``OAuthClientProvider``; a login
+    also asks for the scopes a passive connection was refused for (:meth:`ServerAuth.record`)."""
 
     def __init__(self, owner: ServerAuth, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.owner = owner
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        wanted = self.owner.storage.wanted_scope
+        if wanted:
+            self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, wanted)
+        return await super()._perform_authorization()
 
 
 class ToolscoutClientSecret(_Toolscout, ClientCredentialsOAuthProvider):

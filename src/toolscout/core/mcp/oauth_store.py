@@ -99,6 +99,17 @@ class FileTokenStorage:
         value = self._mine().get("expires_at")
         return float(value) if isinstance(value, int | float) else None
 
+    @property
+    def wanted_scope(self) -> str | None:
+        """The scopes a server asked for beyond the login's (a ``403 insufficient_scope``, together
+        with those granted before), which the next login asks for too; None when none."""
+        value = self._mine().get("wanted_scope")
+        return value if isinstance(value, str) and value else None
+
+    def want_scope(self, scope: str) -> None:
+        """Remember ``scope`` for the next login (:attr:`wanted_scope`)."""
+        self._write(wanted_scope=scope)
+
     def has_login(self) -> bool:
         """True when tokens for this server's URL are stored."""
         return bool(self._mine().get("tokens"))
