@@ -48,7 +48,7 @@ def _run_login(args: argparse.Namespace) -> int:
     import anyio
 
     from toolscout.core.mcp.login import LoginError, log_in
-    from toolscout.core.mcp.oauth_store import login_file
+    from toolscout.core.mcp.oauth_store import FileTokenStorage, login_file
     from toolscout.core.models import ServerState
 
     from .mcp_edit import _shown
@@ -76,6 +76,9 @@ def _run_login(args: argparse.Namespace) -> int:
         _say(f"toolscout: not logged in to {config.name}: {status.error or status.state.value}")
         return 1
     tools = f"{status.tool_count} tool{'s' if status.tool_count != 1 else ''}"
+    if not FileTokenStorage(config.name, config.url).has_login():
+        print(f"{config.name} ({config.url}) asked for no login: connected without one, {tools}.")
+        return 0
     print(f"Logged in to {config.name} ({config.url}): {tools}.")
     print(f"The login is kept in {_shown(login_file(config.name))} (readable only by you).")
     print(f"Log out with: toolscout mcp logout {config.name}")

@@ -10,7 +10,8 @@ Formats read (all share the ``{"mcpServers": {NAME: ENTRY}}`` shape):
   ``.mcp.json`` (:mod:`toolscout.core.policy.trust_files`).
 
 An ENTRY is ``{"command", "args"?, "env"?, "cwd"?}`` for stdio (``"type": "stdio"`` optional) or
-``{"type": "http" | "sse", "url", "headers"?}``. Precedence, lowest first: user → project →
+``{"type": "http" | "sse", "url", "headers"?, "oauth"?}`` (``oauth``: how to log in to it,
+:class:`~.server_config.OAuthOptions`; docs/remote-servers.md). Precedence, lowest first: user → project →
 ``--mcp-config`` files in the order given; a later entry with the same name replaces an earlier
 one (as Claude Code's local > project > user scopes).
 
