@@ -77,7 +77,7 @@ async def test_mcp_login_opens_the_browser_stores_the_token_privately_and_the_se
         write_user_config(server.url)
         code, out, err = await toolscout("mcp", "login", "notes", cwd=work, browser_log=tmp_path / "browser.log")
         assert code == 0, err
-        assert "Logged in to notes" in out and "2 tools" in out
+        assert "Logged in to notes" in out and "3 tools" in out
         # the browser was sent to the authorization endpoint with PKCE, and back to a loopback port
         opened = (tmp_path / "browser.log").read_text()
         assert f"opened {server.base}/authorize?" in opened and "code_challenge_method=S256" in opened
@@ -257,3 +257,24 @@ async def test_a_call_that_needs_more_scope_says_so_and_the_next_login_asks_for_
         async with running([remote(server.url)]) as engine:
             result = await engine.call_tool("mcp__notes__write_notes", {"text": "hi"}, asker=allow)
             assert not result.is_error and result.text() == "written: hi"
+
+
+async def test_calls_to_a_logged_in_server_run_side_by_side(monkeypatch: pytest.MonkeyPatch):
+    """The SDK's OAuth client holds one lock until each answer's headers arrive; a server that
+    answers with one JSON body when the call is done would then get one call at a time. Two calls
+    that wait for each other on the server both finish."""
+    follow_in_process(monkeypatch)
+    async with protected_server(json_response=True) as server:
+        assert (await log_in(remote(server.url), wait=60)).state is ServerState.CONNECTED  # type: ignore[arg-type]
+        async with running([remote(server.url)]) as engine:
+            answers: dict[str, str] = {}
+
+            async def call(who: str) -> None:
+                answers[who] = (await engine.call_tool("mcp__notes__meet", {"who": who}, asker=allow)).text()
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call, "first")
+                    tg.start_soon(call, "second")
+        assert answers == {"first": "first met", "second": "second met"}
+        assert sorted(server.arrived) == ["first", "second"]

@@ -56,7 +56,7 @@ async def test_mcp_marks_a_server_that_needs_login_and_mcp_login_logs_in(monkeyp
             mark = len(msgs.seen)
             await sc.ask(pilot, "/mcp login notes")
             await msgs.wait_for(
-                pilot, lambda e: isinstance(e, m.NoticeReported) and "notes reconnected: 2 tools" in e.text, start=mark
+                pilot, lambda e: isinstance(e, m.NoticeReported) and "notes reconnected: 3 tools" in e.text, start=mark
             )
             await sc.settle(pilot)
             assert len(opened) == 1 and opened[0].startswith(f"{server.base}/authorize?")

@@ -280,6 +280,16 @@ class _Toolscout(OAuthClientProvider):
         self.context.token_expiry_time = self.owner.storage.expires_at
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if self._initialized and self.context.is_token_valid() and self.context.current_tokens is not None:
+            # A valid token: send it without the SDK flow, whose lock is held until the answer's
+            # headers (a server answering with one JSON body at the end would get one call at a
+            # time). Only a refusal goes on to the SDK flow (which sends the request once more).
+            granted = self.context.current_tokens.scope
+            request.headers["Authorization"] = f"Bearer {self.context.current_tokens.access_token}"
+            response = yield request
+            self.owner.record(challenge := challenge_of(response), granted)
+            if challenge is None or (self.needs_person and not self.owner.interactive):
+                return
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
