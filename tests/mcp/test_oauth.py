@@ -278,3 +278,30 @@ async def test_calls_to_a_logged_in_server_run_side_by_side(monkeypatch: pytest.
                     tg.start_soon(call, "second")
         assert answers == {"first": "first met", "second": "second met"}
         assert sorted(server.arrived) == ["first", "second"]
+
+
+async def test_only_remote_servers_without_a_static_header_log_in():
+    from toolscout.core.mcp.login import LoginError
+
+    with pytest.raises(LoginError, match="it is a stdio server"):
+        await log_in(stdio("normal"))
+    header = parse_entry(
+        "h", {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"authorization": "Bearer x"}}, "t", {}
+    )
+    with pytest.raises(LoginError, match="it sends its own Authorization header"):
+        await log_in(header)
+
+
+async def test_a_refused_login_says_why(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    follow_in_process(monkeypatch)
+    async with protected_server() as server:
+        server.deny = True
+        status = await log_in(remote(server.url), wait=60)  # type: ignore[arg-type]
+    assert status.state is ServerState.FAILED and status.needs_login
+    assert status.error == (
+        "login to notes failed: the authorization server refused the login (access_denied: the person said no). "
+        "Try again with: toolscout mcp login notes"
+    )
+    assert server.grants == []
+    assert "tokens" not in json.loads(login_file("notes").read_text())  # the registration is kept, no token
+    assert "OAuth flow error" not in caplog.text  # reported once, as the server's error, no traceback

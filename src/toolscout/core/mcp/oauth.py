@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import warnings
 import webbrowser
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -41,6 +42,17 @@ from ..sanitize import escape_all
 from .oauth_redirect import LoopbackRedirect
 from .oauth_store import FileTokenStorage
 from .server_config import OAuthOptions, ServerConfig
+
+
+class _DropFlowTraceback(logging.Filter):
+    """The SDK logs a login's failure with its traceback ("OAuth flow error"); toolscout reports it
+    as the server's error instead (:meth:`ServerAuth.fail`), once, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "OAuth flow error"
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_DropFlowTraceback())
 
 
 def login_command(server: str) -> str:
