@@ -114,7 +114,7 @@ def test_result_json_shape():
         "error_kind": None,
         "structured": {"x": 1},
         "duration_ms": 1.235,
-        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}],
+        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}],
     }
 
 

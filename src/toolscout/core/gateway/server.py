@@ -52,6 +52,7 @@ from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
 from .clients import principal_of, request_state_boundary, session_id_of
+from .passthrough import Passthrough
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -87,6 +88,8 @@ class _ListChangedServer(Server[Any]):
     def __init__(self, tools_changed: bool, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tools_changed = tools_changed
+        #: upstream prompt and resource list changes are passed on (:mod:`.passthrough`)
+        self.passed_changes = True
 
     def create_initialization_options(
         self,
@@ -96,7 +99,7 @@ class _ListChangedServer(Server[Any]):
     ) -> InitializationOptions:
         """The SDK's, with ``tools_changed`` as :attr:`tools_changed` unless options are given."""
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=self.tools_changed),
+            notification_options or NotificationOptions(self.passed_changes, self.passed_changes, self.tools_changed),
             experimental_capabilities,
             extensions,
         )
@@ -179,6 +182,7 @@ class Gateway:
         engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
+        self.passthrough = Passthrough(engine, self.ready)  # upstream prompts, resources, templates, completion
         self.server: Server[Any] = _ListChangedServer(
             expose == "dynamic",
             "toolscout",
@@ -189,7 +193,14 @@ class Gateway:
             on_list_resources=self._list_resources,
             on_read_resource=self._read_resource,
             on_subscriptions_listen=self._listen if expose == "dynamic" else None,
+            on_list_resource_templates=self.passthrough.list_templates,
+            on_subscribe_resource=self.passthrough.subscribe,
+            on_unsubscribe_resource=self.passthrough.unsubscribe,
+            on_list_prompts=self.passthrough.list_prompts,
+            on_get_prompt=self.passthrough.get_prompt,
+            on_completion=self.passthrough.complete,
         )
+        self.server.passed_changes = not stateless  # a stateless client cannot be told of changes
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self.server.middleware.append(self._after_first_request)
         # 2026-07-28 permission answers only count with the state this gateway sealed for that client
@@ -301,9 +312,12 @@ class Gateway:
         ``tools.listChanged`` true where it may be sent (the SDK's default derives it from the
         listen handler alone, and would also claim resource subscriptions)."""
         changes = self.expose == "dynamic" and self.keeps_state(ctx)
+        capabilities = self.server.get_capabilities(NotificationOptions(tools_changed=changes))
+        if capabilities.resources is not None:  # resources/subscribe is not on the 2026-07-28 wire
+            capabilities.resources.subscribe = False
         return types.DiscoverResult(
             supported_versions=list(MODERN_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=changes)),
+            capabilities=capabilities,
             instructions=self.server.instructions,
         )
 
@@ -369,7 +383,9 @@ class Gateway:
         if waiting:
             answer.setdefault("notes", []).append(waiting)
         if self.expose == "dynamic" and not self.stateless:
-            await self._expose(ctx, [h.tool for h in result.hits])
+            await self._expose(
+                ctx, [h.tool for h in result.hits if not h.tool.needs_task]
+            )  # never offered, then refused
         # capped like tool results; serializing a hostile server's huge schemas is CPU work too
         capped = await anyio.to_thread.run_sync(cap_answer, answer, self.results.limit, self.results.counter)
         return json_result(capped)
@@ -438,7 +454,9 @@ class Gateway:
         return to_call_result(self.results.cap(result, self.owner(ctx)))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
+        own = [types.Resource.model_validate(r) for r in resources.RESOURCES]
+        upstream = await self.passthrough.list_resources(ctx, {r.uri for r in own})
+        return types.ListResourcesResult(resources=[*own, *upstream])
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
@@ -448,6 +466,8 @@ class Gateway:
         text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
         if text is None and str(params.uri).startswith(RESULTS_URI):
             text = self.results.read(str(params.uri), self.owner(ctx))
+        if text is None and not str(params.uri).startswith(("toolscout://catalog", "toolscout://context", RESULTS_URI)):
+            return await self.passthrough.read(ctx, str(params.uri))
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"
