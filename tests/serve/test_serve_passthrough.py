@@ -16,10 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
-from serve_helpers import Inbox, fixture_entry, stdio_gateway, text_of, write_config, write_user_settings
+from serve_helpers import WAIT_S, Inbox, fixture_entry, stdio_gateway, text_of, write_config, write_user_settings
 
 from fixtures.servers.library import LINK, OUTPUT_SCHEMA, TEXT_ANNOTATIONS, TYPED_SCHEMA
 
@@ -220,3 +221,20 @@ async def test_tool_definitions_keep_their_fields_and_task_tools_are_not_offered
         assert "lib__long_job" not in listed  # never offered, then refused
     else:
         assert list(listed) == ["search_tools", "call_tool"]
+
+
+async def test_a_2026_client_hears_upstream_list_changes_on_its_listen_stream(tmp_path):
+    """A 2026-07-28 client (Claude Code's protocol) lists upstream prompts, and an upstream's
+    prompt and resource list changes reach its ``subscriptions/listen`` stream."""
+    cfg, _lib, _shelf = setup(tmp_path)
+    async with stdio_gateway(tmp_path, "--mcp-config", str(cfg), "--allowed-tools", "lib", mode="auto") as client:
+        caps = client.session.server_capabilities
+        prompts = [p.name for p in (await client.list_prompts()).prompts]
+        async with client.listen(prompts_list_changed=True, resources_list_changed=True) as events:
+            await client.call_tool("call_tool", {"name": "mcp__lib__touch", "arguments": {}})
+            with anyio.fail_after(WAIT_S):
+                heard = {type(await events.__anext__()).__name__ for _ in range(2)}
+    assert caps.prompts.list_changed is True and caps.resources.list_changed is True
+    assert caps.resources.subscribe is False  # resources/subscribe is not on the 2026-07-28 wire
+    assert prompts == ["lib__greet", "shelf__greet"]
+    assert heard == {"PromptsListChanged", "ResourcesListChanged"}

@@ -19,11 +19,12 @@ name). Permission rules apply as they do to tools: a server denied as a whole
 (``permissions.deny`` naming it, ``mcp__srv__*``) is not asked, its prompts and resources are not
 listed and requests for them are refused, naming the rule.
 
-Change notifications are passed on to clients of the ``initialize`` handshake:
-``notifications/prompts/list_changed`` and ``notifications/resources/list_changed`` to every
-client that listed prompts or resources, and ``notifications/resources/updated`` to the clients
+Change notifications are passed on: ``notifications/prompts/list_changed`` and
+``notifications/resources/list_changed`` to every ``initialize`` client that listed prompts or
+resources and to every 2026-07-28 client's ``subscriptions/listen`` stream that asked for them
+(:attr:`Passthrough.bus`), and ``notifications/resources/updated`` to the ``initialize`` clients
 subscribed to that URI (``resources/subscribe`` subscribes upstream once, the last
-``resources/unsubscribe`` unsubscribes).
+``resources/unsubscribe`` unsubscribes; 2026-07-28 has no ``resources/subscribe``).
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ import functools
 import logging
 import re
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import mcp_types as types
 from mcp.server import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, PromptsListChanged, ResourcesListChanged
 from mcp.shared.exceptions import MCPError
 
 from ..models import ServerState
@@ -83,6 +85,8 @@ class Passthrough:
         #: (server, upstream URI) → {client connection: the URI it subscribed to}
         self.subscribers: dict[tuple[str, str], weakref.WeakKeyDictionary[Any, str]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: where upstream list changes go for 2026-07-28 clients' listen streams (:class:`.routing.JoinedBus`)
+        self.bus = InMemorySubscriptionBus()
         self.engine.pool.notification_listeners.append(self.upstream_notification)
 
     # -- servers ------------------------------------------------------------------------------
@@ -395,10 +399,15 @@ class Passthrough:
                 )
         elif isinstance(notification, types.ResourceListChangedNotification | types.PromptListChangedNotification):
             targets = [(session, type(notification)()) for session in list(self.sessions)]
+            modern = PromptsListChanged() if isinstance(notification, types.PromptListChangedNotification) else None
+            self._spawn(self.bus.publish(modern or ResourcesListChanged()))
         for session, message in targets:
-            task = asyncio.get_running_loop().create_task(self._notify(session, message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._notify(session, message))
+
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @staticmethod
     async def _notify(connection: Any, message: Any) -> None:

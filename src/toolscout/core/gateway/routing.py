@@ -5,10 +5,12 @@ for URIs nobody listed, the ``_meta`` naming a served item's server."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from mcp.server import ServerRequestContext
+from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 
 #: ``_meta`` key naming the upstream server of a served prompt, resource or template.
 SERVER_META = "toolscout/server"
@@ -59,3 +61,31 @@ def connection_of(ctx: ServerRequestContext[Any, Any]) -> Any:
     """The client connection behind ``ctx``: it outlives the request (``ctx.session`` is made
     per request by the SDK), so change notifications are sent on it later."""
     return ctx.session._connection
+
+
+class JoinedBus:
+    """A client's ``subscriptions/listen`` bus (2026-07-28) joined to the gateway-wide one:
+    what the client's own bus publishes (its ``tools/list_changed``) and what the shared bus
+    publishes (upstream prompt and resource list changes) both reach its listen streams.
+
+    Args:
+        own: the client's bus (publishing goes there). shared: the gateway's bus.
+    """
+
+    def __init__(self, own: SubscriptionBus, shared: SubscriptionBus) -> None:
+        self.own = own
+        self.shared = shared
+
+    async def publish(self, event: ServerEvent) -> None:
+        """Publish on the client's own bus."""
+        await self.own.publish(event)
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        """Listen to both buses; the callable returned stops both."""
+        stops = (self.own.subscribe(listener), self.shared.subscribe(listener))
+
+        def stop() -> None:
+            for each in stops:
+                each()
+
+        return stop

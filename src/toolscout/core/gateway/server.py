@@ -62,6 +62,7 @@ from .results import (
     to_call_result,
 )
 from .revive import Reviver
+from .routing import JoinedBus
 from .served import (
     CALL_TOOL,
     MAX_RESULTS,
@@ -192,7 +193,7 @@ class Gateway:
             on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
             on_read_resource=self._read_resource,
-            on_subscriptions_listen=self._listen if expose == "dynamic" else None,
+            on_subscriptions_listen=self._listen,
             on_list_resource_templates=self.passthrough.list_templates,
             on_subscribe_resource=self.passthrough.subscribe,
             on_unsubscribe_resource=self.passthrough.unsubscribe,
@@ -312,7 +313,8 @@ class Gateway:
         ``tools.listChanged`` true where it may be sent (the SDK's default derives it from the
         listen handler alone, and would also claim resource subscriptions)."""
         changes = self.expose == "dynamic" and self.keeps_state(ctx)
-        capabilities = self.server.get_capabilities(NotificationOptions(tools_changed=changes))
+        # upstream prompt/resource list changes reach any listen stream (passthrough.bus)
+        capabilities = self.server.get_capabilities(NotificationOptions(True, True, tools_changed=changes))
         if capabilities.resources is not None:  # resources/subscribe is not on the 2026-07-28 wire
             capabilities.resources.subscribe = False
         return types.DiscoverResult(
@@ -324,11 +326,11 @@ class Gateway:
     async def _listen(
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        """``subscriptions/listen`` (2026-07-28, ``dynamic`` only): this client's stream of
-        ``tools/list_changed``."""
+        """``subscriptions/listen`` (2026-07-28): this client's stream of ``tools/list_changed``
+        (``dynamic``) and of upstream prompt and resource list changes."""
         state = self.client(ctx)
         if state.listen is None:
-            state.listen = ListenHandler(state.bus, max_subscriptions=8)
+            state.listen = ListenHandler(JoinedBus(state.bus, self.passthrough.bus), max_subscriptions=8)
         return await state.listen(ctx, params)
 
     async def _call_tool(
