@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Longest one server's listing page may take (s; ``mcp.callTimeout`` when shorter): a slow
+#: server is left out of that listing (logged) rather than hold every client's list back.
+LISTING_TIMEOUT_S = 10.0
 #: Most pages read from one server for one listing.
 MAX_PAGES = 50
 _T = TypeVar("_T")
@@ -113,20 +116,22 @@ class Passthrough:
                 f"The prompts and resources of server {server} are denied by the rule {rule!r} in permissions.deny.",
             )
 
-    async def _send(self, server: str, send: Callable[[Any], Awaitable[_T]]) -> _T:
-        """``send(client)`` on ``server``'s session; its failures as MCP errors naming it."""
+    async def _send(self, server: str, send: Callable[[Any], Awaitable[_T]], bound: float | None = None) -> _T:
+        """``send(client)`` on ``server``'s session within ``bound`` s (default ``mcp.callTimeout``);
+        its failures as MCP errors naming it."""
         self._check(server)
         conn = self.engine.pool.connection(server)
         if conn is None:
             raise MCPError(types.INVALID_PARAMS, f"No MCP server named {server!r}.")
         try:
-            result: _T = await conn.request(send, self.engine.pool.call_timeout)
+            timeout = self.engine.pool.call_timeout if bound is None else min(bound, self.engine.pool.call_timeout)
+            result: _T = await conn.request(send, timeout)
         except MCPError as exc:
             raise MCPError(exc.error.code, f"server {server}: {exc.error.message}", exc.error.data) from exc
         except TimeoutError as exc:
             raise MCPError(
                 types.INTERNAL_ERROR,
-                f"server {server} did not answer within {self.engine.pool.call_timeout:g} s (mcp.callTimeout)",
+                f"server {server} did not answer within {timeout:g} s",
             ) from exc
         except Exception as exc:  # ServerUnavailable and the like
             raise MCPError(types.INTERNAL_ERROR, f"server {server}: {exc}") from exc
@@ -151,7 +156,7 @@ class Passthrough:
         items: list[Any] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            page = await self._send(server, functools.partial(_page, fetch, cursor))
+            page = await self._send(server, functools.partial(_page, fetch, cursor), LISTING_TIMEOUT_S)
             items.extend(getattr(page, key))
             cursor = page.next_cursor
             if not cursor:
@@ -297,7 +302,7 @@ class Passthrough:
                 await self.resource_listing(set())
                 await self._template_listing()
         servers = self.servers("resources")
-        if len(servers) == 1:
+        if len(servers) == 1 and not uri.startswith("toolscout:"):  # the gateway's own scheme is never guessed upstream
             return servers[0], uri
         raise MCPError(
             types.INVALID_PARAMS,

@@ -106,6 +106,8 @@ class _ListChangedServer(Server[Any]):
         )
 
 
+#: Prefixes of the gateway's own resource URIs (any other URI is an upstream server's).
+OWN_URIS = ("toolscout://catalog", "toolscout://context", RESULTS_URI)
 #: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
 MAX_CLIENTS = 1_024
 INSTRUCTIONS = (
@@ -463,13 +465,14 @@ class Gateway:
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if not uri.startswith(OWN_URIS):  # an upstream server's resource
+            return await self.passthrough.read(ctx, uri)
         state = await self.ready(ctx)
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
-        text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
-        if text is None and str(params.uri).startswith(RESULTS_URI):
-            text = self.results.read(str(params.uri), self.owner(ctx))
-        if text is None and not str(params.uri).startswith(("toolscout://catalog", "toolscout://context", RESULTS_URI)):
-            return await self.passthrough.read(ctx, str(params.uri))
+        text = resources.read(self.engine, uri, set(state.canonical.values()), served_tokens)
+        if text is None and uri.startswith(RESULTS_URI):
+            text = self.results.read(uri, self.owner(ctx))
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"
