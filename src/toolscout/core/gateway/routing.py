@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
+import mcp_types as types
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 
@@ -16,7 +17,7 @@ from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 SERVER_META = "toolscout/server"
 #: Prefix of a resource URI that names its server (colliding URIs are served so).
 UPSTREAM_URI = "toolscout://upstream/"
-_T = TypeVar("_T")
+_T = TypeVar("_T", types.Prompt, types.Resource, types.ResourceTemplate)
 
 
 def upstream_uri(server: str, uri: str) -> str:
@@ -51,10 +52,8 @@ def template_regex(template: str) -> re.Pattern[str]:
 
 
 def tag(item: _T, server: str, **changes: Any) -> _T:
-    """``item`` (a pydantic MCP model) with ``changes`` and ``_meta`` naming ``server``."""
-    meta = dict(getattr(item, "meta", None) or {})
-    meta[SERVER_META] = server
-    return item.model_copy(update={**changes, "meta": meta})  # type: ignore[attr-defined, no-any-return]
+    """``item`` (a served prompt, resource or template) with ``changes`` and ``_meta`` naming ``server``."""
+    return item.model_copy(update={**changes, "meta": {**(item.meta or {}), SERVER_META: server}})
 
 
 def connection_of(ctx: ServerRequestContext[Any, Any]) -> Any:
