@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from toolscout.core.engine.facade import Engine
@@ -52,15 +51,20 @@ def servers_for(tool: str, servers: list[ServerConfig]) -> list[ServerConfig]:
 
 
 def result_json(result: ToolResult) -> dict[str, Any]:
-    """The result as JSON (content blocks, structured content, error kind, duration in ms)."""
-    return {
+    """The result as JSON: content blocks as MCP content exactly as the server sent them
+    (camelCase, every field: ``annotations``, ``_meta``, a resource link's ``title`` ...),
+    structured content, the result's ``_meta`` (``meta``, when sent), error kind, duration in ms."""
+    out: dict[str, Any] = {
         "tool": result.tool_name,
         "is_error": result.is_error,
         "error_kind": result.error_kind.value if result.error_kind else None,
-        "content": [{k: v for k, v in asdict(b).items() if v not in (None, "")} for b in result.content],
+        "content": [b.as_mcp() for b in result.content],
         "structured": result.structured,
         "duration_ms": round(result.duration_ms, 3),
     }
+    if result.meta is not None:
+        out["meta"] = result.meta
+    return out
 
 
 def _run(args: argparse.Namespace) -> int:

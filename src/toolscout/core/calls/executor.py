@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..builtins.base import BuiltinTool, ToolContext
 from ..catalog.registry import ToolCatalog
 from ..mcp.pool import ServerPool
-from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
+from ..models import TASK_REQUIRED_REASON, ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from ..names import lookup_key, split_mcp_name
 from ..policy.approvals import Approvals, Fingerprint, changed_message
 from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
@@ -53,27 +53,28 @@ if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool run
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
     """Map MCP content (text, image, audio, embedded resource, resource_link), ``structuredContent``
-    and ``isError`` into a :class:`ToolResult`."""
+    and ``isError`` into a :class:`ToolResult`; each block keeps its MCP JSON as sent
+    (:attr:`ContentBlock.wire`) and the result its ``_meta``, for exact pass-through."""
     import mcp_types as types
 
     blocks: list[ContentBlock] = []
     for item in raw.content:
+        wire = item.model_dump(mode="json", by_alias=True, exclude_none=True)
         if isinstance(item, types.TextContent):
-            blocks.append(ContentBlock("text", item.text))
+            block = ContentBlock("text", item.text)
         elif isinstance(item, types.ImageContent | types.AudioContent):
-            blocks.append(ContentBlock(item.type, data=item.data, mime_type=item.mime_type))
+            block = ContentBlock(item.type, data=item.data, mime_type=item.mime_type)
         elif isinstance(item, types.EmbeddedResource):
             res = item.resource
             if isinstance(res, types.TextResourceContents):
-                blocks.append(ContentBlock("resource", text=res.text, uri=str(res.uri), mime_type=res.mime_type))
+                block = ContentBlock("resource", text=res.text, uri=str(res.uri), mime_type=res.mime_type)
             else:
-                blocks.append(ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type))
+                block = ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type)
         elif isinstance(item, types.ResourceLink):
-            blocks.append(
-                ContentBlock("resource_link", text=item.name or "", uri=str(item.uri), mime_type=item.mime_type)
-            )
+            block = ContentBlock("resource_link", text=item.name or "", uri=str(item.uri), mime_type=item.mime_type)
         else:  # a content type newer than this mapping: keep it readable
-            blocks.append(ContentBlock("text", json.dumps(item.model_dump(mode="json", by_alias=True))))
+            block = ContentBlock("text", json.dumps(wire))
+        blocks.append(replace(block, wire=wire))
     structured = raw.structured_content if isinstance(raw.structured_content, dict) else None
     is_error = bool(raw.is_error)
     return ToolResult(
@@ -82,6 +83,7 @@ def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
         structured,
         is_error=is_error,
         error_kind=ToolErrorKind.TOOL_ERROR if is_error else None,
+        meta=dict(raw.meta) if raw.meta else None,
     )
 
 
@@ -243,6 +245,10 @@ class ToolExecutor:
         unrunnable = self._from_catalog_file(tool)
         if unrunnable is not None:  # before the permission question: there is nothing to allow
             return unrunnable
+        if tool.needs_task:  # the server would refuse every plain tools/call
+            return ToolResult.error(
+                tool.name, ToolErrorKind.TOOL_ERROR, f"{tool.name} was not run: {TASK_REQUIRED_REASON}."
+            )
         # A built-in path tool's real path is resolved once: the permission check decides on it
         # and the tool opens exactly it, following no symlink (builtins/safe_open.py).
         target = target_path(tool.name, args, self.context.cwd) if tool.server is None else None

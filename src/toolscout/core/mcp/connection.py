@@ -57,6 +57,12 @@ quiet_sdk_parse_errors()  # unparsable server output is reported once per server
 DEBOUNCE_S = 0.05
 #: Longest a burst may postpone the re-list (s).
 DEBOUNCE_MAX_S = 1.0
+#: Server notifications a connection hands to :attr:`ServerConnection.on_notification`.
+PASSED_NOTIFICATIONS = (
+    types.ResourceUpdatedNotification,
+    types.ResourceListChangedNotification,
+    types.PromptListChangedNotification,
+)
 CLIENT_INFO = types.Implementation(name="toolscout", version=__version__)
 #: What starting a new session after an HTTP 404 is called in errors.
 RENEWAL = "initialize of a new session (the server answered HTTP 404 for the old one: it restarted or expired it)"
@@ -150,6 +156,9 @@ class ServerConnection:
         self.login_notify: Callable[[str], None] | None = None
         #: the current session's OAuth (http/sse without an Authorization header), or None
         self.auth: ServerAuth | None = None
+        #: ``on_notification(server, notification)`` for the resource and prompt change
+        #: notifications the server sends (``toolscout serve`` passes them on); None: dropped
+        self.on_notification: Callable[[str, Any], None] | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -308,6 +317,8 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
+        elif isinstance(message, PASSED_NOTIFICATIONS) and self.on_notification is not None:
+            self.on_notification(self.name, message)
         elif isinstance(message, Exception):
             log.debug("server %s: transport error: %s", self.name, message)
 
@@ -444,6 +455,17 @@ class ServerConnection:
             return list(resources), list(templates)
 
         return await self._request(both, timeout)
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities | None:
+        """What the server declared in ``initialize``, or None while no session is open."""
+        return self._client.server_capabilities if self._client is not None else None
+
+    async def request(self, send: Callable[[Client], Awaitable[_T]], timeout: float) -> _T:
+        """Any request: ``send(client)`` on the open client within ``timeout`` s (prompts,
+        completion, subscriptions: :mod:`toolscout.core.gateway.passthrough`; raises like
+        :meth:`call_tool`)."""
+        return await self._request(send, timeout)
 
     async def read_resource(self, uri: str, timeout: float) -> types.ReadResourceResult:
         """``resources/read`` (raises like :meth:`call_tool`)."""

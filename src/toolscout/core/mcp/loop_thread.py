@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
@@ -154,6 +154,10 @@ class RemoteConnection:
     async def list_resources(self, timeout: float) -> Any:
         """``resources/list`` + templates on the pool loop."""
         return await self._runner.run(self._conn.list_resources(timeout))
+
+    async def request(self, send: Callable[[Any], Awaitable[Any]], timeout: float) -> Any:
+        """Any request (``ServerConnection.request``) on the pool loop."""
+        return await self._runner.run(self._conn.request(send, timeout))
 
     async def read_resource(self, uri: str, timeout: float) -> Any:
         """``resources/read`` on the pool loop."""
