@@ -5,8 +5,8 @@ The SDK's client asks for progress when ``call_tool`` is given a ``progress_call
 notification the server sends for that token (MCP spec, basic/utilities/progress). The callback
 runs on the pool loop (:mod:`.loop_thread`); the caller listens on its own loop. A
 :class:`ProgressRoute` is that callback for one call: it hands each report to the caller's loop,
-and when reports arrive faster than that loop takes them only the newest waiting one is kept
-(a progress value only grows, so the newest says all the older ones did).
+in order; only a server that floods reports faster than that loop takes them loses some in
+between (a progress value only grows, so the newest says all the older ones did).
 
 Values are passed on as the server sent them: ``progress`` and ``total`` are numbers (float),
 ``message`` is the server's text (untrusted: whoever shows it shows it literally).
@@ -49,6 +49,9 @@ def fraction(progress: float, total: float | None) -> float | None:
     return min(1.0, max(0.0, progress / total))
 
 
+#: Most reports waiting for the caller's loop at once (beyond: the newest replaces the last).
+MAX_WAITING = 64
+
 #: Receives a call's progress on the caller's loop (must not block).
 Report = Callable[[Progress], None]
 
@@ -61,8 +64,9 @@ class ProgressRoute:
         loop: the loop ``report`` runs on (default: the one creating the route).
         on_close: called once by :meth:`close` (the caller's own clean-up, a pending timer).
 
-    Reports that arrive while an earlier one still waits for ``loop`` replace it (the newest
-    wins), so a server that floods notifications costs the caller one call per turn of its loop.
+    Reports are handed over in order, all those waiting in one turn of ``loop``; beyond
+    :data:`MAX_WAITING` waiting, the newest replaces the last one waiting (a server that floods
+    notifications faster than the caller takes them loses some in between, never the newest).
     A report whose ``progress`` is below one already taken is dropped: the SDK runs each callback
     as a task of its own, so a later notification can overtake an earlier one, and progress
     only grows (MCP spec: it "MUST increase with each notification").
@@ -78,10 +82,10 @@ class ProgressRoute:
         self._on_close = on_close
         self.loop = loop if loop is not None else asyncio.get_running_loop()
         self._lock = threading.Lock()
-        self._waiting: Progress | None = None
+        self._waiting: list[Progress] = []
         self._closed = False
         self._newest = float("-inf")
-        #: notifications received from the server (before any coalescing)
+        #: notifications received from the server (before any are dropped)
         self.received = 0
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
@@ -93,17 +97,20 @@ class ProgressRoute:
             if progress < self._newest:  # overtaken: the SDK runs each callback as its own task
                 return
             self._newest = progress
-            posted = self._waiting is not None
-            self._waiting = Progress(progress, total, message)
+            posted = bool(self._waiting)
+            if len(self._waiting) >= MAX_WAITING:
+                self._waiting.pop()
+            self._waiting.append(Progress(progress, total, message))
         if not posted:
             post(self.loop, self._deliver)
 
     def _deliver(self) -> None:
         with self._lock:
-            latest, self._waiting = self._waiting, None
-            closed = self._closed
-        if latest is not None and not closed:
-            self.report(latest)
+            waiting, self._waiting = self._waiting, []
+        for update in waiting:
+            if self._closed:
+                return
+            self.report(update)
 
     def close(self) -> None:
         """The call has ended: reports still on their way are dropped (call on ``loop``)."""
@@ -111,6 +118,6 @@ class ProgressRoute:
             if self._closed:
                 return
             self._closed = True
-            self._waiting = None
+            self._waiting = []
         if self._on_close is not None:
             self._on_close()
