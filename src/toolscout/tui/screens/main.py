@@ -293,6 +293,11 @@ class MainScreen(SidePanels):
     def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
         self.chat.add_tool_call(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
 
+    def on_tool_call_progressed(self, message: m.ToolCallProgressed) -> None:
+        entry = self.chat.tool_call(message.call_id)
+        if entry is not None:
+            entry.show_progress(message.progress, message.total, message.message)
+
     def on_tool_call_finished(self, message: m.ToolCallFinished) -> None:
         entry = self.chat.tool_call(message.call_id)
         if entry is None:
