@@ -127,3 +127,16 @@ async def test_an_unknown_total_is_an_indeterminate_bar(tmp_path, monkeypatch) -
         (total, progress), shown, _ = await _watch(pilot, msgs, release, steps=2)
     assert total is None and progress == 2  # indeterminate: no total from the server
     assert shown == "step 2 of 2"
+
+
+async def test_progress_that_comes_before_the_entry_is_composed_is_shown(tmp_path) -> None:
+    """The server's first report may reach the chat before the new entry is mounted."""
+    app = sc.make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await sc.settle(pilot)
+        app.controller.post(m.ToolCallStarted("c1", "mcp__weather__get_forecast", {"city": "Paris"}))
+        app.controller.post(m.ToolCallProgressed("c1", 1, 4, "first"))  # in the same turn of the loop
+        await pilot.pause()
+        await pilot.pause()
+        _, progress = _bar(app)
+        assert (progress.bar.total, progress.bar.progress, str(progress.message.render())) == (4, 1, "first")

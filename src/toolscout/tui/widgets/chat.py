@@ -120,6 +120,7 @@ class ToolCallEntry(Collapsible):
         self.tool_name = tool_name
         #: the progress the server reports while the call runs (shown folded or not), or None
         self.progress: ToolProgress | None = None
+        self._early: tuple[float, float | None, str | None] | None = None
         self.finished = False
         self._args = Static(plain(pretty_json(arguments)), classes="tool-args")
         self._result = Static(Text("running…", style="italic"), classes="tool-result")
@@ -136,10 +137,19 @@ class ToolCallEntry(Collapsible):
         ``total`` is known); ignored once the call has finished."""
         if self.finished:
             return
+        if self._title.parent is None:  # not composed yet: shown once mounted (:meth:`on_mount`)
+            self._early = (progress, total, message)
+            return
         if self.progress is None:
             self.progress = ToolProgress()
             self.mount(self.progress, after=self._title)
         self.progress.show(progress, total, message)
+
+    def on_mount(self) -> None:
+        """Show progress that arrived before the entry was composed."""
+        if self._early is not None:
+            self.show_progress(*self._early)
+            self._early = None
 
     def _end_progress(self) -> None:
         self.finished = True
