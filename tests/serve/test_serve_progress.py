@@ -66,13 +66,16 @@ def progress_of(raw: RawStdio) -> list[dict[str, Any]]:
     return [n["params"] for n in raw.notifications if n["method"] == "notifications/progress"]
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["stdio", "stdio-2026", "http"])
 async def test_the_sdk_client_gets_the_upstreams_progress(tmp_path: Path, transport: str) -> None:
+    """The real client's ``progress_callback`` (``initialize`` over stdio and HTTP, and the
+    2026-07-28 protocol over stdio, as Claude Code speaks it)."""
     args, log = setup(tmp_path)
     reports = Reports()
     call = {"name": WORK, "arguments": {"steps": 3, "message": "[red]step {i}[/] of {n}\x1b[2J"}}
-    if transport == "stdio":
-        async with stdio_gateway(tmp_path, *args) as client:
+    if transport.startswith("stdio"):
+        async with stdio_gateway(tmp_path, *args, mode="auto" if transport == "stdio-2026" else "legacy") as client:
+            assert (client.protocol_version == "2026-07-28") is (transport == "stdio-2026")
             result = await client.call_tool("call_tool", call, progress_callback=reports)
     else:
         async with http_gateway(tmp_path, *args) as gateway, http_client(gateway.url) as client:
