@@ -138,3 +138,23 @@ async def test_a_clients_cancellation_reaches_the_upstream(tmp_path: Path) -> No
             listed = await raw.answer(await raw.request("tools/list"))
     assert [e["event"] for e in received(log)] == ["call", "cancelled"]
     assert request not in raw.answers and "result" in listed
+
+
+async def test_the_sdk_clients_abandoned_call_is_cancelled_upstream(tmp_path: Path) -> None:
+    """The real client abandoning a call (its task cancelled) sends ``notifications/cancelled``;
+    the gateway passes it on and the gateway keeps serving the client."""
+    args, log = setup(tmp_path)
+    reports = Reports()
+    call = {"name": WORK, "arguments": {"steps": 1, "hold": str(tmp_path / "never")}}
+    async with stdio_gateway(tmp_path, *args) as client:
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: client.call_tool("call_tool", call, progress_callback=reports))
+                with anyio.fail_after(WAIT_S):
+                    while not reports.seen:  # the call runs upstream
+                        await anyio.sleep(0.02)
+                scope.cancel()
+        await until_logged(log, "cancelled")
+        after = await client.call_tool("call_tool", {"name": WORK, "arguments": {"steps": 1}})
+    assert text_of(after) == "worked 1 steps"
+    assert [e["event"] for e in received(log)] == ["call", "cancelled", "call", "done"]

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import tui_scenarios as sc
 
@@ -140,3 +141,26 @@ async def test_progress_that_comes_before_the_entry_is_composed_is_shown(tmp_pat
         await pilot.pause()
         _, progress = _bar(app)
         assert (progress.bar.total, progress.bar.progress, str(progress.message.render())) == (4, 1, "first")
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+async def test_esc_during_a_long_call_cancels_it_on_the_server(tmp_path, monkeypatch, provider) -> None:
+    release = tmp_path / "never"
+    script = [Reply(tool_calls=[ToolCall(WORK, {"steps": 1, "hold": str(release)})]), Reply(text="all done")]
+    msgs = sc.Messages()
+    with FakeModelServer(script) as model:
+        app = _app(tmp_path, "off", "execute-proxy", provider, monkeypatch, model.url)
+        async with app.run_test(size=SIZE, message_hook=msgs) as pilot:
+            await sc.settle(pilot)
+            await sc.type_text(pilot, "do the slow work")
+            await pilot.press("enter")
+            await msgs.wait_for(pilot, lambda x: isinstance(x, m.ToolCallProgressed), timeout_s=30)
+            await pilot.press("escape")  # interrupt the turn
+            await msgs.wait_for(pilot, lambda x: isinstance(x, m.ToolCallFinished), timeout_s=30)
+            await sc.settle(pilot)
+            assert not list(app.screen.query(ToolProgress))  # the bar went with the call
+            log = tmp_path / "slow.jsonl"
+            with anyio.fail_after(30):  # the server is another process: its file has no event to wait on
+                while "cancelled" not in log.read_text():
+                    await anyio.sleep(0.02)
+    assert [json.loads(line)["event"] for line in log.read_text().splitlines()] == ["call", "cancelled"]
