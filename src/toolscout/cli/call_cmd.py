@@ -2,7 +2,8 @@
 
 Headless: tools that would ask for permission are refused unless ``--allowed-tools`` (or a
 ``permissions.allow`` rule) allows them. Exit status 0 on success, 1 when the result is an
-error (the message goes to stderr), 2 for usage errors.
+error (the message goes to stderr), 2 for usage errors. While an MCP tool runs, the progress its
+server reports is drawn on stderr when stderr is a terminal (one line, erased at the end).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from toolscout.core.models import ToolResult
 from toolscout.core.sanitize import dumps_json
 
 from .common import add_server_options, add_trust_flag, make_engine, print_warnings, run_with_engine
+from .progress import call_progress
 
 if TYPE_CHECKING:
     from toolscout.core.mcp.server_config import ServerConfig
@@ -82,7 +84,8 @@ def _run(args: argparse.Namespace) -> int:
     engine.set_search_advice('Find tools with: toolscout search "what the tool does"')
 
     async def body(engine: Engine) -> ToolResult:
-        return await engine.call_tool(args.tool, params)
+        with call_progress(engine, args.tool) as call_id:  # the server's progress, on a terminal
+            return await engine.call_tool(args.tool, params, call_id=call_id)
 
     result = run_with_engine(engine, body)
     if args.json:

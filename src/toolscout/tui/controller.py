@@ -480,7 +480,9 @@ class SessionController:
                 await self.session.run_tool(name, arguments)
             else:
                 self.post(m.ToolCallStarted(f"manual-{name}", name, arguments))
-                result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
+                result = await self.engine.call_tool(
+                    name, arguments, asker=self.ask_permission, call_id=f"manual-{name}"
+                )
                 self.post(m.ToolCallFinished(f"manual-{name}", result))
         finally:
             self.post(m.BusyChanged(False))

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool run
     import mcp_types as types
 
     from ..mcp.elicitation import Elicitor
+    from ..mcp.progress import ProgressRoute
 
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
@@ -164,6 +165,7 @@ class ToolExecutor:
         loaded: set[str] | None = None,
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        progress: ProgressRoute | None = None,
     ) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
@@ -183,6 +185,8 @@ class ToolExecutor:
                 <toolscout.core.session.projection.Projection.full_names>` when it sent that
                 request); the gate holds back only tools outside it. None (no request known):
                 the catalog's own deferral (:meth:`ToolCatalog.is_deferred`) stands in.
+            progress: where an MCP server's progress notifications for the call go
+                (:mod:`toolscout.core.mcp.progress`); None: no progress is asked for.
 
         The result's ``duration_ms`` is the call's own time: the wait for a permission answer
         is left out.
@@ -203,7 +207,14 @@ class ToolExecutor:
         started = self.clock()
         try:
             result = await self._execute(
-                name, params, timed_asker, direct, self.loaded if loaded is None else loaded, elicitor, sent_full
+                name,
+                params,
+                timed_asker,
+                direct,
+                self.loaded if loaded is None else loaded,
+                elicitor,
+                sent_full,
+                progress,
             )
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(
@@ -221,6 +232,7 @@ class ToolExecutor:
         loaded: set[str],
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        progress: ProgressRoute | None = None,
     ) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
@@ -257,7 +269,7 @@ class ToolExecutor:
             return refusal
         if tool.server is None:
             return await self._run_builtin(tool, args, target)
-        return await self._run_mcp(tool, args, elicitor)
+        return await self._run_mcp(tool, args, elicitor, progress)
 
     # -- lookup -----------------------------------------------------------------------------
     def lookup(self, name: str) -> ToolSpec | ToolResult:
@@ -412,7 +424,13 @@ class ToolExecutor:
         result = await builtin.run(args, context)
         return replace(result, tool_name=tool.name)
 
-    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any], elicitor: Elicitor | None = None) -> ToolResult:
+    async def _run_mcp(
+        self,
+        tool: ToolSpec,
+        args: dict[str, Any],
+        elicitor: Elicitor | None = None,
+        progress: ProgressRoute | None = None,
+    ) -> ToolResult:
         assert tool.server is not None
         conn = self.pool.connection(tool.server) if self.pool else None
         if conn is None:
@@ -435,7 +453,7 @@ class ToolExecutor:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
             # The server's own name, even "" (shown under a placeholder, called by its real name).
             try:
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor, progress)
             except ServerUnavailable as exc:  # not sent: the server went away since the lookup
                 if self.revive is None:
                     return self._unavailable(tool.name, exc.status)
@@ -445,7 +463,9 @@ class ToolExecutor:
                 conn = self.pool.connection(tool.server) if self.pool else None
                 if conn is None:
                     return self._unavailable(tool.name, exc.status)
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)  # once more
+                raw = await conn.call_tool(
+                    tool.original_name, arguments, self.call_timeout, elicitor, progress
+                )  # once more
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

@@ -53,6 +53,7 @@ from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
 from .clients import principal_of, request_state_boundary, session_id_of
 from .passthrough import Passthrough
+from .progress import forwarded_progress
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -448,7 +449,8 @@ class Gateway:
         asker = ElicitingAsker(ctx, state.remembered, params, self.engine.tool_change) if can_elicit(ctx) else None
         # the upstream server's own questions during the call go to this client (or are refused)
         elicitor = Elicitor(state, lambda server, question: forward_question(ctx, server, question))
-        result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor)
+        async with forwarded_progress(ctx) as progress:  # the upstream's progress, with the client's token
+            result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor, progress=progress)
         if asker is not None and asker.input_required is not None:
             return asker.input_required
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:

@@ -44,6 +44,7 @@ from .elicitation import ElicitationRoutes, Elicitor
 from .listing import ListingError, list_tools_leniently
 from .oauth import ServerAuth, uses_oauth
 from .priority import LOW_NICE, lower_new_children
+from .progress import ProgressRoute
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
 from .transports import open_transport
@@ -429,11 +430,19 @@ class ServerConnection:
             ) from exc
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Elicitor | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        elicitor: Elicitor | None = None,
+        progress: ProgressRoute | None = None,
     ) -> types.CallToolResult:
         """``tools/call`` with the server's own tool name (sent once more on a new session after
         an HTTP 404 for the session: see the module docstring); questions the server asks
         meanwhile go to ``elicitor`` when the connection forwards them (:attr:`elicitation`).
+        With ``progress`` the request asks for progress (a ``progressToken``) and the server's
+        ``notifications/progress`` for it go there (:mod:`.progress`). Cancelling the caller
+        sends the server ``notifications/cancelled`` (the SDK does).
 
         Raises:
             ServerUnavailable: the server is not connected (or a new session could not start).
@@ -441,7 +450,9 @@ class ServerConnection:
             MCPError: the server answered with a JSON-RPC error, or the connection closed, or it
                 answered HTTP 404 for the new session too.
         """
-        return await self._request(lambda client: client.call_tool(tool, arguments), timeout, elicitor)
+        return await self._request(
+            lambda client: client.call_tool(tool, arguments, progress_callback=progress), timeout, elicitor
+        )
 
     async def list_resources(self, timeout: float) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
         """All resources and resource templates (first page of each; raises like :meth:`call_tool`)."""

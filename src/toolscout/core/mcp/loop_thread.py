@@ -146,10 +146,13 @@ class RemoteConnection:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Any = None) -> Any:
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Any = None, progress: Any = None
+    ) -> Any:
         """``tools/call`` on the pool loop (raises like ``ServerConnection.call_tool``; ``elicitor``
-        as there: a :class:`~.elicitation.Elicitor`, whose ``ask`` runs on its own loop)."""
-        return await self._runner.run(self._conn.call_tool(tool, arguments, timeout, elicitor))
+        and ``progress`` as there: an :class:`~.elicitation.Elicitor`, whose ``ask`` runs on its
+        own loop, and a :class:`~.progress.ProgressRoute`, which reports on its own loop)."""
+        return await self._runner.run(self._conn.call_tool(tool, arguments, timeout, elicitor, progress))
 
     async def list_resources(self, timeout: float) -> Any:
         """``resources/list`` + templates on the pool loop."""
