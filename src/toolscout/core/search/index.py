@@ -39,6 +39,7 @@ from .matrices import Matrices
 from .multiquery import split_subqueries
 from .name_keys import NameKeys
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
+from .query_vectors import QueryVectors
 from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
@@ -157,6 +158,8 @@ class ToolIndex(BackgroundDense):
         self._dense_dirty: set[str] = set()
         #: full/bare name keys (lower-case) → names of the indexed tools with that key
         self._name_keys = NameKeys()
+        #: query vectors by (encoder identity, text): a repeated query costs no encoder pass
+        self.query_vectors = QueryVectors()
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -262,7 +265,7 @@ class ToolIndex(BackgroundDense):
         queries = [Query.parse(t, self.store) for t in texts]
         qvecs = None
         if "dense" in wanted and self._encoder is not None:
-            qvecs = self._encoder.encode(list(texts))
+            qvecs = self.query_vectors.vectors(self._encoder, list(texts))
         out: list[Signals] = []
         for i, q in enumerate(queries):
             raw: dict[str, np.ndarray] = {}
