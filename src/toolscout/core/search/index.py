@@ -45,6 +45,7 @@ from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
 from .stuffing import stuffing_notes
 from .tokenize import MIN_CJK_MATCHES, analyze, query_terms
+from .usage_prior import UsagePrior
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -160,6 +161,8 @@ class ToolIndex(BackgroundDense):
         self._name_keys = NameKeys()
         #: query vectors by (encoder identity, text): a repeated query costs no encoder pass
         self.query_vectors = QueryVectors()
+        #: tools run in this project lift their score a little (:mod:`.usage_prior`); None: off
+        self.usage_prior: UsagePrior | None = None
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -172,7 +175,8 @@ class ToolIndex(BackgroundDense):
     @property
     def components(self) -> tuple[str, ...]:
         """The component names the hits of the profile actually ranking carry."""
-        return component_names(self._ranking_profile())
+        usage = ("usage",) if self.usage_prior is not None and self.usage_prior.weight > 0 else ()
+        return (*component_names(self._ranking_profile()), *usage)
 
     def _ranking_profile(self) -> Profile:
         if "dense" in self.profile.signals and not self.dense_ready:
@@ -375,6 +379,10 @@ class ToolIndex(BackgroundDense):
             text = " ".join([text, *required])
         m, comps, raw, query = self.score_all(text, prof)
         total = sum(comps.values(), np.zeros(m.n_docs))
+        shares = self.usage_prior.shares(self.store, m) if self.usage_prior is not None else None
+        if shares is not None and self.usage_prior is not None:
+            comps = self.usage_prior.mix(comps, shares, total, float(raw["gate"][0]))
+            raw["usage"], total = shares, sum(comps.values(), np.zeros(m.n_docs))
         exact_idx = self._name_keys.positions(m, text) if self._name_keys.may_name(text) else []
         mask = self._required_mask(m, required) if required else None
         keep = total > 1e-12
