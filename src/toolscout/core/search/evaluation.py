@@ -6,6 +6,12 @@ nDCG@10 with binary gains and ideal DCG over ``min(|relevant|, 10)`` hits, MRR =
 ``1 / rank`` of the first relevant tool (0 when none is in the ranked list). Latency is wall
 time of one :meth:`ToolIndex.rank` call per query (ms); build time is index construction (ms).
 
+Latency is only comparable within one run on one machine (a shared 2-core machine moves it by
+2× and more), so ``toolscout eval`` also times the lexical ``bm25f`` profile on the same queries,
+interleaved with the profile under test (query by query, alternating which goes first), and
+reports the ratio of the two medians (:class:`LatencyReference`). It reports the encoding
+throughput of the build too (:class:`EncodingStats`).
+
 Input formats: tools as read by :func:`toolscout.core.catalog.loaders.load_catalog` (identity = ``name``
 exactly as written; a JSONL ``server`` becomes ``ToolSpec.server`` and ``server_description``
 goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``.
@@ -57,6 +63,41 @@ class QueryOutcome:
     latency_ms: float
 
 
+@dataclass(frozen=True)
+class LatencyReference:
+    """The lexical profile timed on the same queries in the same run (interleaved).
+
+    Attributes:
+        profile: its name (``bm25f``). p50_ms / p99_ms: its per-query latency (ms).
+        ratio: the evaluated profile's p50 divided by this p50.
+    """
+
+    profile: str
+    p50_ms: float
+    p99_ms: float
+    ratio: float
+
+
+@dataclass(frozen=True)
+class EncodingStats:
+    """Tool texts encoded while the index was built.
+
+    Attributes:
+        encoded: texts the encoder encoded. cached: tools whose vector came from the vector
+        cache. seconds: the dense build time minus the lexical build time on the same tools
+        (encoding dominates it); texts_per_s: ``encoded / seconds`` (0 when nothing was encoded).
+    """
+
+    encoded: int
+    cached: int
+    seconds: float
+
+    @property
+    def texts_per_s(self) -> float:
+        """Encoding throughput (texts per second)."""
+        return self.encoded / self.seconds if self.encoded and self.seconds > 0 else 0.0
+
+
 @dataclass
 class EvalReport:
     """Aggregated evaluation of one profile on one query set.
@@ -78,12 +119,15 @@ class EvalReport:
     latency_p99_ms: float
     index_build_ms: float
     profile: str = ""
+    reference: LatencyReference | None = None
+    encoding: EncodingStats | None = None
     outcomes: list[QueryOutcome] = field(default_factory=list, repr=False)
     _index: ToolIndex | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The stable JSON contract of ``toolscout eval --json``."""
-        return {
+        """The stable JSON contract of ``toolscout eval --json`` (``lexical_latency_ms`` and
+        ``encoding`` only when measured)."""
+        out: dict[str, Any] = {
             "queries": self.n_queries,
             "tools": self.n_tools,
             "recall": {str(k): round(self.recall[k], 6) for k in self.ks},
@@ -92,6 +136,23 @@ class EvalReport:
             "latency_ms": {"p50": round(self.latency_p50_ms, 3), "p99": round(self.latency_p99_ms, 3)},
             "index_build_ms": round(self.index_build_ms, 3),
         }
+        if self.reference is not None:
+            ref = self.reference
+            out["lexical_latency_ms"] = {
+                "profile": ref.profile,
+                "p50": round(ref.p50_ms, 3),
+                "p99": round(ref.p99_ms, 3),
+                "ratio_p50": round(ref.ratio, 2),
+            }
+        if self.encoding is not None:
+            enc = self.encoding
+            out["encoding"] = {
+                "encoded": enc.encoded,
+                "cached": enc.cached,
+                "seconds": round(enc.seconds, 3),
+                "texts_per_s": round(enc.texts_per_s, 1),
+            }
+        return out
 
     def worst(self, n: int) -> list[dict[str, Any]]:
         """The ``n`` worst queries (lowest nDCG@10, then recall, then text), each with the rank
@@ -120,12 +181,24 @@ class EvalReport:
     def to_text(self) -> str:
         """Human-readable summary (percentages)."""
         rec = "  ".join(f"R@{k} {100 * self.recall[k]:.1f}" for k in self.ks)
-        return (
+        text = (
             f"{self.n_queries} queries, {self.n_tools} tools, profile {self.profile}\n"
             f"{rec}  nDCG@10 {100 * self.ndcg10:.1f}  MRR {100 * self.mrr:.1f}\n"
             f"latency p50 {self.latency_p50_ms:.2f} ms, p99 {self.latency_p99_ms:.2f} ms; "
             f"index build {self.index_build_ms:.0f} ms"
         )
+        if self.reference is not None:
+            ref = self.reference
+            text += (
+                f"\n{ref.profile} (lexical) in the same run, queries interleaved: p50 {ref.p50_ms:.2f} ms, "
+                f"p99 {ref.p99_ms:.2f} ms; {self.profile} p50 = {ref.ratio:.1f}× {ref.profile}"
+            )
+        if self.encoding is not None:
+            enc = self.encoding
+            text += f"\nencoding: {enc.encoded} tool texts"
+            text += f" in {enc.seconds:.1f} s ({enc.texts_per_s:.1f} texts/s)" if enc.encoded else ""
+            text += f", {enc.cached} from the vector cache"
+        return text
 
 
 def load_tools(path: str | Path) -> tuple[list[ToolSpec], dict[str, str], list[str]]:
@@ -205,6 +278,7 @@ def evaluate(
     *,
     server_descriptions: dict[str, str] | None = None,
     index: ToolIndex | None = None,
+    reference: ToolIndex | None = None,
     **index_options: Any,
 ) -> EvalReport:
     """Rank every query with a :class:`~toolscout.core.search.index.ToolIndex` and score it.
@@ -216,6 +290,8 @@ def evaluate(
         profile: ranking profile (``default`` | ``bm25f`` | ``hybrid``).
         server_descriptions: server → description for the index.
         index: an already built index to reuse (then ``index_build_ms`` is 0).
+        reference: an index of the lexical profile over the same tools, timed on every query
+            next to ``index`` (alternating which goes first) for :attr:`EvalReport.reference`.
         **index_options: passed to ``ToolIndex`` (``weights``, ``multi_query`` ...).
 
     Returns:
@@ -236,15 +312,25 @@ def evaluate(
         build_ms = (time.perf_counter() - start) * 1000.0
     depth = max(max(ks), 10)
     outcomes: list[QueryOutcome] = []
-    for q in qs:
+    ref_lat: list[float] = []
+    for i, q in enumerate(qs):
+        if reference is not None and i % 2:
+            ref_lat.append(_timed(reference, q.query, depth))
         start = time.perf_counter()
         hits = index.rank(q.query, depth)
         elapsed = (time.perf_counter() - start) * 1000.0
+        if reference is not None and not i % 2:
+            ref_lat.append(_timed(reference, q.query, depth))
         ranked = [h.tool.name for h in hits]
         recall, ndcg, rr = query_metrics(ranked, q.relevant, ks)
         outcomes.append(QueryOutcome(q, ranked, recall, ndcg, rr, elapsed))
     n = len(outcomes) or 1
     lat = [o.latency_ms for o in outcomes]
+    ref = None
+    if reference is not None:
+        ref_p50 = percentile(ref_lat, 50)
+        ratio = percentile(lat, 50) / ref_p50 if ref_p50 > 0 else 0.0
+        ref = LatencyReference(reference.active_profile, ref_p50, percentile(ref_lat, 99), ratio)
     return EvalReport(
         n_queries=len(outcomes),
         n_tools=len(index),
@@ -256,9 +342,16 @@ def evaluate(
         latency_p99_ms=percentile(lat, 99),
         index_build_ms=build_ms,
         profile=index.active_profile,
+        reference=ref,
         outcomes=outcomes,
         _index=index,
     )
+
+
+def _timed(index: ToolIndex, text: str, depth: int) -> float:
+    start = time.perf_counter()
+    index.rank(text, depth)
+    return (time.perf_counter() - start) * 1000.0
 
 
 def _parse_ks(value: Any) -> tuple[int, ...]:
@@ -324,10 +417,9 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         from ..settings.layers import load_settings
 
         profile = load_settings().get("toolSearch.ranker", "default")
-    from .dense import default_cache_path
+    from .eval_reference import evaluate_with_reference
 
-    # tool vectors come from the user's vector cache, so only the first run pays for encoding
-    report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions, dense_cache=default_cache_path())
+    report = evaluate_with_reference(tools, queries, ks, profile, descriptions, bool(getattr(args, "no_cache", False)))
     n_fail = int(getattr(args, "explain_failures", 0) or 0)
     if getattr(args, "json", False):
         data = report.to_json()
