@@ -94,3 +94,27 @@ def test_the_cached_query_vector_is_the_encoders_query_vector() -> None:
     np.testing.assert_array_equal(first, encoder.encode_query(text))
     np.testing.assert_array_equal(cache.vectors(encoder, [text])[0], first)
     assert cache.hits == 1
+
+
+def test_piece_caps_keep_the_closing_separator_and_change_the_cache_identity() -> None:
+    ids = [101, *range(1000, 1300), 102]  # [CLS] … [SEP]
+    assert dense._cut(ids, 64) == [101, *range(1000, 1062), 102]
+    assert len(dense._cut(ids, 64)) == 64
+    assert dense._cut(ids[:10], 64) == ids[:10]
+    enc = HashEncoder()
+    enc.tool_pieces = 64
+    assert enc.identity != HashEncoder().identity
+
+
+@pytest.mark.skipif(not DENSE, reason="dense extra not installed")
+def test_tool_texts_are_read_up_to_the_tool_cap_and_queries_up_to_the_query_cap() -> None:
+    encoder = dense.load_encoder()
+    if encoder is None:
+        pytest.skip("dense encoder unavailable")
+    long = "search the issue tracker for open bugs about login failures " * 40
+    head = encoder.encode_one(long, encoder.query_pieces)
+    np.testing.assert_array_equal(encoder.encode_query(long), head)
+    batched = encoder.encode([long, "a short partner"])[0]
+    assert float(batched @ encoder.encode_one(long)) > 1 - 1e-5  # tools: the tool cap, batched or not
+    if encoder.query_pieces < encoder.tool_pieces:
+        assert float(head @ batched) < 1 - 1e-4  # the query read fewer pieces
