@@ -175,7 +175,7 @@ class ToolIndex(BackgroundDense):
     @property
     def components(self) -> tuple[str, ...]:
         """The component names the hits of the profile actually ranking carry."""
-        usage = ("usage",) if self.usage_prior is not None and self.usage_prior.weight > 0 else ()
+        usage = ("usage",) if self.usage_prior is not None and self.usage_prior.active else ()
         return (*component_names(self._ranking_profile()), *usage)
 
     def _ranking_profile(self) -> Profile:

@@ -63,6 +63,12 @@ class UsagePrior:
         except (TypeError, ValueError):
             return 0.0
 
+    @property
+    def active(self) -> bool:
+        """True when the prior is on and has counts (never loads them: cheap for a UI thread)."""
+        with self._lock:
+            return self._loaded and any(c > 0 for c in self._counts.values()) and self.weight > 0
+
     def attach(self, loader: Callable[[], dict[str, float]]) -> None:
         """Read counts with ``loader`` (the next query loads them; counts recorded so far stay)."""
         with self._lock:
