@@ -20,10 +20,9 @@ goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..catalog.loaders import CatalogFileError, load_catalog
 from ..models import ToolSpec
 from ..safe_read import MAX_LARGE_BYTES, parse_json, read_text
+from .eval_stats import EncodingStats, LatencyReference, percentile, query_metrics
 
 if TYPE_CHECKING:
     from .index import ToolIndex
@@ -61,41 +61,6 @@ class QueryOutcome:
     ndcg: float
     rr: float
     latency_ms: float
-
-
-@dataclass(frozen=True)
-class LatencyReference:
-    """The lexical profile timed on the same queries in the same run (interleaved).
-
-    Attributes:
-        profile: its name (``bm25f``). p50_ms / p99_ms: its per-query latency (ms).
-        ratio: the evaluated profile's p50 divided by this p50.
-    """
-
-    profile: str
-    p50_ms: float
-    p99_ms: float
-    ratio: float
-
-
-@dataclass(frozen=True)
-class EncodingStats:
-    """Tool texts encoded while the index was built.
-
-    Attributes:
-        encoded: texts the encoder encoded. cached: tools whose vector came from the vector
-        cache. seconds: the dense build time minus the lexical build time on the same tools
-        (encoding dominates it); texts_per_s: ``encoded / seconds`` (0 when nothing was encoded).
-    """
-
-    encoded: int
-    cached: int
-    seconds: float
-
-    @property
-    def texts_per_s(self) -> float:
-        """Encoding throughput (texts per second)."""
-        return self.encoded / self.seconds if self.encoded and self.seconds > 0 else 0.0
 
 
 @dataclass
@@ -246,30 +211,6 @@ def load_queries(path: str | Path) -> tuple[list[EvalQuery], list[str]]:
     return queries, warnings
 
 
-def query_metrics(
-    ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[int]
-) -> tuple[dict[int, float], float, float]:
-    """``(recall by k, nDCG@10, reciprocal rank)`` of one ranking (definitions: module docstring)."""
-    rel = set(relevant)
-    if not rel:
-        return {k: 0.0 for k in ks}, 0.0, 0.0
-    recall = {k: len(rel & set(ranked[:k])) / len(rel) for k in ks}
-    dcg = sum(1.0 / math.log2(r + 2) for r, name in enumerate(ranked[:10]) if name in rel)
-    idcg = sum(1.0 / math.log2(r + 2) for r in range(min(len(rel), 10)))
-    rr = next((1.0 / (r + 1) for r, name in enumerate(ranked) if name in rel), 0.0)
-    return recall, dcg / idcg, rr
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Linear-interpolated percentile (numpy's default method); 0.0 for no values."""
-    if not values:
-        return 0.0
-    xs = sorted(values)
-    pos = (len(xs) - 1) * pct / 100.0
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 def evaluate(
     tools: Sequence[ToolSpec],
     queries: Sequence[EvalQuery | dict[str, Any]],
@@ -367,6 +308,43 @@ def _parse_ks(value: Any) -> tuple[int, ...]:
     return ks
 
 
+def evaluate_with_reference(
+    tools: list[ToolSpec],
+    queries: list[EvalQuery],
+    ks: tuple[int, ...],
+    profile: str,
+    descriptions: dict[str, str],
+    no_cache: bool,
+) -> EvalReport:
+    """:func:`evaluate` of ``profile`` with the lexical profile timed next to it and, for a dense
+    profile, the encoding throughput of the build (``no_cache``: no vector cache, every text is
+    encoded, as on a first run). The encoding time is the dense build minus a lexical build of
+    the same tools (tokenising and postings), the model already loaded."""
+    from .dense import default_cache_path, load_encoder
+    from .index import ToolIndex
+
+    lexical = ToolIndex(tools, "bm25f", server_descriptions=descriptions)
+    lexical.rank("warm up", 1)  # imports and first-use setup: not part of the timed builds
+    start = time.perf_counter()
+    ToolIndex(tools, "bm25f", server_descriptions=descriptions).rank("warm up", 1)
+    lexical_ms = (time.perf_counter() - start) * 1000.0
+    if profile == "default":
+        load_encoder()  # the model's load (~0.5 s) is not encoding
+    start = time.perf_counter()
+    # tool vectors come from the user's vector cache, so only the first run pays for encoding
+    index = ToolIndex(
+        tools, profile, server_descriptions=descriptions, dense_cache=None if no_cache else default_cache_path()
+    )
+    index.rank("warm up", 1)
+    build_ms = (time.perf_counter() - start) * 1000.0
+    report = evaluate(tools, queries, ks, profile, index=index, reference=None if profile == "bm25f" else lexical)
+    report.index_build_ms = build_ms
+    if "dense" in index.profile.signals and index.dense_ready:
+        seconds = max(0.0, build_ms - lexical_ms) / 1000.0
+        report.encoding = EncodingStats(index.encoded_texts, len(index) - index.encoded_texts, seconds)
+    return report
+
+
 def summarise(warnings: Sequence[str], shown: int = SHOWN_WARNINGS, what: str = "") -> list[str]:
     """The first ``shown`` of ``warnings`` and, when there are more, ``… and N more [what]``."""
     rest = len(warnings) - shown
@@ -417,8 +395,6 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         from ..settings.layers import load_settings
 
         profile = load_settings().get("toolSearch.ranker", "default")
-    from .eval_reference import evaluate_with_reference
-
     report = evaluate_with_reference(tools, queries, ks, profile, descriptions, bool(getattr(args, "no_cache", False)))
     n_fail = int(getattr(args, "explain_failures", 0) or 0)
     if getattr(args, "json", False):
