@@ -97,8 +97,11 @@ def replay(index: ToolIndex, people: list[list[EvalQuery]], weight: float) -> di
     }
 
 
-def run(ranker: str) -> str:
+def run(ranker: str = "default") -> str:
+    """The replay as a Markdown section (``run_all.py`` calls it with the defaults)."""
     lines = [
+        "## Usage-prior replay",
+        "",
         f"Usage-prior replay: {PEOPLE} people × {TURNS} turns per set, working set {WORKING_SET} tools "
         f"(Zipf {ZIPF}), {int(EXPLORE * 100)}% exploring turns, ranker `{ranker}`, seed {SEED}.",
         "",
