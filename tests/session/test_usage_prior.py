@@ -146,3 +146,14 @@ async def test_recommendations_carry_the_prior(project: Path) -> None:
     engine.use_project_usage()
     ranked = engine.search.rank(QUERY, 5)  # what the prefetcher ranks with
     assert ranked[0].tool.name == "get_forecast" and ranked[0].components["usage"] > 0
+
+
+async def test_older_sessions_count_less(project: Path) -> None:
+    import os
+    import time
+
+    session = await run_session(project, forecast_then_done())
+    assert session.store is not None
+    two_weeks = time.time() - 14 * 86_400
+    os.utime(session.store.path, (two_weeks, two_weeks))  # the session was two weeks ago
+    assert project_usage(project) == {"get_forecast": pytest.approx(0.5, abs=0.01)}
