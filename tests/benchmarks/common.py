@@ -16,7 +16,12 @@ if str(SRC) not in sys.path:
 from toolscout.core.models import ToolSpec  # noqa: E402
 from toolscout.core.search.evaluation import EvalQuery, load_queries, load_tools  # noqa: E402
 
-SHARED = (REPO / ".." / "shared").resolve()
+#: ``shared/`` beside the checkout (``/work/main`` → ``/work/shared``), or beside its parent
+#: folder for a worktree (``/work/wt/<branch>`` → ``/work/shared``).
+SHARED = next(
+    (p.resolve() for p in (REPO / ".." / "shared", REPO / ".." / ".." / "shared") if (p / "bench-data").is_dir()),
+    (REPO / ".." / "shared").resolve(),
+)
 BENCH = SHARED / "bench-data"
 DATASETS = ("livemcpbench", "metatool")
 #: Share of each dev query file held out while tuning (by hash of the query id: fixed, reproducible).

@@ -54,7 +54,7 @@ class CountingEncoder(dense.DenseEncoder):
             progress(len(texts))
         return out
 
-    def encode_one(self, text: str) -> np.ndarray:
+    def encode_one(self, text: str, pieces: int | None = None) -> np.ndarray:
         return self.encode([text])[0]
 
 

@@ -27,6 +27,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="list the N worst queries with where their relevant tools ranked",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not use the tool-vector cache: encode every tool text (measures first-time encoding)",
+    )
     p.set_defaults(func=_run)
 
 

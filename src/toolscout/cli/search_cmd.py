@@ -44,6 +44,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.query.strip():
         return fail("empty query: give keywords, discover:<task> or select:<names>", 2)
     engine = make_engine(args)
+    engine.use_project_usage()  # the usage prior, as in a session
 
     async def body(engine: Engine) -> int:
         engine.warm_search()

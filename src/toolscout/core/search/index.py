@@ -39,11 +39,13 @@ from .matrices import Matrices
 from .multiquery import split_subqueries
 from .name_keys import NameKeys
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
+from .query_vectors import QueryVectors
 from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
 from .stuffing import stuffing_notes
 from .tokenize import MIN_CJK_MATCHES, analyze, query_terms
+from .usage_prior import UsagePrior
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -157,6 +159,10 @@ class ToolIndex(BackgroundDense):
         self._dense_dirty: set[str] = set()
         #: full/bare name keys (lower-case) → names of the indexed tools with that key
         self._name_keys = NameKeys()
+        #: query vectors by (encoder identity, text): a repeated query costs no encoder pass
+        self.query_vectors = QueryVectors()
+        #: tools run in this project lift their score a little (:mod:`.usage_prior`); None: off
+        self.usage_prior: UsagePrior | None = None
         self.add(tools)
 
     # -- contents ---------------------------------------------------------------------------
@@ -169,7 +175,8 @@ class ToolIndex(BackgroundDense):
     @property
     def components(self) -> tuple[str, ...]:
         """The component names the hits of the profile actually ranking carry."""
-        return component_names(self._ranking_profile())
+        usage = ("usage",) if self.usage_prior is not None and self.usage_prior.active else ()
+        return (*component_names(self._ranking_profile()), *usage)
 
     def _ranking_profile(self) -> Profile:
         if "dense" in self.profile.signals and not self.dense_ready:
@@ -262,7 +269,7 @@ class ToolIndex(BackgroundDense):
         queries = [Query.parse(t, self.store) for t in texts]
         qvecs = None
         if "dense" in wanted and self._encoder is not None:
-            qvecs = self._encoder.encode(list(texts))
+            qvecs = self.query_vectors.vectors(self._encoder, list(texts))
         out: list[Signals] = []
         for i, q in enumerate(queries):
             raw: dict[str, np.ndarray] = {}
@@ -372,6 +379,10 @@ class ToolIndex(BackgroundDense):
             text = " ".join([text, *required])
         m, comps, raw, query = self.score_all(text, prof)
         total = sum(comps.values(), np.zeros(m.n_docs))
+        shares = self.usage_prior.shares(self.store, m) if self.usage_prior is not None else None
+        if shares is not None and self.usage_prior is not None:
+            comps = self.usage_prior.mix(comps, shares, total, float(raw["gate"][0]))
+            raw["usage"], total = shares, sum(comps.values(), np.zeros(m.n_docs))
         exact_idx = self._name_keys.positions(m, text) if self._name_keys.may_name(text) else []
         mask = self._required_mask(m, required) if required else None
         keep = total > 1e-12

@@ -137,7 +137,8 @@ def explain(hit: ScoredTool) -> str:
     for name, value in hit.components.items():
         raw = hit.raw.get(name)
         raw_text = f"raw {raw:.4f}" if raw is not None else "raw -"
-        lines.append(f"  {name:<11} {raw_text:<16} weighted {value:.4f}")
+        note = "  (share of this project's tool runs)" if name == "usage" else ""
+        lines.append(f"  {name:<11} {raw_text:<16} weighted {value:.4f}{note}")
     gate = hit.raw.get("gate")
     if gate is not None:
         lines.append(f"  {'gate':<11} {gate:.4f}  (query confidence; scales every component)")

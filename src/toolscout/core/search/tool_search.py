@@ -36,6 +36,7 @@ from ..settings.layers import Settings
 from .grammar import ParsedQuery, parse_query, why_nothing
 from .results import ScoredTool, SearchResult
 from .select import select_tools
+from .usage_prior import UsagePrior
 
 if TYPE_CHECKING:  # numpy, scipy and scikit-learn: imported when the index is first built
     from . import dense as dense_mod
@@ -88,6 +89,8 @@ class ToolSearch:
         #: ranking took over once tool vectors were encoded, or the index fell back to lexical.
         self.on_ranker_ready: Callable[[], None] | None = None
         self._index: ToolIndex | None = None
+        #: tools run in this project rank a little higher (``toolSearch.usagePrior``, :mod:`.usage_prior`)
+        self.usage = UsagePrior(lambda: float(self.settings["toolSearch.usagePrior"]))
         self._dense_held = False
         self._lock = threading.RLock()  # first build and sync may race with a search in a thread
         #: What the last :meth:`sync` before the first build saw: (searchable tools, server descriptions).
@@ -128,6 +131,7 @@ class ToolSearch:
                 hold_dense=self._dense_held,
             )
             self._index.on_ranker_ready = self._ranker_ready
+            self._index.usage_prior = self.usage
             self._snapshot = ([], {})
         return self._index
 

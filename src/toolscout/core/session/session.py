@@ -140,6 +140,7 @@ class Session(RequestBuilder, ManualDriver, EventSource):
         )
         self._listeners = []
         self._loaded: set[str] = set()
+        engine.use_project_usage()  # tools run in this project's sessions rank a little higher
         self.router = ToolRouter(engine, self.emit, asker, self._loaded, int(self.settings["toolSearch.maxResults"]))
         self.router.result_cap = lambda call_id, text: cap_result(  # before the model or transcript sees it
             text, limit=int(self.settings["tools.maxResultTokens"]), folder=results_root() / self.id, name=call_id

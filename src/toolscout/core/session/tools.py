@@ -133,6 +133,8 @@ class ToolRouter:
                     "content": references([result.tool_name]),
                 }, result
             text, is_error = self._result_text(result), result.is_error
+        if result is not None and not is_error:
+            self.engine.record_tool_use(result.tool_name)  # the usage prior learns as the session goes
         if self.result_cap is not None:
             text = self.result_cap(call_id, text)
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}, result

@@ -95,6 +95,13 @@ KEYS: tuple[Key, ...] = (
     Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
     Key("toolSearch.displayFloor", 0.10, _number(0.0, 1.0), "scores below this are not shown"),
     Key(
+        "toolSearch.usagePrior",
+        0.1,
+        _number(0.0, 0.5),
+        "weight (0–0.5) of the usage prior: tools run successfully in this project's sessions rank a little "
+        "higher in searches and recommendations, never above an exact name; 0 turns it off",
+    ),
+    Key(
         "toolSearch.vectorCacheMB",
         64.0,
         _number(0.1, 100_000),
