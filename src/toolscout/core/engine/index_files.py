@@ -111,12 +111,16 @@ class PrebuiltIndex:
 
 
 def tool_record(tool: ToolSpec) -> dict[str, Any]:
-    """``tool`` as a JSON-ready record: every field but ``name`` and ``server``."""
-    return {
+    """``tool`` as a JSON-ready record: every field but ``name`` and ``server``; ``input_schema``
+    is left out when it is the schema as sent (``source_schema``), as it is for most tools."""
+    record = {
         f.name: list(value) if isinstance(value := getattr(tool, f.name), tuple) else value
         for f in dataclasses.fields(ToolSpec)
         if f.name not in _NOT_RECORDED
     }
+    if record.get("input_schema") == record.get("source_schema"):
+        del record["input_schema"]
+    return record
 
 
 def tool_from_record(record: dict[str, Any]) -> ToolSpec:
@@ -132,6 +136,8 @@ def tool_from_record(record: dict[str, Any]) -> ToolSpec:
     values: dict[str, Any] = {
         k: tuple(v) if k in _TUPLE_FIELDS and isinstance(v, list) else v for k, v in record.items() if k in known
     }
+    if "input_schema" not in values and isinstance(values.get("source_schema"), dict):
+        values["input_schema"] = values["source_schema"]  # the projection changed nothing
     return ToolSpec(name=original, **values)
 
 

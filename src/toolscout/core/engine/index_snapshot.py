@@ -121,6 +121,7 @@ class PrebuiltCatalog:
         and :meth:`warm_prebuilt` after (dense encoding is held until it has run)."""
         self.prebuilt = index
         indexed = set(self.indexed_servers)
+        added: list[str] = []
         for server in index.servers:
             cfg = self.pool.configs.get(server.name)
             if server.kind == "mcp" and (cfg is None or cfg.error or cfg.not_approved):
@@ -140,9 +141,12 @@ class PrebuiltCatalog:
                 )
                 self._file_servers[server.name] = status
                 self.emit(ServerStateChanged(status))
-            self.apply_delta(delta)
+            added += delta.added
+        # one change for all (one search sync, not one per server); a live server's tools are
+        # checked against their approvals when it lists them
+        self.apply_delta(CatalogDelta(added=tuple(added)))
         self.indexed_servers = frozenset(indexed)
-        if self._seeds_vectors():  # no tool is encoded before the index's vectors are in (warm_prebuilt)
+        if index.vectors is not None:  # no tool is encoded before the index's vectors are in (warm_prebuilt)
             self.search.hold_dense(True)  # the engine never holds it with an index (Engine._hold_encoding)
 
     def _seeds_vectors(self) -> bool:
@@ -197,7 +201,8 @@ class PrebuiltCatalog:
         encoder and seeds the index's vectors (:meth:`seed_prebuilt_vectors`); the dense part is
         held from :meth:`use_prebuilt_index` until then, so no tool is encoded that the index has
         a vector for."""
-        if not self._seeds_vectors():
+        if not self._seeds_vectors():  # (imports the ranking modules: here, not on the handshake's path)
+            self.search.hold_dense(False)
             self.search.warm()
             return
         lexical = threading.Thread(target=self.search.warm, name="toolscout-index-warm", daemon=True)
