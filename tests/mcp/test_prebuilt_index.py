@@ -143,6 +143,7 @@ def _rehash(out: Path, name: str) -> None:
         ("vectors-bytes", "vectors.npy does not match its hash"),
         ("vectors-shape", "expected float32[1, 4]"),
         ("catalog-shape", "catalog.json is not a valid index catalog"),
+        ("tool-types", "tool 't': description is a int"),
     ],
 )
 def test_a_bad_index_is_one_clear_line_and_exit_2(
@@ -168,6 +169,10 @@ def test_a_bad_index_is_one_clear_line_and_exit_2(
     elif damage == "catalog-shape":
         (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "web", "tools": []}]}))
         _rehash(out, CATALOG)
+    elif damage == "tool-types":
+        tool = {"original_name": "t", "description": 7}
+        (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "file", "tools": [tool]}]}))
+        _rehash(out, CATALOG)
     with pytest.raises(IndexDirError) as raised:
         read_index(out)
     assert says in str(raised.value) and "\n" not in str(raised.value)
@@ -191,3 +196,12 @@ def test_an_index_is_replaced_whole_and_nothing_else_is(tmp_path: Path) -> None:
         write_index(other, servers, None, None)
     assert (other / "cat.jpg").read_bytes() == b"meow"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["idx", "photos"]
+
+
+async def test_an_index_server_not_configured_here_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    out = tmp_path / "index"
+    await built_index(out, tools=3, **{"toolSearch.ranker": "bm25f"})
+    engine = make_engine([], builtins=False, **{"toolSearch.ranker": "bm25f"})
+    engine.use_prebuilt_index(read_index(out))
+    assert engine.catalog.server_tools("late") == [] and engine.indexed_servers == frozenset()
+    assert "index: late: its 3 tools in the index are not served (not configured here)" in engine.warnings

@@ -64,16 +64,24 @@ def build_index(tmp_path: Path, out: Path, *args: str, ranker: str | None) -> di
     return summary
 
 
-async def test_the_index_is_served_before_its_server_connects(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "ranker",
+    [
+        "bm25f",
+        pytest.param(None, marks=pytest.mark.skipif(not dense_available(), reason="dense extra not installed")),
+    ],
+)
+async def test_the_index_is_served_before_its_server_connects(tmp_path: Path, ranker: str | None) -> None:
     out, gate, log = tmp_path / "index", tmp_path / "gate", tmp_path / "calls.jsonl"
     built = write_config(tmp_path, {"late": fixture_entry("late", "late", "--tools", "5")})
-    summary = build_index(tmp_path, out, "--mcp-config", str(built), ranker="bm25f")
-    assert summary["index"]["tool_count"] == 5 and summary["index"]["encoder"] is None  # lexical: no vectors
+    summary = build_index(tmp_path, out, "--mcp-config", str(built), ranker=ranker)
+    assert summary["index"]["tool_count"] == 5
+    assert (summary["index"]["encoder"] is None) == (ranker == "bm25f")  # lexical: no vectors
     config = write_config(
         tmp_path, {"late": fixture_entry("late", "late", "--tools", "5", "--gate", str(gate), "--log", str(log))}
     )
     async with raw_stdio_gateway(
-        tmp_path, "--mcp-config", str(config), "--index", str(out), "--allowed-tools", "mcp__late"
+        tmp_path, "--mcp-config", str(config), "--index", str(out), "--allowed-tools", "mcp__late", ranker=ranker
     ) as gw:
         with anyio.fail_after(WAIT_S):
             init = await gw.answer(

@@ -138,7 +138,25 @@ def tool_from_record(record: dict[str, Any]) -> ToolSpec:
     }
     if "input_schema" not in values and isinstance(values.get("source_schema"), dict):
         values["input_schema"] = values["source_schema"]  # the projection changed nothing
+    for key, kinds in _FIELD_TYPES.items():
+        if key in values and not isinstance(values[key], kinds):
+            raise IndexDirError(f"tool {original[:80]!r}: {key} is a {type(values[key]).__name__}")
+    if not all(isinstance(w, str) for w in values.get("schema_warnings", ())):
+        raise IndexDirError(f"tool {original[:80]!r}: schema_warnings are not all strings")
     return ToolSpec(name=original, **values)
+
+
+#: What a record's typed fields must be (a hand-edited or foreign catalog.json is refused, never
+#: served half-valid; ``source_schema`` is whatever the server sent).
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "description": str,
+    "input_schema": dict,
+    "search_hint": (str, type(None)),
+    "always_load": bool,
+    "annotations": (dict, type(None)),
+    "wrapped_arguments": bool,
+    "schema_warnings": tuple,
+}
 
 
 def record_hash(record: dict[str, Any]) -> str:
