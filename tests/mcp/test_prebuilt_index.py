@@ -205,3 +205,53 @@ async def test_an_index_server_not_configured_here_is_left_out_with_a_warning(tm
     engine.use_prebuilt_index(read_index(out))
     assert engine.catalog.server_tools("late") == [] and engine.indexed_servers == frozenset()
     assert "index: late: its 3 tools in the index are not served (not configured here)" in engine.warnings
+
+
+def late_named(name: str, tools: int, gate: Path | None = None) -> ServerConfig:
+    """The ``late`` fixture server as server ``name``."""
+    args = [name, "--tools", str(tools), *(["--gate", str(gate)] if gate else [])]
+    return ServerConfig(
+        name, "stdio", command=sys.executable, args=tuple(server_args(server_path("late"), *args)), source="test"
+    )
+
+
+async def test_replicas_whose_servers_list_in_another_order_answer_alike(tmp_path: Path) -> None:
+    """Two servers changed since the index; on one replica ``a`` lists first, on the other
+    ``b``: the searches' answers (order and scores, as the gateway serializes them) are equal."""
+    from toolscout.core.gateway.served import search_answer
+    from toolscout.core.serialize import dumps
+
+    lexical = {"toolSearch.ranker": "bm25f"}
+    out = tmp_path / "index"
+    source = make_engine([late_named("a", 4), late_named("b", 6)], builtins=False, **lexical)
+    await source.start()
+    try:
+        assert await source.wait_for_servers(30)
+        await asyncio.to_thread(build_index, source.catalog, source.search, {"a", "b"}, out)
+    finally:
+        await source.stop()
+
+    answers = []
+    for first, second in (("a", "b"), ("b", "a")):
+        gates = {name: tmp_path / f"gate-{first}-{name}" for name in ("a", "b")}
+        engine = make_engine([late_named(n, 9, gates[n]) for n in ("a", "b")], builtins=False, **lexical)
+        engine.use_prebuilt_index(read_index(out))
+        await engine.start(warm_search=False)
+        try:
+            await asyncio.to_thread(engine.warm_prebuilt)
+            for name in (first, second):  # one listing after the other, in this replica's order
+                gates[name].touch()
+                async with asyncio.timeout(30):
+                    while len(engine.catalog.server_tools(name)) != 9:
+                        await asyncio.sleep(0.02)
+            texts = []
+            for query in ("operation 7", "operation on the late server's records", "records", "op_0005"):
+                result = await asyncio.to_thread(engine.search_tools, query, 10)
+                assert result.hits
+                texts.append(dumps(search_answer(result, engine.catalog.instructions)))
+            answers.append(texts)
+        finally:
+            for gate in gates.values():
+                gate.touch()
+            await engine.stop()
+    assert answers[0] == answers[1]
