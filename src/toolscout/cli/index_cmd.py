@@ -70,14 +70,10 @@ def _run(args: argparse.Namespace) -> int:
             "profile": index.profile,
         }
         if args.out:
-            from toolscout.core.engine.index_snapshot import build_index
-
             if not ready:
                 warn(f"no vectors in the index: {index.fallback_reason or 'the dense ranker is unavailable'}")
             try:
-                manifest = await asyncio.to_thread(
-                    build_index, engine.catalog, engine.search, set(engine.server_names), Path(args.out)
-                )
+                manifest = await asyncio.to_thread(engine.write_prebuilt_index, Path(args.out))
             except OSError as exc:
                 return fail(f"--out {args.out}: {strip_controls(exc)}")
             summary["index"] = {"path": str(Path(args.out).absolute()), **manifest}

@@ -36,13 +36,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from toolscout import __version__
 
 from ..models import ToolSpec
+
+if TYPE_CHECKING:
+    from ..search.dense import DenseEncoder
 
 FORMAT = "toolscout-index"
 #: Bumped on any change of the files' meaning; another version is refused (rebuild it).
@@ -164,23 +167,18 @@ def record_hash(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def encoder_identity(encoder: Any) -> dict[str, Any]:
+def encoder_identity(encoder: DenseEncoder) -> dict[str, Any]:
     """What makes an encoder's vectors what they are, read from the encoder object: its
-    ``model_id``, the vector size, the sha256 of its model file when it names one
-    (``model_path``), and its class. Two identities that differ never share vectors."""
-    path = getattr(encoder, "model_path", None)
-    return {
-        "model_id": str(getattr(encoder, "model_id", "")),
-        "dim": int(getattr(encoder, "dim", 0) or _dim()),
-        "model_sha256": _file_sha256(str(path)) if path else None,
-        "class": f"{type(encoder).__module__}.{type(encoder).__qualname__}",
-    }
-
-
-def _dim() -> int:
+    ``model_id``, the vector size, the sha256 of its model file (``model_path``), and its class.
+    Two identities that differ never share vectors."""
     from ..search.vector_cache import VECTOR_DIM
 
-    return VECTOR_DIM
+    return {
+        "model_id": encoder.model_id,
+        "dim": VECTOR_DIM,
+        "model_sha256": _file_sha256(str(encoder.model_path)),
+        "class": f"{type(encoder).__module__}.{type(encoder).__qualname__}",
+    }
 
 
 @cache

@@ -65,7 +65,7 @@ def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str],
     from ..search.fields import dense_text
     from ..search.vector_cache import VectorCache
 
-    encoder = getattr(search.index, "_encoder", None)  # the encoder the index ranks with, if any
+    encoder = search.index.encoder  # the encoder the index ranks with, if any
     servers: list[dict[str, Any]] = []
     texts: list[str] = []
     for name in sorted(catalog.servers()):
@@ -155,6 +155,15 @@ class PrebuiltCatalog:
 
         profile = make_profile(str(self.search.settings["toolSearch.ranker"]), None)
         return self.prebuilt is not None and self.prebuilt.vectors is not None and "dense" in profile.signals
+
+    def write_prebuilt_index(self, out: Path) -> dict[str, Any]:
+        """Write this engine's catalog and vectors as a prebuilt index to folder ``out``
+        (:func:`build_index`; blocking: call it in a thread once the search index is ready).
+
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        return build_index(self.catalog, self.search, set(self.pool.configs), out)
 
     def indexed_tools_stay(self, status: ServerStatus) -> bool:
         """Whether server ``status.name``'s tools stay in the catalog in ``status.state`` though
