@@ -45,13 +45,14 @@ from .events import (
     SettingsChanged,
 )
 from .index_snapshot import PrebuiltCatalog
-from .progress import ProgressRelay
+from .progress import CallProgressRelay, ProgressRelay
 from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 
 if TYPE_CHECKING:
     from ..mcp.elicitation import Elicitor
+    from ..mcp.progress import Report
 
 log = logging.getLogger(__name__)
 
@@ -340,6 +341,8 @@ class Engine(CatalogFiles, PrebuiltCatalog, EngineQueries, EventSource):
         loaded: set[str] | None = None,
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        call_id: str | None = None,
+        progress: Report | None = None,
     ) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
@@ -359,10 +362,27 @@ class Engine(CatalogFiles, PrebuiltCatalog, EngineQueries, EventSource):
             sent_full: names that request carried with their full schema (a session's
                 projection); a direct call of one of them always runs. None: the catalog's
                 deferral decides.
+            call_id: the caller's id of the call: an MCP server's progress reports become
+                :class:`~.events.ToolCallProgress` events with it (throttled:
+                :class:`~.progress.CallProgressRelay`). progress: also gets every report, on
+                this loop (the gateway forwards them). With neither, no progress is asked for.
         """
-        return await self.executor.execute(
-            name, params, asker=asker, direct=direct, loaded=loaded, elicitor=elicitor, sent_full=sent_full
-        )
+        relay = CallProgressRelay(self.emit, call_id, name, progress)
+        route = relay.route() if call_id is not None or progress is not None else None
+        try:
+            return await self.executor.execute(
+                name,
+                params,
+                asker=asker,
+                direct=direct,
+                loaded=loaded,
+                elicitor=elicitor,
+                sent_full=sent_full,
+                progress=route,
+            )
+        finally:
+            if route is not None:
+                route.close()
 
     @property
     def loaded(self) -> set[str]:
