@@ -44,6 +44,7 @@ from .events import (
     ServerStateChanged,
     SettingsChanged,
 )
+from .index_snapshot import PrebuiltCatalog
 from .progress import CallProgressRelay, ProgressRelay
 from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Engine(CatalogFiles, EngineQueries, EventSource):
+class Engine(CatalogFiles, PrebuiltCatalog, EngineQueries, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
@@ -398,7 +399,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     def server_status_changed(self, status: ServerStatus) -> None:
         """A server changed state: drop its tools when it is no longer connected, add the
         resource built-ins the first time a server offers resources, and emit the event."""
-        if status.state is not ServerState.CONNECTED and self.catalog.server_tools(status.name):
+        kept = self.indexed_tools_stay(status)  # a prebuilt index's tools while it connects
+        if status.state is not ServerState.CONNECTED and not kept and self.catalog.server_tools(status.name):
             self.apply_delta(self.catalog.remove_server(status.name))
         if status.state is ServerState.CONNECTED and status.has_resources:
             self._add_resource_tools()
@@ -411,6 +413,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """Tool texts are encoded for the dense ranker only while no server is connecting: the
         encoder would take CPU from the servers starting up and from the UI (the lexical ranker
         answers meanwhile)."""
+        connecting = connecting and self.prebuilt is None  # with one, only changed tools are encoded
         if connecting != self._encoding_held:
             self._encoding_held = connecting
             self.search.hold_dense(connecting)
@@ -418,6 +421,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
         """A server listed its tools (on connect or after ``list_changed``); its schema size is
         remembered for the next run's auto decision (:attr:`sizes`)."""
+        self.listed_live(name)  # its own tools replace a prebuilt index's
         self.apply_delta(self.catalog.set_server_tools(name, tools, instructions=instructions))
         cfg = self.pool.configs.get(name)
         if cfg is not None:  # counted and written on the sizes' writer thread, not this loop

@@ -53,6 +53,7 @@ from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
 from .clients import principal_of, request_state_boundary, session_id_of
 from .passthrough import Passthrough
+from .prebuilt import ranker_settled
 from .progress import forwarded_progress
 from .results import (
     RESULTS_URI,
@@ -271,7 +272,7 @@ class Gateway:
         HTTP session, else its client (:mod:`.clients`), else the one stdio client."""
         return session_id_of(ctx) or principal_of(ctx.request) or "stdio"
 
-    async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+    async def ready(self, ctx: ServerRequestContext[Any, Any], *, search: bool = False) -> ClientState:
         """The client's state, once the engine has started and servers still connecting have
         settled or the client's wait for them is over: ``first_list_wait`` seconds from its
         first request (``tools/list`` included, which itself never waits).
@@ -279,19 +280,23 @@ class Gateway:
         Every request that needs servers waits in that window, not only the first: a client that
         sends ``tools/list`` and, without waiting for the answer, a search, has its search wait
         for the servers (it would otherwise run against a catalog without their tools).
-        Requests after the window, or with nothing connecting, do not wait.
+        Requests after the window, or with nothing connecting, do not wait. A ``search`` does
+        not wait for servers whose tools a prebuilt index gave, but for the ranker
+        (:mod:`.prebuilt`).
         """
         state = self._first_seen(ctx)
         await self.starting.wait()
+        if search:
+            await ranker_settled(self.starting)
         left = (state.wait_until or 0.0) - anyio.current_time()
-        if left > 0 and self.engine.pending_servers():
+        if left > 0 and (self.engine.unindexed_pending() if search else self.engine.pending_servers()):
             await self.engine.wait_for_servers(left)
         return state
 
     def served_tools(self, state: ClientState) -> list[dict[str, Any]]:
         """The tool list served to a client: the announcement as first listed (or as it would be
         now, before that), the call tool, the tools exposed to it."""
-        announced = state.announced or announcement(self.mcp_tools(), self.engine.pending_servers())
+        announced = state.announced or announcement(self.mcp_tools(), self.engine.unindexed_pending())
         return [search_tool(announced), call_tool(), *state.exposed.values()]
 
     def mcp_tools(self) -> list[ToolSpec]:
@@ -302,7 +307,7 @@ class Gateway:
     async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
         state = self._first_seen(ctx)  # at once: the announcement names servers still connecting
         if state.announced is None:
-            state.announced = announcement(self.mcp_tools(), self.engine.pending_servers())
+            state.announced = announcement(self.mcp_tools(), self.engine.unindexed_pending())
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.served_tools(state)])
 
     def keeps_state(self, ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -341,7 +346,7 @@ class Gateway:
     ) -> types.CallToolResult | types.InputRequiredResult:
         args = params.arguments or {}
         try:
-            await self.ready(ctx)
+            await self.ready(ctx, search=params.name == SEARCH_TOOL)
             if params.name == SEARCH_TOOL:
                 return await self._search(ctx, args)
             state = self.client(ctx)

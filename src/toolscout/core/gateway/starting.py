@@ -36,6 +36,8 @@ class EngineStart:
         self.engine = engine
         self._task: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
+        #: set once the search index has been built (or its build failed), see :mod:`.prebuilt`
+        self.warmed = asyncio.Event()
 
     @property
     def begun(self) -> bool:
@@ -71,7 +73,10 @@ class EngineStart:
             self.engine.warn(f"toolscout serve could not start its servers: {type(exc).__name__}: {exc}")
         finally:
             self._started.set()
-        await in_daemon_thread(self.engine.search.warm)
+        try:  # a prebuilt index's vectors are seeded before the index is built
+            await in_daemon_thread(self.engine.warm_prebuilt)
+        finally:
+            self.warmed.set()
 
 
 async def in_daemon_thread(work: Callable[[], None]) -> None:
