@@ -117,7 +117,7 @@ PROBES_ALLOWED: dict[tuple[str, str, str], str] = {
     ("toolscout.cli.headless", "args", "strategy"): "argparse: each subcommand defines its own options",
     **{
         ("toolscout.core.search.evaluation", "args", a): "argparse: `eval` and the benchmarks pass different namespaces"
-        for a in ("k", "ranker", "json", "explain_failures", "no_cache")
+        for a in ("k", "ranker", "json", "explain_failures", "no_cache", "compare")
     },
     ("toolscout.cli.parser", "self", "_argv"): "argparse.ArgumentParser subclass: set only by parse_args",
     ("toolscout.cli.progress", "out", "isatty"): "any text stream (a test's StringIO, a pipe)",

@@ -19,6 +19,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--queries", required=True, metavar="PATH", help="queries JSONL")
     p.add_argument("--k", default="1,3,5,10", help="cut-offs for Recall@k (default 1,3,5,10)")
     p.add_argument("--ranker", choices=choices("toolSearch.ranker"), help="ranking profile (default: settings)")
+    p.add_argument(
+        "--compare",
+        choices=choices("toolSearch.ranker"),
+        metavar="PROFILE",
+        help="also rank with PROFILE and print each metric's paired bootstrap 95%% interval of ranker − PROFILE",
+    )
     p.add_argument("--json", action="store_true", help="print the stable JSON contract")
     p.add_argument(
         "--explain-failures",

@@ -357,7 +357,9 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
     Args:
         args: a namespace with ``tools`` (path), ``queries`` (path), and optionally ``k``
             (``"1,3,5,10"`` or a list of ints), ``json`` (bool), ``explain_failures`` (int),
-            ``ranker`` (profile name or None: ``TOOLSCOUT_RANKER`` / settings apply).
+            ``ranker`` (profile name or None: ``TOOLSCOUT_RANKER`` / settings apply), ``compare``
+            (a second profile: also ranked, and the per-metric paired bootstrap interval of
+            ``ranker − compare`` printed, :mod:`.compare`; JSON key ``compare``).
         out, err: streams (default stdout / stderr).
 
     Returns:
@@ -397,15 +399,30 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
         profile = load_settings().get("toolSearch.ranker", "default")
     report = evaluate_with_reference(tools, queries, ks, profile, descriptions, bool(getattr(args, "no_cache", False)))
     n_fail = int(getattr(args, "explain_failures", 0) or 0)
+    baseline = getattr(args, "compare", None)
+    gains = None
+    if baseline:
+        from .compare import compare_reports
+
+        base = evaluate(
+            tools, queries, ks, baseline, server_descriptions=descriptions, dense_cache=default_cache_path()
+        )
+        gains = compare_reports(report, base)
     if getattr(args, "json", False):
         data = report.to_json()
         if n_fail:
             data = {**data, "failures": report.worst(n_fail)}
+        if gains is not None:
+            data = {**data, "compare": {"profile": base.profile, "gains": {g.metric: g.to_json() for g in gains}}}
         print(json.dumps(data, ensure_ascii=False), file=out)
         return 0
     print(report.to_text(), file=out)
     if report.profile != profile:
         print(f"(requested profile {profile!r}; ran {report.profile!r})", file=out)
+    if gains is not None:
+        from .compare import gains_text
+
+        print(gains_text(gains, report.profile, base.profile), file=out)
     for item in report.worst(n_fail):
         ranks = ", ".join(f"{name} @ {rank or f'>{EXPLAIN_DEPTH}'}" for name, rank in item["relevant"].items())
         print(f"\n- {item['query'][:200]}\n  relevant: {ranks}\n  top: {', '.join(item['top'])}", file=out)
