@@ -109,6 +109,7 @@ class _Encoder:
 
     def __init__(self, model_id: str, axis: int) -> None:
         self.model_id = model_id
+        self.tool_pieces = dense_mod.TOOL_PIECES  # part of the cache key, as on the real encoder
         self.axis = axis
         self.calls: list[list[str]] = []
 

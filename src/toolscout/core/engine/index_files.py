@@ -169,7 +169,8 @@ def record_hash(record: dict[str, Any]) -> str:
 
 def encoder_identity(encoder: DenseEncoder) -> dict[str, Any]:
     """What makes an encoder's vectors what they are, read from the encoder object: its
-    ``model_id``, the vector size, the sha256 of its model file (``model_path``), and its class.
+    ``model_id``, the vector size, the sha256 of its model file (``model_path``), its tool piece cap
+    and its class.
     Two identities that differ never share vectors."""
     from ..search.vector_cache import VECTOR_DIM
 
@@ -177,6 +178,7 @@ def encoder_identity(encoder: DenseEncoder) -> dict[str, Any]:
         "model_id": encoder.model_id,
         "dim": VECTOR_DIM,
         "model_sha256": _file_sha256(str(encoder.model_path)),
+        "tool_pieces": encoder.tool_pieces,  # word pieces read per tool text: other caps, other vectors
         "class": f"{type(encoder).__module__}.{type(encoder).__qualname__}",
     }
 

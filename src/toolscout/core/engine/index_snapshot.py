@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Encoder identity fields that must be equal for the index's vectors to be used.
-SAME_VECTORS = ("model_id", "dim", "model_sha256")
+SAME_VECTORS = ("model_id", "dim", "model_sha256", "tool_pieces")
 
 
 def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str], out: Path) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str],
     Returns:
         The manifest written (:func:`~.index_files.write_index`).
     """
-    from ..search.dense import embed_tools, text_key
+    from ..search.dense import cache_model, embed_tools, text_key
     from ..search.fields import dense_text
     from ..search.vector_cache import VectorCache
 
@@ -75,7 +75,7 @@ def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str],
             record = tool_record(tool)
             text = dense_text(tool, description)
             texts.append(text)
-            key = text_key(text, encoder.model_id) if encoder is not None else None
+            key = text_key(text, cache_model(encoder)) if encoder is not None else None
             tools.append({**record, "hash": record_hash(record), "vector_key": key})
         servers.append(
             {

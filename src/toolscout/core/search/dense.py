@@ -283,6 +283,12 @@ def text_key(text: str, model_id: str = MODEL_ID) -> str:
     return hashlib.sha256(f"{model_id}\0{_safe(text)}".encode()).hexdigest()
 
 
+def cache_model(encoder: DenseEncoder) -> str:
+    """The model part of a tool vector's cache key (:func:`text_key`): the model id, plus the tool
+    piece cap when it is not :data:`MAX_PIECES` (vectors of other caps differ)."""
+    return encoder.model_id if encoder.tool_pieces == MAX_PIECES else f"{encoder.model_id}|tool{encoder.tool_pieces}"
+
+
 def embed_tools(
     encoder: DenseEncoder, texts: Sequence[str], cache: VectorCache, progress: Callable[[int], None] | None = None
 ) -> np.ndarray:
@@ -291,7 +297,7 @@ def embed_tools(
     Only texts whose key is in no cache are encoded (a text repeated in ``texts`` once).
     ``progress`` is called with the number of texts encoded after each ONNX batch.
     """
-    model = encoder.model_id if encoder.tool_pieces == MAX_PIECES else f"{encoder.model_id}|tool{encoder.tool_pieces}"
+    model = cache_model(encoder)
     keys = [text_key(t, model) for t in texts]
     found = cache.get_many(keys)
     first: dict[str, int] = {}

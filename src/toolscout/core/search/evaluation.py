@@ -403,6 +403,7 @@ def run_eval_cli(args: Any, out: TextIO | None = None, err: TextIO | None = None
     gains = None
     if baseline:
         from .compare import compare_reports
+        from .dense import default_cache_path
 
         base = evaluate(
             tools, queries, ks, baseline, server_descriptions=descriptions, dense_cache=default_cache_path()
