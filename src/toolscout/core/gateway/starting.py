@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from ..engine.facade import Engine
@@ -36,6 +37,8 @@ class EngineStart:
         self.engine = engine
         self._task: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
+        #: when (``time.time()``) the search index was built, None before (``/readyz``, metrics)
+        self.indexed_at: float | None = None
 
     @property
     def begun(self) -> bool:
@@ -71,14 +74,15 @@ class EngineStart:
             self.engine.warn(f"toolscout serve could not start its servers: {type(exc).__name__}: {exc}")
         finally:
             self._started.set()
-        await in_daemon_thread(self.engine.search.warm)
+        if await in_daemon_thread(self.engine.search.warm):
+            self.indexed_at = time.time()
 
 
-async def in_daemon_thread(work: Callable[[], None]) -> None:
+async def in_daemon_thread(work: Callable[[], None]) -> bool:
     """Run ``work`` in a daemon thread and wait for it; a failure is logged (the first search
     builds the index again). Cancelling the wait leaves the thread to finish on its own without
     holding up the process's exit (imports and tokenizing cannot be interrupted, and the gateway
-    must exit promptly on a signal)."""
+    must exit promptly on a signal). Returns True when ``work`` succeeded."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[None] = loop.create_future()
 
@@ -104,3 +108,5 @@ async def in_daemon_thread(work: Callable[[], None]) -> None:
         await done
     except Exception:
         log.exception("building the search index failed (the first search builds it again)")
+        return False
+    return True
