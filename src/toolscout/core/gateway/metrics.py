@@ -218,10 +218,14 @@ class GatewayMetrics:
             histogram = self.search_seconds if record.tool == SEARCH_TOOL else self.call_seconds
             histogram.observe(record.seconds)
 
-    def total(self) -> int:
-        """MCP requests answered so far (all methods and outcomes)."""
-        samples = (s for family in self.requests.collect() for s in family.samples)
-        return int(sum(s.value for s in samples if s.name == "toolscout_requests_total"))
+    def by_method(self) -> dict[str, int]:
+        """MCP requests answered so far per method label (all outcomes)."""
+        counts: dict[str, int] = {}
+        for family in self.requests.collect():
+            for s in family.samples:
+                if s.name == "toolscout_requests_total":
+                    counts[s.labels["method"]] = counts.get(s.labels["method"], 0) + int(s.value)
+        return counts
 
     def render(self) -> bytes:
         """The text exposition of every series (for ``GET /metrics``)."""

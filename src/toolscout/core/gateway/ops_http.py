@@ -80,13 +80,14 @@ class Operations:
 
     def drained(self, server: Any) -> None:
         """The HTTP server stopped: after a drain, say so with how many requests were answered
-        (a JSON ``drained`` line, or text on stderr)."""
+        (a JSON ``drained`` line with the count per method, or text on stderr)."""
         if not self.draining:
             return
         started = getattr(server, "drain_started", None)
         seconds = round(time.monotonic() - started, 3) if started is not None else None
-        answered = self.metrics.total()
-        if not self.say("drained", requests=answered, seconds=seconds):
+        methods = self.metrics.by_method()
+        answered = sum(methods.values())
+        if not self.say("drained", requests=answered, methods=methods, seconds=seconds):
             print(f"toolscout serve: drained: {answered} requests answered", file=sys.stderr, flush=True)
 
     def say(self, message: str, *, level: int = logging.INFO, **fields: Any) -> bool:
