@@ -7,6 +7,7 @@ Every wait is bounded and waits on a line, an answer or a state.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,15 +101,17 @@ class Replica:
         return self.proc.returncode
 
     def stop(self) -> None:
-        """End the replica if it still runs (SIGTERM twice: no drain delay), waiting bounded."""
+        """End the replica if it still runs: SIGTERM, and again while it drains (signals sent
+        together arrive as one; the second ends the drain delay); SIGKILL after 30 s."""
+        for _ in range(150):
+            if self.proc.poll() is not None:
+                break
+            self.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=0.2)
         if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.proc.kill()
+            self.proc.wait()
         self.errlog.close()
 
 
