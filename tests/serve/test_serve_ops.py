@@ -5,22 +5,33 @@ text escaped), and the drain on SIGTERM (readiness first, in-flight calls finish
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import signal
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import httpx2
 import mcp_types as types
 import pytest
 from ops_helpers import METRICS_TOKEN, TOKEN, Replica, mcp_client, refuses, sample, scrape
-from serve_helpers import fixture_entry, text_of, wait_until, write_config
+from serve_helpers import WAIT_S, fixture_entry, text_of, wait_until, write_config, write_user_settings
 
 pytest.importorskip("prometheus_client")
 
 #: A tool name a client might send: quotes, a line break and a fake second log record.
 HOSTILE = 'x"}\n{"message": "request", "method": "forged'
+
+
+async def _rest(stream: anyio.abc.SocketStream) -> bytes:
+    """Everything ``stream`` receives until the other end closes it."""
+    data = b""
+    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, ConnectionResetError):
+        while True:
+            data += await stream.receive()
+    return data
 
 
 async def get(url: str, **headers: str) -> httpx2.Response:
@@ -29,6 +40,7 @@ async def get(url: str, **headers: str) -> httpx2.Response:
 
 
 async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Path) -> None:
+    write_user_settings({"serve": {"headerTimeout": 3}})
     cfg = write_config(tmp_path, {"notes": fixture_entry("notes", "notes", str(tmp_path / "calls.log"))})
     replica = Replica(tmp_path, "replica", "--stateless", "--mcp-config", str(cfg), "--allowed-tools", "mcp__notes")
     try:
@@ -44,6 +56,12 @@ async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Pat
         assert (await get(f"{replica.base}/metrics", authorization="Bearer wrong")).status_code == 401
         async with httpx2.AsyncClient(timeout=10) as http:
             assert (await http.post(f"{replica.base}/readyz")).status_code == 405
+        # a probe is held to the transport's deadlines like any request: half a head is cut off
+        host, port = replica.address.split(":")
+        async with await anyio.connect_tcp(host, int(port)) as probe:
+            await probe.send(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            with anyio.fail_after(WAIT_S):
+                assert await _rest(probe) == b""  # closed unanswered at serve.headerTimeout
 
         async with mcp_client(replica.url) as client:
             found = await client.call_tool("search_tools", {"query": "write a note"})
