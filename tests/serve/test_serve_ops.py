@@ -146,6 +146,9 @@ async def test_sigterm_drains_readiness_first_then_finishes_calls_in_flight(tmp_
                 assert text_of(added) == "5"
             replica.signal(signal.SIGTERM)  # a second signal ends the delay: the listener closes
             await wait_until(lambda: refuses(replica.base))
+            # no event says "still nothing cut": wait past sse-starlette's 0.5 s shutdown poll, which
+            # used to end every answer stream (the call in flight too) as soon as uvicorn stopped
+            await anyio.sleep(1.5)
             assert replica.proc.poll() is None and not answers  # the call in flight is still being served
             gate.touch()
         assert [text_of(a) for a in answers] == ["opened"]

@@ -13,8 +13,9 @@ Each answered MCP request is one line (``"message": "request"``)::
 - ``tool``, ``method``: untrusted text sent by the client, written as JSON strings (the ``json``
   module escapes quotes, control characters and line breaks: one request is one line).
 
-The gateway's other stderr lines (warnings, ``listening``, ``drained``) are JSON objects of the
-same shape in this mode (:meth:`JsonLog.event`). Formatting is python-json-logger's.
+The gateway's other stderr lines (warnings, ``listening``, ``drained``, and what uvicorn and the
+gateway's modules log) are JSON objects of the same shape in this mode (:meth:`JsonLog.event`,
+:meth:`JsonLog.adopt`). Formatting is python-json-logger's.
 """
 
 from __future__ import annotations
@@ -55,11 +56,20 @@ class JsonLog:
         self.tokens = list(tokens)
         # a logger of its own, not registered by name: several gateways may run in one process
         self.logger = logging.Logger("toolscout.serve")
-        handler = logging.StreamHandler(stream or sys.stderr)
-        handler.setFormatter(
+        self.handler = logging.StreamHandler(stream or sys.stderr)
+        self.handler.setFormatter(
             JsonFormatter("{levelname}{message}", style="{", rename_fields={"levelname": "level"}, timestamp="time")
         )
-        self.logger.addHandler(handler)
+        self.logger.addHandler(self.handler)
+
+    def adopt(self, *names: str) -> None:
+        """Write what the loggers ``names`` log (warnings and errors: uvicorn's, the gateway's
+        own) as JSON lines too, so that every stderr line is one JSON object. Changes those
+        process-wide loggers: for the gateway's own process."""
+        for name in names:
+            logger = logging.getLogger(name)
+            logger.addHandler(self.handler)
+            logger.propagate = False
 
     def record(self, record: RequestRecord) -> None:
         """Log one answered request (a :class:`~.metrics.RequestObserver` sink)."""

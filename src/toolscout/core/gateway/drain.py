@@ -14,12 +14,17 @@ A second signal during the delay skips the rest of it; another during the wait f
 requests on SIGINT ends them at once (uvicorn's force exit).
 
 uvicorn (0.54) does steps 2-3 on its own for a signal, without the delay, and then raises the
-signal again once it has stopped (exit status 143, not 0). :class:`DrainingServer` adds the
-delay and keeps the exit clean.
+signal again once it has stopped (exit status 143, not 0). And sse-starlette (the SDK's event
+streams) ends *every* open event stream within 0.5 s of uvicorn's shutdown starting, the answer
+stream of a ``tools/call`` still running included: the client got "SSE stream ended without a
+response". :class:`DrainingServer` adds the delay, turns that off and ends the event streams
+only once no request other than a ``GET`` (a session's standalone stream, which never ends on
+its own) is in flight, and keeps the exit clean.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
 from collections.abc import Callable
@@ -41,10 +46,16 @@ class DrainingServer(uvicorn.Server):
         on_drain: called (from the signal handler: set flags only) when the drain starts.
     """
 
-    def __init__(self, config: uvicorn.Config, *, delay: float, on_drain: Callable[[], None]) -> None:
+    def __init__(
+        self, config: uvicorn.Config, *, delay: float, on_drain: Callable[[], None], in_flight: Callable[[], int]
+    ) -> None:
+        from sse_starlette.sse import AppStatus
+
         super().__init__(config)
         self.delay = delay
         self.on_drain = on_drain
+        self.in_flight = in_flight
+        AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]  # process-wide: the gateway's own process
         #: ``time.monotonic()`` of the signal that started the drain, None before
         self.drain_started: float | None = None
 
@@ -67,8 +78,19 @@ class DrainingServer(uvicorn.Server):
         """uvicorn's shutdown (listener closed, in-flight requests awaited up to the timeout,
         lifespan ended); then forget the captured signals, so that uvicorn does not raise them
         again: a drained gateway exits 0."""
+        streams = asyncio.get_running_loop().create_task(self._end_streams_when_idle())
         try:
             await super().shutdown(sockets=sockets)
         finally:
+            streams.cancel()
             if self.drain_started is not None:
                 self._captured_signals.clear()
+
+    async def _end_streams_when_idle(self) -> None:
+        """Once no request but ``GET`` streams is in flight, let sse-starlette end the streams
+        left (sessions' standalone streams), so that the drain does not wait for them."""
+        from sse_starlette.sse import AppStatus
+
+        while self.in_flight() > 0:
+            await asyncio.sleep(0.05)
+        AppStatus.should_exit = True

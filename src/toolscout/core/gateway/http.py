@@ -267,8 +267,14 @@ async def serve_http(
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         backlog=ACCEPT_BACKLOG,
         timeout_graceful_shutdown=math.ceil(operations.options.drain_timeout),  # uvicorn types it int
+        log_config=None if operations.log is not None else uvicorn.config.LOGGING_CONFIG,  # JSON: see Operations
     )
-    server = DrainingServer(config, delay=operations.options.drain_delay, on_drain=operations.start_drain)
+    server = DrainingServer(
+        config,
+        delay=operations.options.drain_delay,
+        on_drain=operations.start_drain,
+        in_flight=lambda: operations.http_in_flight,
+    )
     url = f"http://{shown}:{port}{MCP_PATH}"
     if announce is not None:
         announce(url)

@@ -50,7 +50,11 @@ class Operations:
         self.options = options
         #: set on SIGTERM (:mod:`.drain`): /readyz answers 503 from then on
         self.draining = False
+        #: HTTP requests being answered, but ``GET`` (event streams that never end on their own)
+        self.http_in_flight = 0
         self.log = JsonLog(tokens) if options.log_format == "json" else None
+        if self.log is not None:
+            self.log.adopt("uvicorn", "uvicorn.error", "toolscout")
         engine = gateway.engine
         self.observer = RequestObserver([], principal_of, session_id_of)
         self.metrics = GatewayMetrics(
@@ -124,7 +128,12 @@ class Operations:
         async def front(scope: Scope, receive: Receive, send: Send) -> None:
             path = scope.get("path") if scope["type"] == "http" else None
             if path not in (*HEALTH_PATHS, METRICS_PATH):
-                await app(scope, receive, send)
+                counted = scope["type"] == "http" and scope.get("method") != "GET"
+                self.http_in_flight += counted
+                try:
+                    await app(scope, receive, send)
+                finally:
+                    self.http_in_flight -= counted
                 return
             if scope.get("method") not in ("GET", "HEAD"):
                 await _reply(send, 405, b'{"error": "method not allowed"}', "application/json", [(b"allow", b"GET")])
