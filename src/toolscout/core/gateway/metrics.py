@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -110,9 +111,9 @@ def outcome_of(result: HandlerResult) -> str:
         if result.get("isError") is True:
             return "tool_error"
         return "input_required" if result.get("resultType") == "input_required" else "ok"
-    if getattr(result, "is_error", False) is True:
+    if isinstance(result, types.CallToolResult) and result.is_error:
         return "tool_error"
-    return "input_required" if type(result).__name__ == "InputRequiredResult" else "ok"
+    return "input_required" if isinstance(result, types.InputRequiredResult) else "ok"
 
 
 def _tool_of(ctx: ServerRequestContext[Any, Any]) -> str | None:

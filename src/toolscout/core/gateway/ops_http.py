@@ -24,11 +24,15 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clients import ASGIApp, Receive, Scope, Send, principal_of, session_id_of
 from .metrics import CONTENT_TYPE, GatewayMetrics, RequestObserver
 from .ops_options import OpsOptions
+
+if TYPE_CHECKING:
+    from .drain import DrainingServer
+    from .server import Gateway
 
 HEALTH_PATHS = ("/healthz", "/readyz")
 METRICS_PATH = "/metrics"
@@ -43,7 +47,7 @@ class Operations:
         tokens: the MCP bearer tokens (for the request log's client ids).
     """
 
-    def __init__(self, gateway: Any, options: OpsOptions, tokens: Sequence[str] = ()) -> None:
+    def __init__(self, gateway: Gateway, options: OpsOptions, tokens: Sequence[str] = ()) -> None:
         from .access_log import JsonLog
 
         self.gateway = gateway
@@ -82,12 +86,12 @@ class Operations:
         """SIGTERM arrived (called from the signal handler): ``/readyz`` answers 503 from now on."""
         self.draining = True
 
-    def drained(self, server: Any) -> None:
+    def drained(self, server: DrainingServer) -> None:
         """The HTTP server stopped: after a drain, say so with how many requests were answered
         (a JSON ``drained`` line with the count per method, or text on stderr)."""
         if not self.draining:
             return
-        started = getattr(server, "drain_started", None)
+        started = server.drain_started
         seconds = round(time.monotonic() - started, 3) if started is not None else None
         methods = self.metrics.by_method()
         answered = sum(methods.values())
