@@ -101,6 +101,29 @@ def test_call_with_a_bad_enum_value_prints_a_short_refusal(tmp_path, capsys, out
     assert result["error_kind"] == "invalid_params" and len(result["content"][0]["text"]) <= 2000
 
 
+def test_call_json_prints_the_result_exactly_as_the_server_sent_it(tmp_path, capsys, outside_cwd):
+    """``toolscout call --json``: every field of every block (annotations, ``_meta``, a resource
+    link's title, description and size) and the result's ``_meta``, as the server sent them."""
+    from fixtures.servers.library import LINK, TEXT_ANNOTATIONS
+
+    log = tmp_path / "lib.jsonl"
+    path = tmp_path / "lib.json"
+    entry = {"command": sys.executable, "args": server_args(server_path("library"), "lib", str(log))}
+    path.write_text(json.dumps({"mcpServers": {"lib": entry}}))
+    assert run(["call", "mcp__lib__annotated", "--mcp-config", str(path), "--allowed-tools", "lib", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["content"] == [
+        {"type": "text", "text": "annotated text", "annotations": TEXT_ANNOTATIONS, "_meta": {"lib/block": 1}},
+        LINK,
+    ]
+    assert result["meta"] == {"lib/result": "kept"}
+    # a task-required tool is refused with the reason, never sent
+    assert run(["call", "mcp__lib__long_job", "--mcp-config", str(path), "--allowed-tools", "lib", "--json"]) == 1
+    refused = json.loads(capsys.readouterr().out)
+    assert "MCP task" in refused["content"][0]["text"]
+    assert [json.loads(line)["name"] for line in log.read_text().splitlines()] == ["annotated"]
+
+
 def test_result_json_shape():
     result = ToolResult(
         "t",
@@ -114,7 +137,7 @@ def test_result_json_shape():
         "error_kind": None,
         "structured": {"x": 1},
         "duration_ms": 1.235,
-        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mime_type": "image/png"}],
+        "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}],
     }
 
 

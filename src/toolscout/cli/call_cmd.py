@@ -2,7 +2,8 @@
 
 Headless: tools that would ask for permission are refused unless ``--allowed-tools`` (or a
 ``permissions.allow`` rule) allows them. Exit status 0 on success, 1 when the result is an
-error (the message goes to stderr), 2 for usage errors.
+error (the message goes to stderr), 2 for usage errors. While an MCP tool runs, the progress its
+server reports is drawn on stderr when stderr is a terminal (one line, erased at the end).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from toolscout.core.engine.facade import Engine
@@ -18,6 +18,7 @@ from toolscout.core.models import ToolResult
 from toolscout.core.sanitize import dumps_json
 
 from .common import add_server_options, add_trust_flag, make_engine, print_warnings, run_with_engine
+from .progress import call_progress
 
 if TYPE_CHECKING:
     from toolscout.core.mcp.server_config import ServerConfig
@@ -52,15 +53,20 @@ def servers_for(tool: str, servers: list[ServerConfig]) -> list[ServerConfig]:
 
 
 def result_json(result: ToolResult) -> dict[str, Any]:
-    """The result as JSON (content blocks, structured content, error kind, duration in ms)."""
-    return {
+    """The result as JSON: content blocks as MCP content exactly as the server sent them
+    (camelCase, every field: ``annotations``, ``_meta``, a resource link's ``title`` ...),
+    structured content, the result's ``_meta`` (``meta``, when sent), error kind, duration in ms."""
+    out: dict[str, Any] = {
         "tool": result.tool_name,
         "is_error": result.is_error,
         "error_kind": result.error_kind.value if result.error_kind else None,
-        "content": [{k: v for k, v in asdict(b).items() if v not in (None, "")} for b in result.content],
+        "content": [b.as_mcp() for b in result.content],
         "structured": result.structured,
         "duration_ms": round(result.duration_ms, 3),
     }
+    if result.meta is not None:
+        out["meta"] = result.meta
+    return out
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -78,7 +84,8 @@ def _run(args: argparse.Namespace) -> int:
     engine.set_search_advice('Find tools with: toolscout search "what the tool does"')
 
     async def body(engine: Engine) -> ToolResult:
-        return await engine.call_tool(args.tool, params)
+        with call_progress(engine, args.tool) as call_id:  # the server's progress, on a terminal
+            return await engine.call_tool(args.tool, params, call_id=call_id)
 
     result = run_with_engine(engine, body)
     if args.json:

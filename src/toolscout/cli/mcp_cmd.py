@@ -1,5 +1,6 @@
 """``toolscout mcp list [--json]``: the configured MCP servers, their state, tools and errors;
-``mcp add`` and ``mcp remove`` (:mod:`.mcp_edit`) change the user config."""
+``mcp add`` and ``mcp remove`` (:mod:`.mcp_edit`) change the user config; ``mcp login`` and
+``mcp logout`` (:mod:`.mcp_login`) log in to a remote server with OAuth and out again."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from .common import add_config_options, add_trust_flag, make_engine, print_warni
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``mcp`` subcommand group (``mcp list``, ``mcp add``, ``mcp remove``)."""
-    from . import mcp_edit
+    """Add the ``mcp`` subcommand group (``mcp list``, ``add``, ``remove``, ``login``, ``logout``)."""
+    from . import mcp_edit, mcp_login
 
-    p = sub.add_parser("mcp", help="MCP servers: list them and their state, add or remove one (user config)")
+    p = sub.add_parser(
+        "mcp", help="MCP servers: list them and their state, add or remove one (user config), log in to one"
+    )
     group = p.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
     ls = group.add_parser(
         "list",
@@ -37,14 +40,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_trust_flag(ls)
     ls.set_defaults(func=_run_list)
     mcp_edit.register(group)
+    mcp_login.register(group)
 
 
 def status_json(status: ServerStatus, source: str | None, warnings: list[str] | None = None) -> dict[str, Any]:
     """One server as JSON: name, state, transport, tool count, instructions, resources, error,
-    source, and its warnings (dropped tools, schema repairs, stray output)."""
+    whether it needs a login (OAuth), source, and its warnings (dropped tools, schema repairs,
+    stray output)."""
     return {
         "name": status.name,
         "state": status.state.value,
+        "needs_login": status.needs_login,
         "transport": status.transport,
         "tool_count": status.tool_count,
         "has_instructions": bool(status.instructions),
@@ -63,8 +69,9 @@ def format_statuses(rows: list[dict[str, Any]]) -> str:
     width = max(len("SERVER"), *(len(r["name"]) for r in rows))
     lines = [f"{'SERVER'.ljust(width)}  {'STATE':<12} {'TOOLS':>5}  INSTR  RES  TRANSPORT  SOURCE"]
     for r in rows:
+        state = "needs login" if r.get("needs_login") else r["state"]
         lines.append(
-            f"{r['name'].ljust(width)}  {r['state']:<12} {r['tool_count']:>5}  "
+            f"{r['name'].ljust(width)}  {state:<12} {r['tool_count']:>5}  "
             f"{'yes' if r['has_instructions'] else 'no':<5}  {'yes' if r['has_resources'] else 'no':<3}  "
             f"{r['transport']:<9}  {r['source'] or ''}"
         )

@@ -91,6 +91,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_server_options(p)
     add_trust_flag(p)
     add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
+    p.add_argument(
+        "--index",
+        metavar="DIR",
+        help="serve from a prebuilt index (toolscout index --out DIR): searchable at once, only "
+        "tools changed since are encoded",
+    )
     p.set_defaults(func=_run)
 
 
@@ -162,6 +168,7 @@ def _run(args: argparse.Namespace) -> int:
     from toolscout.core.gateway.selfref import without_gateway
 
     bind, token = _check(args)
+    prebuilt = _read_index(args.index) if args.index else None
     json_log = None
     if args.log_format == "json":
         from toolscout.core.gateway.access_log import JsonLog
@@ -175,6 +182,24 @@ def _run(args: argparse.Namespace) -> int:
             print(f"toolscout serve: warning: {strip_controls(text)}", file=sys.stderr, flush=True)
 
     engine = make_engine(args, with_builtins=False, server_filter=without_gateway(warn))
+    if prebuilt is not None:
+        engine.use_prebuilt_index(prebuilt)
+        created = prebuilt.manifest.get("created", "?")
+        if json_log is not None:
+            json_log.event(
+                "index",
+                path=str(prebuilt.path),
+                tools=prebuilt.tool_count,
+                servers=len(prebuilt.servers),
+                created=created,
+            )
+        else:
+            print(
+                f"toolscout serve: index {prebuilt.path}: {prebuilt.tool_count:,} tools of {len(prebuilt.servers)} "
+                f"servers, built {created}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def report(event: Any) -> None:
         if isinstance(event, EngineWarning):
@@ -227,3 +252,17 @@ def _run(args: argparse.Namespace) -> int:
         print(f"toolscout serve: {strip_controls(exc)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _read_index(path: str) -> Any:
+    """The prebuilt index in folder ``path`` (:func:`~toolscout.core.engine.index_files.read_index`).
+
+    Raises:
+        UsageError: it cannot be used (one line: the folder, the problem, how to rebuild it).
+    """
+    from toolscout.core.engine.index_files import IndexDirError, read_index
+
+    try:
+        return read_index(path)
+    except IndexDirError as exc:
+        raise UsageError(f"--index {strip_controls(exc)}") from None

@@ -18,6 +18,13 @@ def data_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_data_dir("toolscout"))
 
 
+def config_dir() -> Path:
+    """The user config directory (``TOOLSCOUT_CONFIG_DIR`` overrides the platform default): where
+    settings, the user ``mcp.json``, folder approvals and OAuth logins (:mod:`toolscout.core.mcp.oauth_store`) live."""
+    override = os.environ.get("TOOLSCOUT_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir("toolscout"))
+
+
 #: ``TOOLSCOUT_CACHE_DIR`` values (stripped, any case) that switch the disk caches off.
 CACHE_OFF = ("", "0", "off", "none", "false", "no")
 

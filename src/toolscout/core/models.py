@@ -11,6 +11,12 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+#: Why a tool with ``execution.taskSupport: "required"`` is not callable (:attr:`ToolSpec.needs_task`).
+TASK_REQUIRED_REASON = (
+    'the server runs this tool only as an MCP task (execution.taskSupport "required"); toolscout\'s MCP '
+    "client (the mcp SDK) does not send task-augmented calls, so it cannot be called through toolscout"
+)
+
 
 @dataclass(frozen=True, eq=True)
 class ToolSpec:
@@ -33,6 +39,9 @@ class ToolSpec:
         wrapped_arguments: the server's schema has a non-object root; the model sends
             ``{"value": X}`` and the tool is called with X.
         schema_warnings: one line per repair the projection made (``"<path>: <what>"``).
+        definition: the ``tools/list`` entry exactly as the server sent it (``title``,
+            ``outputSchema``, ``execution``, ``_meta`` ...), for MCP clients of the gateway;
+            None for built-ins and catalog-file tools.
     """
 
     name: str
@@ -46,6 +55,7 @@ class ToolSpec:
     source_schema: Any = None
     wrapped_arguments: bool = False
     schema_warnings: tuple[str, ...] = ()
+    definition: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:  # dict fields are unhashable; the name is the identity
         return hash((self.name, self.server))
@@ -59,6 +69,14 @@ class ToolSpec:
     def bare_name(self) -> str:
         """The tool's own name without the ``mcp__server__`` prefix."""
         return self.original_name or self.name
+
+    @property
+    def needs_task(self) -> bool:
+        """True when the server says the tool runs only as an MCP task (``execution.taskSupport``
+        ``"required"``, 2025-11-25): toolscout's client (the ``mcp`` SDK) sends no task-augmented
+        calls, so such a tool cannot be called (:data:`TASK_REQUIRED_REASON`)."""
+        execution = (self.definition or {}).get("execution")
+        return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
     @property
     def read_only(self) -> bool:
@@ -89,6 +107,8 @@ class ServerStatus:
         tool_count: number of tools from the last successful ``tools/list``.
         transport: ``stdio``, ``http`` or ``sse``.
         has_resources: the server declared the resources capability.
+        needs_login: a remote server that refused without a login (HTTP 401, or 403 for more
+            scope) or whose login failed: ``error`` says what it asked for and the command.
     """
 
     name: str
@@ -98,6 +118,7 @@ class ServerStatus:
     tool_count: int = 0
     transport: str = "stdio"
     has_resources: bool = False
+    needs_login: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +130,10 @@ class ContentBlock:
         text: the text (for ``text``, and the text of a text resource).
         data: base64 data (image, audio, blob resource). mime_type: its MIME type.
         uri: the resource URI for resource blocks.
+        wire: the MCP content block exactly as the server sent it (camelCase keys, with
+            ``annotations``, ``_meta``, a resource link's ``title``/``description``/``size`` ...),
+            None for blocks toolscout wrote itself; what the gateway and ``toolscout call
+            --json`` pass on (:meth:`as_mcp`).
     """
 
     type: str
@@ -116,6 +141,25 @@ class ContentBlock:
     data: str | None = None
     mime_type: str | None = None
     uri: str | None = None
+    wire: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    def as_mcp(self) -> dict[str, Any]:
+        """The block as MCP content JSON: :attr:`wire` when the server sent it, else built
+        from the fields (a text block for toolscout's own messages)."""
+        if self.wire is not None:
+            return self.wire
+        if self.type in ("image", "audio"):
+            return {"type": self.type, "data": self.data or "", "mimeType": self.mime_type or ""}
+        if self.type == "resource":
+            inner: dict[str, Any] = {"uri": self.uri or "about:blank"}
+            inner.update({"blob": self.data} if self.data is not None else {"text": self.text})
+            if self.mime_type:
+                inner["mimeType"] = self.mime_type
+            return {"type": "resource", "resource": inner}
+        if self.type == "resource_link":
+            link = {"type": "resource_link", "uri": self.uri or "about:blank", "name": self.text}
+            return link | ({"mimeType": self.mime_type} if self.mime_type else {})
+        return {"type": "text", "text": self.text}
 
 
 class ToolErrorKind(enum.StrEnum):
@@ -148,6 +192,7 @@ class ToolResult:
         error_kind: set when the proxy or the engine refused or failed the call.
         duration_ms: wall time of the call in milliseconds, not counting the wait for a
             permission answer.
+        meta: the result's ``_meta`` as the server sent it, or None.
     """
 
     tool_name: str
@@ -156,6 +201,7 @@ class ToolResult:
     is_error: bool = False
     error_kind: ToolErrorKind | None = None
     duration_ms: float = 0.0
+    meta: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def error(cls, tool_name: str, kind: ToolErrorKind, message: str) -> ToolResult:

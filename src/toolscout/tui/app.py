@@ -173,6 +173,9 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
     def on_server_reconnect_requested(self, message: m.ServerReconnectRequested) -> None:
         self.controller.reconnect_server(message.name)
 
+    def on_server_login_requested(self, message: m.ServerLoginRequested) -> None:
+        self.controller.login_server(message.name)
+
     # -- actions -----------------------------------------------------------------------------
     def action_show_panel(self, name: str) -> None:
         """Show and focus side panel ``name`` (a registered one: catalog, scoring, usage, …)."""
@@ -252,7 +255,13 @@ class ToolscoutApp(ToolPicks, KeyRouting, App[int]):
         )
         yield SystemCommand("Servers", "MCP server states in the chat (/mcp)", self.action_show_servers)
         for status in self.engine.mcp_statuses():
-            if status.state in (ServerState.FAILED, ServerState.DISCONNECTED) and self.engine.can_reconnect(
+            if status.needs_login and self.engine.can_reconnect(status.name):
+                yield SystemCommand(
+                    f"Log in to {status.name}",
+                    f"It needs a login: open the login page in your browser (/mcp login {status.name})",
+                    partial(self.controller.login_server, status.name),
+                )
+            elif status.state in (ServerState.FAILED, ServerState.DISCONNECTED) and self.engine.can_reconnect(
                 status.name
             ):
                 yield SystemCommand(

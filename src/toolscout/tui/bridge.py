@@ -38,6 +38,8 @@ def translate(event: object) -> Message | None:
         return m.SettingsApplied(dict(event.changed))
     if isinstance(event, core_events.RankerReady):
         return m.RankerChanged(event.ranker)
+    if isinstance(event, core_events.ToolCallProgress):
+        return m.ToolCallProgressed(event.call_id, event.progress, event.total, event.message)
     return None
 
 

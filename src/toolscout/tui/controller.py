@@ -350,6 +350,30 @@ class SessionController:
                 m.ErrorReported(f"{name} did not reconnect ({status.state.value}): {status.error or 'no reason given'}")
             )
 
+    def login_server(self, name: str) -> None:
+        """Log in to remote MCP server ``name`` (``/mcp login NAME``, the palette) in a worker: the
+        browser opens on the login page (the chat shows its URL), then the server reconnects with
+        the new login. Only ever on the person's request: connecting never logs in."""
+        self.app.run_worker(self._login(name), group="login", exclusive=True, exit_on_error=False)
+
+    async def _login(self, name: str) -> None:
+        from toolscout.core.mcp.login import LoginError, log_in
+
+        config = self.engine.server_config(name)
+        if config is None or not self.engine.can_reconnect(name):
+            why = "there is no such server" if config is None else "its entry is invalid or not approved"
+            self.post(m.ErrorReported(f"/mcp login: {name} cannot log in: {why}"))
+            return
+        try:
+            status = await log_in(config, notify=lambda line: self.post(m.NoticeReported(line, "/mcp login")))
+        except LoginError as exc:
+            self.post(m.ErrorReported(str(exc)))
+            return
+        if status.state is not ServerState.CONNECTED:
+            self.post(m.ErrorReported(f"not logged in to {name}: {status.error or status.state.value}"))
+            return
+        await self._reconnect(name)
+
     # -- the conversation --------------------------------------------------------------------
     def send(self, text: str) -> None:
         """Start a turn with ``text`` in a worker (group ``turn``); its events come back as messages."""
@@ -456,7 +480,9 @@ class SessionController:
                 await self.session.run_tool(name, arguments)
             else:
                 self.post(m.ToolCallStarted(f"manual-{name}", name, arguments))
-                result = await self.engine.call_tool(name, arguments, asker=self.ask_permission)
+                result = await self.engine.call_tool(
+                    name, arguments, asker=self.ask_permission, call_id=f"manual-{name}"
+                )
                 self.post(m.ToolCallFinished(f"manual-{name}", result))
         finally:
             self.post(m.BusyChanged(False))

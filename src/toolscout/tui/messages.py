@@ -115,6 +115,20 @@ class ToolCallStarted(Message):
 
 
 @dataclass
+class ToolCallProgressed(Message):
+    """The MCP server of a running call reported progress (``total`` None: not known; ``message``
+    is the server's untrusted text). A newer one replaces an older one of the same call still queued."""
+
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ToolCallProgressed) and message.call_id == self.call_id
+
+
+@dataclass
 class ToolCallFinished(Message):
     """A tool call produced ``result`` (errors included)."""
 
@@ -263,5 +277,13 @@ class ToolSearchOnRequested(Message):
 @dataclass
 class ServerReconnectRequested(Message):
     """``/mcp reconnect NAME`` or the palette's "Reconnect server NAME": reconnect server ``name``."""
+
+    name: str
+
+
+@dataclass
+class ServerLoginRequested(Message):
+    """``/mcp login NAME`` or the palette's "Log in to NAME": log in to remote server ``name``
+    (OAuth: the browser opens), then reconnect it."""
 
     name: str

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..builtins.base import BuiltinTool, ToolContext
 from ..catalog.registry import ToolCatalog
 from ..mcp.pool import ServerPool
-from ..models import ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
+from ..models import TASK_REQUIRED_REASON, ContentBlock, ServerState, ServerStatus, ToolErrorKind, ToolResult, ToolSpec
 from ..names import lookup_key, split_mcp_name
 from ..policy.approvals import Approvals, Fingerprint, changed_message
 from ..policy.permissions import AskAnswer, Asker, Decision, PermissionPolicy, denied_message
@@ -49,31 +49,33 @@ if TYPE_CHECKING:  # the MCP SDK takes ~1 s to import: only when an MCP tool run
     import mcp_types as types
 
     from ..mcp.elicitation import Elicitor
+    from ..mcp.progress import ProgressRoute
 
 
 def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
     """Map MCP content (text, image, audio, embedded resource, resource_link), ``structuredContent``
-    and ``isError`` into a :class:`ToolResult`."""
+    and ``isError`` into a :class:`ToolResult`; each block keeps its MCP JSON as sent
+    (:attr:`ContentBlock.wire`) and the result its ``_meta``, for exact pass-through."""
     import mcp_types as types
 
     blocks: list[ContentBlock] = []
     for item in raw.content:
+        wire = item.model_dump(mode="json", by_alias=True, exclude_none=True)
         if isinstance(item, types.TextContent):
-            blocks.append(ContentBlock("text", item.text))
+            block = ContentBlock("text", item.text)
         elif isinstance(item, types.ImageContent | types.AudioContent):
-            blocks.append(ContentBlock(item.type, data=item.data, mime_type=item.mime_type))
+            block = ContentBlock(item.type, data=item.data, mime_type=item.mime_type)
         elif isinstance(item, types.EmbeddedResource):
             res = item.resource
             if isinstance(res, types.TextResourceContents):
-                blocks.append(ContentBlock("resource", text=res.text, uri=str(res.uri), mime_type=res.mime_type))
+                block = ContentBlock("resource", text=res.text, uri=str(res.uri), mime_type=res.mime_type)
             else:
-                blocks.append(ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type))
+                block = ContentBlock("resource", data=res.blob, uri=str(res.uri), mime_type=res.mime_type)
         elif isinstance(item, types.ResourceLink):
-            blocks.append(
-                ContentBlock("resource_link", text=item.name or "", uri=str(item.uri), mime_type=item.mime_type)
-            )
+            block = ContentBlock("resource_link", text=item.name or "", uri=str(item.uri), mime_type=item.mime_type)
         else:  # a content type newer than this mapping: keep it readable
-            blocks.append(ContentBlock("text", json.dumps(item.model_dump(mode="json", by_alias=True))))
+            block = ContentBlock("text", json.dumps(wire))
+        blocks.append(replace(block, wire=wire))
     structured = raw.structured_content if isinstance(raw.structured_content, dict) else None
     is_error = bool(raw.is_error)
     return ToolResult(
@@ -82,6 +84,7 @@ def map_call_result(tool_name: str, raw: types.CallToolResult) -> ToolResult:
         structured,
         is_error=is_error,
         error_kind=ToolErrorKind.TOOL_ERROR if is_error else None,
+        meta=dict(raw.meta) if raw.meta else None,
     )
 
 
@@ -162,6 +165,7 @@ class ToolExecutor:
         loaded: set[str] | None = None,
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        progress: ProgressRoute | None = None,
     ) -> ToolResult:
         """Run one tool call through every gate; never raises (except cancellation).
 
@@ -181,6 +185,8 @@ class ToolExecutor:
                 <toolscout.core.session.projection.Projection.full_names>` when it sent that
                 request); the gate holds back only tools outside it. None (no request known):
                 the catalog's own deferral (:meth:`ToolCatalog.is_deferred`) stands in.
+            progress: where an MCP server's progress notifications for the call go
+                (:mod:`toolscout.core.mcp.progress`); None: no progress is asked for.
 
         The result's ``duration_ms`` is the call's own time: the wait for a permission answer
         is left out.
@@ -201,7 +207,14 @@ class ToolExecutor:
         started = self.clock()
         try:
             result = await self._execute(
-                name, params, timed_asker, direct, self.loaded if loaded is None else loaded, elicitor, sent_full
+                name,
+                params,
+                timed_asker,
+                direct,
+                self.loaded if loaded is None else loaded,
+                elicitor,
+                sent_full,
+                progress,
             )
         except Exception as exc:  # no error may crash the engine
             result = ToolResult.error(
@@ -219,6 +232,7 @@ class ToolExecutor:
         loaded: set[str],
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        progress: ProgressRoute | None = None,
     ) -> ToolResult:
         found = self.lookup(name)
         if isinstance(found, ToolResult):
@@ -243,6 +257,10 @@ class ToolExecutor:
         unrunnable = self._from_catalog_file(tool)
         if unrunnable is not None:  # before the permission question: there is nothing to allow
             return unrunnable
+        if tool.needs_task:  # the server would refuse every plain tools/call
+            return ToolResult.error(
+                tool.name, ToolErrorKind.TOOL_ERROR, f"{tool.name} was not run: {TASK_REQUIRED_REASON}."
+            )
         # A built-in path tool's real path is resolved once: the permission check decides on it
         # and the tool opens exactly it, following no symlink (builtins/safe_open.py).
         target = target_path(tool.name, args, self.context.cwd) if tool.server is None else None
@@ -251,7 +269,7 @@ class ToolExecutor:
             return refusal
         if tool.server is None:
             return await self._run_builtin(tool, args, target)
-        return await self._run_mcp(tool, args, elicitor)
+        return await self._run_mcp(tool, args, elicitor, progress)
 
     # -- lookup -----------------------------------------------------------------------------
     def lookup(self, name: str) -> ToolSpec | ToolResult:
@@ -406,7 +424,13 @@ class ToolExecutor:
         result = await builtin.run(args, context)
         return replace(result, tool_name=tool.name)
 
-    async def _run_mcp(self, tool: ToolSpec, args: dict[str, Any], elicitor: Elicitor | None = None) -> ToolResult:
+    async def _run_mcp(
+        self,
+        tool: ToolSpec,
+        args: dict[str, Any],
+        elicitor: Elicitor | None = None,
+        progress: ProgressRoute | None = None,
+    ) -> ToolResult:
         assert tool.server is not None
         conn = self.pool.connection(tool.server) if self.pool else None
         if conn is None:
@@ -429,7 +453,7 @@ class ToolExecutor:
             # A wrapped schema (non-object root) was {"value": X} for the model; the tool gets X.
             # The server's own name, even "" (shown under a placeholder, called by its real name).
             try:
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)
+                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor, progress)
             except ServerUnavailable as exc:  # not sent: the server went away since the lookup
                 if self.revive is None:
                     return self._unavailable(tool.name, exc.status)
@@ -439,7 +463,9 @@ class ToolExecutor:
                 conn = self.pool.connection(tool.server) if self.pool else None
                 if conn is None:
                     return self._unavailable(tool.name, exc.status)
-                raw = await conn.call_tool(tool.original_name, arguments, self.call_timeout, elicitor)  # once more
+                raw = await conn.call_tool(
+                    tool.original_name, arguments, self.call_timeout, elicitor, progress
+                )  # once more
         except ServerUnavailable as exc:
             return self._unavailable(tool.name, exc.status)
         except TimeoutError:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.registry import CatalogDelta
+from ..mcp.progress import fraction
 from ..models import ServerStatus
 
 log = logging.getLogger(__name__)
@@ -103,3 +104,33 @@ class RankerReady(Event):
     :attr:`Engine.ranker_status <toolscout.core.engine.facade.Engine.ranker_status>` at that moment."""
 
     ranker: str
+
+
+@dataclass(frozen=True)
+class ToolCallProgress(Event):
+    """An MCP server reported progress on a tool call that is still running
+    (``notifications/progress``; MCP spec, basic/utilities/progress).
+
+    Emitted for calls made with a ``call_id`` (:meth:`Engine.call_tool
+    <toolscout.core.engine.facade.Engine.call_tool>`), at most every
+    :data:`~.progress.CALL_INTERVAL_S` per call (the newest report is sent when the interval is
+    over), never after the call has returned.
+
+    Attributes:
+        call_id: the caller's id of the call (a session's ``tool_use`` id).
+        tool_name: the tool as the caller named it.
+        progress: how far the work is (grows with each event; the server's unit).
+        total: what ``progress`` reaches at the end; None when the server does not know.
+        message: the server's text for the current step, or None (untrusted: show it literally).
+    """
+
+    call_id: str
+    tool_name: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        """``progress / total`` in 0..1, or None when the total is unknown (indeterminate)."""
+        return fraction(self.progress, self.total)

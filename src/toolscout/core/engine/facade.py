@@ -44,18 +44,20 @@ from .events import (
     ServerStateChanged,
     SettingsChanged,
 )
-from .progress import ProgressRelay
+from .index_snapshot import PrebuiltCatalog
+from .progress import CallProgressRelay, ProgressRelay
 from .queries import EngineQueries
 from .server_sizes import ServerSizes, server_key
 from .server_sizes import default_path as sizes_path
 
 if TYPE_CHECKING:
     from ..mcp.elicitation import Elicitor
+    from ..mcp.progress import Report
 
 log = logging.getLogger(__name__)
 
 
-class Engine(CatalogFiles, EngineQueries, EventSource):
+class Engine(CatalogFiles, PrebuiltCatalog, EngineQueries, EventSource):
     """Catalog + search + MCP servers + execution behind one async API.
 
     Args:
@@ -339,6 +341,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         loaded: set[str] | None = None,
         elicitor: Elicitor | None = None,
         sent_full: AbstractSet[str] | None = None,
+        call_id: str | None = None,
+        progress: Report | None = None,
     ) -> ToolResult:
         """Run one tool (built-in or MCP) through the executor: lookup, gate, validation,
         permission, call with ``mcp.callTimeout``. Never raises; failures are error results.
@@ -358,10 +362,27 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
             sent_full: names that request carried with their full schema (a session's
                 projection); a direct call of one of them always runs. None: the catalog's
                 deferral decides.
+            call_id: the caller's id of the call: an MCP server's progress reports become
+                :class:`~.events.ToolCallProgress` events with it (throttled:
+                :class:`~.progress.CallProgressRelay`). progress: also gets every report, on
+                this loop (the gateway forwards them). With neither, no progress is asked for.
         """
-        return await self.executor.execute(
-            name, params, asker=asker, direct=direct, loaded=loaded, elicitor=elicitor, sent_full=sent_full
-        )
+        relay = CallProgressRelay(self.emit, call_id, name, progress)
+        route = relay.route() if call_id is not None or progress is not None else None
+        try:
+            return await self.executor.execute(
+                name,
+                params,
+                asker=asker,
+                direct=direct,
+                loaded=loaded,
+                elicitor=elicitor,
+                sent_full=sent_full,
+                progress=route,
+            )
+        finally:
+            if route is not None:
+                route.close()
 
     @property
     def loaded(self) -> set[str]:
@@ -378,7 +399,8 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     def server_status_changed(self, status: ServerStatus) -> None:
         """A server changed state: drop its tools when it is no longer connected, add the
         resource built-ins the first time a server offers resources, and emit the event."""
-        if status.state is not ServerState.CONNECTED and self.catalog.server_tools(status.name):
+        kept = self.indexed_tools_stay(status)  # a prebuilt index's tools while it connects
+        if status.state is not ServerState.CONNECTED and not kept and self.catalog.server_tools(status.name):
             self.apply_delta(self.catalog.remove_server(status.name))
         if status.state is ServerState.CONNECTED and status.has_resources:
             self._add_resource_tools()
@@ -391,6 +413,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
         """Tool texts are encoded for the dense ranker only while no server is connecting: the
         encoder would take CPU from the servers starting up and from the UI (the lexical ranker
         answers meanwhile)."""
+        connecting = connecting and self.prebuilt is None  # with one, only changed tools are encoded
         if connecting != self._encoding_held:
             self._encoding_held = connecting
             self.search.hold_dense(connecting)
@@ -398,6 +421,7 @@ class Engine(CatalogFiles, EngineQueries, EventSource):
     def server_tools_changed(self, name: str, tools: list[ToolSpec], instructions: str | None) -> None:
         """A server listed its tools (on connect or after ``list_changed``); its schema size is
         remembered for the next run's auto decision (:attr:`sizes`)."""
+        self.listed_live(name)  # its own tools replace a prebuilt index's
         self.apply_delta(self.catalog.set_server_tools(name, tools, instructions=instructions))
         cfg = self.pool.configs.get(name)
         if cfg is not None:  # counted and written on the sizes' writer thread, not this loop

@@ -1,4 +1,5 @@
-"""Encoding progress from the dense worker thread → :class:`~.events.VectorsProgress` events.
+"""Progress → events: the dense encoding's (:class:`~.events.VectorsProgress`) and each MCP tool
+call's (:class:`~.events.ToolCallProgress`, :class:`CallProgressRelay`).
 
 The search index reports ``(done, total)`` from its encoding thread after every ONNX batch
 (~30 texts). :class:`ProgressRelay` turns that into at most a few events a second, each with
@@ -14,7 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from .events import Event, VectorsProgress
+from ..mcp.progress import Progress, ProgressRoute, Report
+from .events import Event, ToolCallProgress, VectorsProgress
 
 #: Least time between two progress events (s); the first and the last are always sent.
 MIN_INTERVAL_S = 0.2
@@ -56,3 +58,74 @@ class ProgressRelay:
                 loop.call_soon_threadsafe(self._emit, event)
                 return
         self._emit(event)
+
+
+#: Least time between two :class:`ToolCallProgress` events of one call (s).
+CALL_INTERVAL_S = 0.1
+
+
+class CallProgressRelay:
+    """One call's progress reports → :class:`ToolCallProgress` events, at most one per
+    :data:`CALL_INTERVAL_S`: the first at once, later ones when the interval is over (the newest
+    report then; those in between are skipped). Runs on the engine's loop.
+
+    Args:
+        emit: delivers an event to the engine's listeners.
+        call_id: the caller's id of the call. tool_name: the tool as the caller named it.
+        forward: also given every report, unthrottled (the caller's own use), or None.
+        clock: monotonic seconds (tests may pass their own).
+    """
+
+    def __init__(
+        self,
+        emit: Callable[[Event], None],
+        call_id: str | None,
+        tool_name: str,
+        forward: Report | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._emit = emit
+        self.call_id = call_id
+        self.tool_name = tool_name
+        self._forward = forward
+        self._clock = clock
+        self._last = float("-inf")
+        self._pending: Progress | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __call__(self, report: Progress) -> None:
+        if self._forward is not None:
+            self._forward(report)
+        if self.call_id is None:
+            return
+        if self._timer is not None:  # one is waiting for its interval: the newest takes its place
+            self._pending = report
+            return
+        wait = self._last + CALL_INTERVAL_S - self._clock()
+        if wait <= 0:
+            self._send(report)
+            return
+        self._pending = report
+        self._timer = asyncio.get_running_loop().call_later(wait, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._send(pending)
+
+    def _send(self, report: Progress) -> None:
+        assert self.call_id is not None
+        self._last = self._clock()
+        self._emit(ToolCallProgress(self.call_id, self.tool_name, report.progress, report.total, report.message))
+
+    def close(self) -> None:
+        """The call has returned: a report still waiting for its interval is dropped."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._pending = None
+
+    def route(self) -> ProgressRoute:
+        """The connection-side callback that feeds this relay (closing it closes the relay)."""
+        return ProgressRoute(self, on_close=self.close)

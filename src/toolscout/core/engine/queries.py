@@ -56,6 +56,7 @@ class EngineQueries:
     warnings: list[str]
     source_warnings: dict[str, list[str]]
     _file_servers: dict[str, ServerStatus]
+    indexed_servers: frozenset[str]
 
     # -- servers ----------------------------------------------------------------------------
     def server_statuses(self) -> list[ServerStatus]:
@@ -88,6 +89,11 @@ class EngineQueries:
     def pending_servers(self) -> list[str]:
         """Names of servers that are still connecting."""
         return [s.name for s in self.server_statuses() if s.state is ServerState.CONNECTING]
+
+    def unindexed_pending(self) -> list[str]:
+        """Servers still connecting whose tools are not known from a prebuilt index either: the
+        ones a search cannot find yet (:mod:`~toolscout.core.engine.index_snapshot`)."""
+        return [name for name in self.pending_servers() if name not in self.indexed_servers]
 
     def pending_sizes(self) -> dict[str, int | None]:
         """Servers still connecting → their schema tokens the last time they connected (None:
@@ -129,7 +135,7 @@ class EngineQueries:
     # -- ranking ----------------------------------------------------------------------------
     def search_tools(self, query: str, limit: int | None = None) -> SearchResult:
         """Run a ToolSearch query (grammar of :mod:`toolscout.core.search`). Never raises."""
-        return self.search.search(query, limit, pending_servers=self.pending_servers())
+        return self.search.search(query, limit, pending_servers=self.unindexed_pending())
 
     def rank(self, text: str, limit: int = 5) -> list[ScoredTool]:
         """Deferred tools ranked for free text (recommendations), best first, with no display

@@ -31,6 +31,8 @@ from pythonjsonlogger.json import JsonFormatter
 from .metrics import RequestRecord
 
 LOG_FORMATS = ("text", "json")
+#: Attribute names of a ``LogRecord`` (``extra`` may not set them) and the formatter's own.
+_RECORD_KEYS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
 
 def client_id(principal: str | None, tokens: Sequence[str]) -> str | None:
@@ -85,5 +87,7 @@ class JsonLog:
         )
 
     def event(self, message: str, *, level: int = logging.INFO, **fields: Any) -> None:
-        """Log one line: ``message`` and ``fields`` (JSON-serializable values)."""
-        self.logger.log(level, message, extra=fields)
+        """Log one line: ``message`` and ``fields`` (JSON-serializable values; a field named as
+        a ``LogRecord`` attribute, such as ``created``, is written with a ``_`` after its name)."""
+        safe = {f"{k}_" if k in _RECORD_KEYS else k: v for k, v in fields.items()}
+        self.logger.log(level, message, extra=safe)

@@ -24,6 +24,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .clients import ASGIApp, Receive, Scope, Send, principal_of, session_id_of
@@ -64,7 +65,7 @@ class Operations:
         self.metrics = GatewayMetrics(
             servers=lambda: [s.state for s in engine.pool.statuses()],
             tools=lambda: len(gateway.mcp_tools()),
-            index_built_at=lambda: gateway.starting.indexed_at,
+            index_built_at=self.index_built_at,
             ready=self.ready,
             in_flight=lambda: self.observer.in_flight,
         )
@@ -73,10 +74,28 @@ class Operations:
             self.observer.sinks.append(self.log.record)
 
     def ready(self) -> bool:
-        """Ready for traffic: not draining, the servers started and none still connecting, and
-        the search index built (a search answers from the whole catalog at once)."""
-        starting = self.gateway.starting
-        return not self.draining and starting.indexed_at is not None and not self.gateway.engine.pending_servers()
+        """Ready for traffic: not draining, the search index built, and every server started
+        and none still connecting (a search answers from the whole catalog at once). With a
+        prebuilt index (``--index``) the catalog is whole from the start: servers still
+        connecting do not hold readiness back."""
+        engine = self.gateway.engine
+        return (
+            not self.draining
+            and self.gateway.starting.indexed_at is not None
+            and (engine.prebuilt is not None or not engine.pending_servers())
+        )
+
+    def index_built_at(self) -> float | None:
+        """When the search index in use was built (``time.time()``): a prebuilt index's
+        ``created``, else when this gateway built its own; None before it is in use."""
+        built = self.gateway.starting.indexed_at
+        prebuilt = self.gateway.engine.prebuilt
+        if built is None or prebuilt is None:
+            return built
+        try:
+            return datetime.fromisoformat(str(prebuilt.manifest.get("created"))).timestamp()
+        except ValueError:
+            return built
 
     def status(self) -> str:
         """``ready``, ``starting`` or ``draining``."""

@@ -1,7 +1,8 @@
 """Engine results mapped back to MCP ``CallToolResult`` values for the gateway's client.
 
-The upstream result passes through: every content block keeps its type (text, image, audio,
-embedded resource, resource link), ``structuredContent`` and ``isError`` are kept. Refusals of the
+The upstream result passes through as the server sent it: every content block with all its
+fields (``annotations``, ``_meta``, a resource link's ``title``, ``description`` and ``size``),
+``structuredContent``, ``isError`` and the result's ``_meta``. Refusals of the
 gateway itself (unknown tool, invalid arguments, permission) are ``isError`` results with one text
 block, as ExecuteTool's are in the app.
 """
@@ -12,6 +13,7 @@ import hmac
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+from pydantic import TypeAdapter
 
 from ..calls.result_cap import (
     DEFAULT_MAX_RESULT_TOKENS,
@@ -27,9 +29,14 @@ if TYPE_CHECKING:
 
 
 def to_call_result(result: ToolResult) -> types.CallToolResult:
-    """``result`` as the MCP ``CallToolResult`` the gateway answers with."""
+    """``result`` as the MCP ``CallToolResult`` the gateway answers with: each upstream block
+    exactly as the server sent it (:meth:`~toolscout.core.models.ContentBlock.as_mcp`), and the
+    result's ``_meta``."""
     return types.CallToolResult(
-        content=[_content(b) for b in result.content], structured_content=result.structured, is_error=result.is_error
+        content=[_content(b) for b in result.content],
+        structured_content=result.structured,
+        is_error=result.is_error,
+        _meta=result.meta,
     )
 
 
@@ -43,23 +50,11 @@ def json_result(value: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=dumps(value))], structured_content=value)
 
 
+_BLOCK: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
+
+
 def _content(block: ContentBlock) -> types.ContentBlock:
-    if block.type == "image":
-        return types.ImageContent(type="image", data=block.data or "", mime_type=block.mime_type or "")
-    if block.type == "audio":
-        return types.AudioContent(type="audio", data=block.data or "", mime_type=block.mime_type or "")
-    if block.type == "resource":
-        uri = block.uri or "about:blank"
-        if block.data is not None:
-            res: Any = types.BlobResourceContents(uri=uri, blob=block.data, mime_type=block.mime_type)
-        else:
-            res = types.TextResourceContents(uri=uri, text=block.text, mime_type=block.mime_type)
-        return types.EmbeddedResource(type="resource", resource=res)
-    if block.type == "resource_link":
-        return types.ResourceLink(
-            type="resource_link", uri=block.uri or "about:blank", name=block.text or "", mime_type=block.mime_type
-        )
-    return types.TextContent(type="text", text=block.text)
+    return _BLOCK.validate_python(block.as_mcp())
 
 
 #: Full texts of capped results kept for reading as resources (oldest forgotten first), and the

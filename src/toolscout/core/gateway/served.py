@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..models import ToolSpec
+from ..models import TASK_REQUIRED_REASON, ToolSpec
 from ..names import MCP_PREFIX, dedupe, shorten
 from ..search.render import MAX_INSTRUCTIONS_CHARS
 from ..search.results import SearchResult
@@ -158,19 +158,51 @@ def served_name(canonical: str, taken: Collection[str]) -> str:
     return dedupe(shorten(name), {SEARCH_TOOL, CALL_TOOL, *taken})
 
 
+#: Fields of an upstream tool definition passed on as sent (beside name, description and
+#: inputSchema): MCP clients read them (the provider projection is for models, not for them).
+PASSED_FIELDS = ("title", "outputSchema", "execution", "annotations", "icons")
+
+
+def upstream_fields(tool: ToolSpec) -> dict[str, Any]:
+    """The definition fields of ``tool`` an MCP client gets as the server sent them: its
+    ``inputSchema`` exactly as sent (``$schema``, ``$defs`` ... kept; the projection only where the
+    root was not an object and the arguments are wrapped), and :data:`PASSED_FIELDS`."""
+    sent = tool.definition or {}
+    schema = tool.source_schema if tool.source_schema is not None and not tool.wrapped_arguments else None
+    out: dict[str, Any] = {"inputSchema": schema if isinstance(schema, dict) else tool.input_schema}
+    out.update({key: sent[key] for key in PASSED_FIELDS if sent.get(key) is not None})
+    if "annotations" not in out and tool.annotations:
+        out["annotations"] = tool.annotations  # hints for the client's display; they never grant anything here
+    return out
+
+
 def exposed_tool(tool: ToolSpec, name: str) -> dict[str, Any]:
     """A tool found by search, served as ``name`` (:func:`served_name`; ``--expose dynamic``)
-    with its own description and exact schema."""
-    entry: dict[str, Any] = {
+    with its own description and definition (:func:`upstream_fields`); its ``_meta`` as sent,
+    with :data:`ALWAYS_LOAD` set."""
+    meta = (tool.definition or {}).get("_meta")
+    return {
         "name": name,
         "description": tool.description,
-        "inputSchema": tool.input_schema,
-        "_meta": dict(ALWAYS_LOAD),
+        **upstream_fields(tool),
+        "_meta": {**(meta if isinstance(meta, dict) else {}), **ALWAYS_LOAD},
     }
-    if tool.annotations:
-        # Hints are passed on for the client's display; they never grant anything here.
-        entry["annotations"] = tool.annotations
-    return entry
+
+
+def not_callable(tool: ToolSpec) -> str | None:
+    """Why ``tool`` cannot be called through the gateway (a task-required tool), or None."""
+    return TASK_REQUIRED_REASON if tool.needs_task else None
+
+
+def _hit(tool: ToolSpec, score: float) -> dict[str, Any]:
+    hit: dict[str, Any] = {"name": tool.name, "server": tool.server, "description": tool.description}
+    hit["score"] = round(score, 4)
+    hit.update(upstream_fields(tool))
+    why = not_callable(tool)
+    if why is not None:
+        hit["callable"] = False
+        hit["notCallable"] = why
+    return hit
 
 
 def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[str, Any]:
@@ -181,21 +213,14 @@ def search_answer(result: SearchResult, instructions: dict[str, str]) -> dict[st
         instructions: server name → its ``instructions`` (from ``initialize``).
 
     Returns:
-        ``{"results": [{"name", "server", "description", "score", "inputSchema"}], "instructions":
+        ``{"results": [{"name", "server", "description", "score", "inputSchema", and as the server
+        sent them "title", "outputSchema", "execution", "annotations"; "callable": false and
+        "notCallable" for a tool that cannot be called}], "instructions":
         {server: text}, "missing", "suggestions", "pending_servers", "notes"}``; empty parts are left out.
     """
     answer: dict[str, Any] = {
         "query": result.query,
-        "results": [
-            {
-                "name": h.tool.name,
-                "server": h.tool.server,
-                "description": h.tool.description,
-                "score": round(h.score, 4),
-                "inputSchema": h.tool.input_schema,
-            }
-            for h in result.hits
-        ],
+        "results": [_hit(h.tool, h.score) for h in result.hits],
     }
     servers = dict.fromkeys(h.tool.server for h in result.hits if h.tool.server)
     carried = {

@@ -52,6 +52,9 @@ from ..tokens import default_counter
 from . import resources
 from .asking import ElicitingAsker, can_elicit, forward_question
 from .clients import principal_of, request_state_boundary, session_id_of
+from .passthrough import Passthrough
+from .prebuilt import ranker_settled
+from .progress import forwarded_progress
 from .results import (
     RESULTS_URI,
     CappedResults,
@@ -61,6 +64,7 @@ from .results import (
     to_call_result,
 )
 from .revive import Reviver
+from .routing import JoinedBus
 from .served import (
     CALL_TOOL,
     MAX_RESULTS,
@@ -87,6 +91,8 @@ class _ListChangedServer(Server[Any]):
     def __init__(self, tools_changed: bool, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tools_changed = tools_changed
+        #: upstream prompt and resource list changes are passed on (:mod:`.passthrough`)
+        self.passed_changes = True
 
     def create_initialization_options(
         self,
@@ -96,12 +102,14 @@ class _ListChangedServer(Server[Any]):
     ) -> InitializationOptions:
         """The SDK's, with ``tools_changed`` as :attr:`tools_changed` unless options are given."""
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=self.tools_changed),
+            notification_options or NotificationOptions(self.passed_changes, self.passed_changes, self.tools_changed),
             experimental_capabilities,
             extensions,
         )
 
 
+#: Prefixes of the gateway's own resource URIs (any other URI is an upstream server's).
+OWN_URIS = ("toolscout://catalog", "toolscout://context", RESULTS_URI)
 #: Most client states kept (streamable-HTTP sessions; the oldest is forgotten first).
 MAX_CLIENTS = 1_024
 INSTRUCTIONS = (
@@ -179,6 +187,7 @@ class Gateway:
         engine.executor.revive = self.reviver.before_call  # a server gone between lookup and send
         # The app's result cap (``tools.maxResultTokens`` once that setting exists).
         self.results = CappedResults(int(engine.settings.get("tools.maxResultTokens") or DEFAULT_MAX_RESULT_TOKENS))
+        self.passthrough = Passthrough(engine, self.ready)  # upstream prompts, resources, templates, completion
         self.server: Server[Any] = _ListChangedServer(
             expose == "dynamic",
             "toolscout",
@@ -188,8 +197,15 @@ class Gateway:
             on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
             on_read_resource=self._read_resource,
-            on_subscriptions_listen=self._listen if expose == "dynamic" else None,
+            on_subscriptions_listen=self._listen,
+            on_list_resource_templates=self.passthrough.list_templates,
+            on_subscribe_resource=self.passthrough.subscribe,
+            on_unsubscribe_resource=self.passthrough.unsubscribe,
+            on_list_prompts=self.passthrough.list_prompts,
+            on_get_prompt=self.passthrough.get_prompt,
+            on_completion=self.passthrough.complete,
         )
+        self.server.passed_changes = not stateless  # a stateless client cannot be told of changes
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self.server.middleware.append(self._after_first_request)
         # 2026-07-28 permission answers only count with the state this gateway sealed for that client
@@ -256,7 +272,7 @@ class Gateway:
         HTTP session, else its client (:mod:`.clients`), else the one stdio client."""
         return session_id_of(ctx) or principal_of(ctx.request) or "stdio"
 
-    async def ready(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+    async def ready(self, ctx: ServerRequestContext[Any, Any], *, search: bool = False) -> ClientState:
         """The client's state, once the engine has started and servers still connecting have
         settled or the client's wait for them is over: ``first_list_wait`` seconds from its
         first request (``tools/list`` included, which itself never waits).
@@ -264,19 +280,23 @@ class Gateway:
         Every request that needs servers waits in that window, not only the first: a client that
         sends ``tools/list`` and, without waiting for the answer, a search, has its search wait
         for the servers (it would otherwise run against a catalog without their tools).
-        Requests after the window, or with nothing connecting, do not wait.
+        Requests after the window, or with nothing connecting, do not wait. A ``search`` does
+        not wait for servers whose tools a prebuilt index gave, but for the ranker
+        (:mod:`.prebuilt`).
         """
         state = self._first_seen(ctx)
         await self.starting.wait()
+        if search:
+            await ranker_settled(self.starting)
         left = (state.wait_until or 0.0) - anyio.current_time()
-        if left > 0 and self.engine.pending_servers():
+        if left > 0 and (self.engine.unindexed_pending() if search else self.engine.pending_servers()):
             await self.engine.wait_for_servers(left)
         return state
 
     def served_tools(self, state: ClientState) -> list[dict[str, Any]]:
         """The tool list served to a client: the announcement as first listed (or as it would be
         now, before that), the call tool, the tools exposed to it."""
-        announced = state.announced or announcement(self.mcp_tools(), self.engine.pending_servers())
+        announced = state.announced or announcement(self.mcp_tools(), self.engine.unindexed_pending())
         return [search_tool(announced), call_tool(), *state.exposed.values()]
 
     def mcp_tools(self) -> list[ToolSpec]:
@@ -287,7 +307,7 @@ class Gateway:
     async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
         state = self._first_seen(ctx)  # at once: the announcement names servers still connecting
         if state.announced is None:
-            state.announced = announcement(self.mcp_tools(), self.engine.pending_servers())
+            state.announced = announcement(self.mcp_tools(), self.engine.unindexed_pending())
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self.served_tools(state)])
 
     def keeps_state(self, ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -301,20 +321,24 @@ class Gateway:
         ``tools.listChanged`` true where it may be sent (the SDK's default derives it from the
         listen handler alone, and would also claim resource subscriptions)."""
         changes = self.expose == "dynamic" and self.keeps_state(ctx)
+        # upstream prompt/resource list changes reach any listen stream (passthrough.bus)
+        capabilities = self.server.get_capabilities(NotificationOptions(True, True, tools_changed=changes))
+        if capabilities.resources is not None:  # resources/subscribe is not on the 2026-07-28 wire
+            capabilities.resources.subscribe = False
         return types.DiscoverResult(
             supported_versions=list(MODERN_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=changes)),
+            capabilities=capabilities,
             instructions=self.server.instructions,
         )
 
     async def _listen(
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        """``subscriptions/listen`` (2026-07-28, ``dynamic`` only): this client's stream of
-        ``tools/list_changed``."""
+        """``subscriptions/listen`` (2026-07-28): this client's stream of ``tools/list_changed``
+        (``dynamic``) and of upstream prompt and resource list changes."""
         state = self.client(ctx)
         if state.listen is None:
-            state.listen = ListenHandler(state.bus, max_subscriptions=8)
+            state.listen = ListenHandler(JoinedBus(state.bus, self.passthrough.bus), max_subscriptions=8)
         return await state.listen(ctx, params)
 
     async def _call_tool(
@@ -322,7 +346,7 @@ class Gateway:
     ) -> types.CallToolResult | types.InputRequiredResult:
         args = params.arguments or {}
         try:
-            await self.ready(ctx)
+            await self.ready(ctx, search=params.name == SEARCH_TOOL)
             if params.name == SEARCH_TOOL:
                 return await self._search(ctx, args)
             state = self.client(ctx)
@@ -369,7 +393,9 @@ class Gateway:
         if waiting:
             answer.setdefault("notes", []).append(waiting)
         if self.expose == "dynamic" and not self.stateless:
-            await self._expose(ctx, [h.tool for h in result.hits])
+            await self._expose(
+                ctx, [h.tool for h in result.hits if not h.tool.needs_task]
+            )  # never offered, then refused
         # capped like tool results; serializing a hostile server's huge schemas is CPU work too
         capped = await anyio.to_thread.run_sync(cap_answer, answer, self.results.limit, self.results.counter)
         return json_result(capped)
@@ -428,7 +454,8 @@ class Gateway:
         asker = ElicitingAsker(ctx, state.remembered, params, self.engine.tool_change) if can_elicit(ctx) else None
         # the upstream server's own questions during the call go to this client (or are refused)
         elicitor = Elicitor(state, lambda server, question: forward_question(ctx, server, question))
-        result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor)
+        async with forwarded_progress(ctx) as progress:  # the upstream's progress, with the client's token
+            result = await self.engine.call_tool(name, arguments, asker=asker, elicitor=elicitor, progress=progress)
         if asker is not None and asker.input_required is not None:
             return asker.input_required
         if asker is not None and asker.failure and result.error_kind is ToolErrorKind.PERMISSION_DENIED:
@@ -438,16 +465,21 @@ class Gateway:
         return to_call_result(self.results.cap(result, self.owner(ctx)))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource.model_validate(r) for r in resources.RESOURCES])
+        own = [types.Resource.model_validate(r) for r in resources.RESOURCES]
+        upstream = await self.passthrough.list_resources(ctx, {r.uri for r in own})
+        return types.ListResourcesResult(resources=[*own, *upstream])
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if not uri.startswith(OWN_URIS):  # an upstream server's resource
+            return await self.passthrough.read(ctx, uri)
         state = await self.ready(ctx)
         served_tokens = default_counter().count(dumps(self.served_tools(state)))
-        text = resources.read(self.engine, str(params.uri), set(state.canonical.values()), served_tokens)
-        if text is None and str(params.uri).startswith(RESULTS_URI):
-            text = self.results.read(str(params.uri), self.owner(ctx))
+        text = resources.read(self.engine, uri, set(state.canonical.values()), served_tokens)
+        if text is None and uri.startswith(RESULTS_URI):
+            text = self.results.read(uri, self.owner(ctx))
         if text is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource {params.uri}")
         mime = "text/plain" if str(params.uri).startswith(RESULTS_URI) else "application/json"

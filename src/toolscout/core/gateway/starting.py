@@ -39,6 +39,8 @@ class EngineStart:
         self._started = asyncio.Event()
         #: when (``time.time()``) the search index was built, None before (``/readyz``, metrics)
         self.indexed_at: float | None = None
+        #: set once the search index has been built (or its build failed), see :mod:`.prebuilt`
+        self.warmed = asyncio.Event()
 
     @property
     def begun(self) -> bool:
@@ -74,8 +76,11 @@ class EngineStart:
             self.engine.warn(f"toolscout serve could not start its servers: {type(exc).__name__}: {exc}")
         finally:
             self._started.set()
-        if await in_daemon_thread(self.engine.search.warm):
-            self.indexed_at = time.time()
+        try:  # a prebuilt index's vectors are seeded before the index is built
+            if await in_daemon_thread(self.engine.warm_prebuilt):
+                self.indexed_at = time.time()
+        finally:
+            self.warmed.set()
 
 
 async def in_daemon_thread(work: Callable[[], None]) -> bool:

@@ -10,7 +10,8 @@ Formats read (all share the ``{"mcpServers": {NAME: ENTRY}}`` shape):
   ``.mcp.json`` (:mod:`toolscout.core.policy.trust_files`).
 
 An ENTRY is ``{"command", "args"?, "env"?, "cwd"?}`` for stdio (``"type": "stdio"`` optional) or
-``{"type": "http" | "sse", "url", "headers"?}``. Precedence, lowest first: user → project →
+``{"type": "http" | "sse", "url", "headers"?, "oauth"?}`` (``oauth``: how to log in to it,
+:class:`~.server_config.OAuthOptions`; docs/remote-servers.md). Precedence, lowest first: user → project →
 ``--mcp-config`` files in the order given; a later entry with the same name replaces an earlier
 one (as Claude Code's local > project > user scopes).
 
@@ -40,7 +41,7 @@ from ..safe_read import SafeReadError, read_json
 from ..settings.layers import APP_NAME
 
 # ServerConfig re-exported: the configuration's entries (callers import them from here or from .server_config)
-from .server_config import PROJECT_CONFIG, VAR_PATTERN, WrittenLaunch
+from .server_config import PROJECT_CONFIG, VAR_PATTERN, OAuthOptions, WrittenLaunch
 from .server_config import ServerConfig as ServerConfig
 from .server_names import assign_server_names
 
@@ -158,9 +159,57 @@ def parse_entry(name: str, raw: Any, source: str, env: Mapping[str, str]) -> Ser
             headers={k: expand_vars(v, env) for k, v in written.headers.items()},
             source=source,
             written=written,
+            oauth=_oauth_options(raw.get("oauth"), env),
         )
     except ValueError as exc:
         return ServerConfig(name, shape, source=source, error=f"invalid entry in {source}: {exc}", written=written)
+
+
+#: The ``"oauth"`` fields read (camelCase in the file) and their :class:`OAuthOptions` names.
+_OAUTH_FIELDS = {
+    "clientId": "client_id",
+    "clientSecret": "client_secret",
+    "clientMetadataUrl": "client_metadata_url",
+    "grant": "grant",
+    "privateKeyFile": "private_key_file",
+    "signingAlgorithm": "signing_algorithm",
+    "issuer": "issuer",
+}
+#: The grants an ``"oauth"`` object may name.
+_GRANTS = ("authorization_code", "client_credentials")
+
+
+def _oauth_options(raw: Any, env: Mapping[str, str]) -> OAuthOptions | None:
+    """An http/sse entry's ``"oauth"`` object (``${VAR}`` expanded in its strings), or None.
+
+    Raises:
+        ValueError: not an object, an unknown key, a value of the wrong type.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("'oauth' must be an object")
+    unknown = sorted(set(raw) - {*_OAUTH_FIELDS, "callbackPort"})
+    if unknown:
+        raise ValueError(
+            f"'oauth' has unknown key {unknown[0]!r} (known: {', '.join([*_OAUTH_FIELDS, 'callbackPort'])})"
+        )
+    values: dict[str, Any] = {}
+    for key, attr in _OAUTH_FIELDS.items():
+        if key in raw:
+            if not isinstance(raw[key], str) or not raw[key].strip():
+                raise ValueError(f"'oauth.{key}' must be a non-empty string")
+            values[attr] = expand_vars(raw[key], env)
+    port = raw.get("callbackPort")
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
+        raise ValueError("'oauth.callbackPort' must be a port number (1-65535)")
+    if values.get("grant", "authorization_code") not in _GRANTS:
+        raise ValueError(f"'oauth.grant' must be one of {', '.join(_GRANTS)}")
+    if values.get("grant") == "client_credentials" and (
+        "client_id" not in values or ("client_secret" not in values and "private_key_file" not in values)
+    ):
+        raise ValueError("'oauth.grant' client_credentials needs clientId and clientSecret or privateKeyFile")
+    return OAuthOptions(callback_port=port, **values)
 
 
 class McpConfigFileError(ValueError):

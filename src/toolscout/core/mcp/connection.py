@@ -42,7 +42,9 @@ from toolscout import __version__
 from ..models import ServerState, ServerStatus, ToolSpec
 from .elicitation import ElicitationRoutes, Elicitor
 from .listing import ListingError, list_tools_leniently
+from .oauth import ServerAuth, uses_oauth
 from .priority import LOW_NICE, lower_new_children
+from .progress import ProgressRoute
 from .server_config import ServerConfig
 from .shared_sessions import ServerLauncher
 from .transports import open_transport
@@ -56,6 +58,12 @@ quiet_sdk_parse_errors()  # unparsable server output is reported once per server
 DEBOUNCE_S = 0.05
 #: Longest a burst may postpone the re-list (s).
 DEBOUNCE_MAX_S = 1.0
+#: Server notifications a connection hands to :attr:`ServerConnection.on_notification`.
+PASSED_NOTIFICATIONS = (
+    types.ResourceUpdatedNotification,
+    types.ResourceListChangedNotification,
+    types.PromptListChangedNotification,
+)
 CLIENT_INFO = types.Implementation(name="toolscout", version=__version__)
 #: What starting a new session after an HTTP 404 is called in errors.
 RENEWAL = "initialize of a new session (the server answered HTTP 404 for the old one: it restarted or expired it)"
@@ -143,6 +151,15 @@ class ServerConnection:
         self._connected = False  # a session was open once
         #: where the server's questions during a call go (``toolscout serve``); None: not asked
         self.elicitation: ElicitationRoutes | None = None
+        #: a login the person asked for: a 401 starts the OAuth flow (:mod:`.oauth`); the
+        #: lines to show them go to :attr:`login_notify`
+        self.interactive_login = False
+        self.login_notify: Callable[[str], None] | None = None
+        #: the current session's OAuth (http/sse without an Authorization header), or None
+        self.auth: ServerAuth | None = None
+        #: ``on_notification(server, notification)`` for the resource and prompt change
+        #: notifications the server sends (``toolscout serve`` passes them on); None: dropped
+        self.on_notification: Callable[[str, Any], None] | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -176,6 +193,8 @@ class ServerConnection:
                     tool_count=0,
                     error=self._with_stderr("the server closed the connection", errlog),
                 )
+            elif scope.cancelled_caught and self.auth is not None and self.auth.describe():
+                self._set_status(ServerState.FAILED, tool_count=0, error=self.auth.unfinished(self.connect_timeout))
             elif scope.cancelled_caught:
                 noise = f"; it wrote non-MCP output instead, first line: {self._noise}" if self._noise else ""
                 self._set_status(
@@ -276,10 +295,17 @@ class ServerConnection:
                 cfg = replace(cfg, command=wrapped[0], args=tuple(wrapped[1]))
         self.sessions += 1
         session = self.sessions
-        return Client(
-            _guarded(open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session)), self),
-            **common,
+        self.auth = (
+            ServerAuth(cfg, interactive=self.interactive_login, notify=self.login_notify, on_failure=self._login_failed)
+            if uses_oauth(cfg)
+            else None
         )
+        transport = open_transport(cfg, errlog=errlog, on_session_gone=lambda: self._gone.add(session), auth=self.auth)
+        return Client(_guarded(transport, self), **common)
+
+    def _login_failed(self) -> None:
+        if self._scope is not None and self._client is None:  # still connecting: stop waiting
+            self._scope.cancel()
 
     def _on_noise(self, first_line: str) -> None:
         self._noise = first_line
@@ -292,6 +318,8 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._dirty.set()
+        elif isinstance(message, PASSED_NOTIFICATIONS) and self.on_notification is not None:
+            self.on_notification(self.name, message)
         elif isinstance(message, Exception):
             log.debug("server %s: transport error: %s", self.name, message)
 
@@ -379,10 +407,13 @@ class ServerConnection:
         HTTP 404 for this one (the request was not run: the session was unknown)."""
         client, session = await self._require_client()
         routes = self.elicitation or ElicitationRoutes(self.name)
+        refusals = self.auth.challenges if self.auth is not None else 0
         try:
             with anyio.fail_after(timeout) as scope, routes.during(elicitor, scope):
                 return await send(client)
-        except MCPError:
+        except MCPError as exc:
+            if self.auth is not None and self.auth.challenges != refusals and (text := self.auth.describe()):
+                raise MCPError(exc.error.code, text) from exc  # the server refused the token
             if session not in self._gone:
                 raise
         client, session = await self._renew(session)
@@ -399,11 +430,19 @@ class ServerConnection:
             ) from exc
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Elicitor | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        elicitor: Elicitor | None = None,
+        progress: ProgressRoute | None = None,
     ) -> types.CallToolResult:
         """``tools/call`` with the server's own tool name (sent once more on a new session after
         an HTTP 404 for the session: see the module docstring); questions the server asks
         meanwhile go to ``elicitor`` when the connection forwards them (:attr:`elicitation`).
+        With ``progress`` the request asks for progress (a ``progressToken``) and the server's
+        ``notifications/progress`` for it go there (:mod:`.progress`). Cancelling the caller
+        sends the server ``notifications/cancelled`` (the SDK does).
 
         Raises:
             ServerUnavailable: the server is not connected (or a new session could not start).
@@ -411,7 +450,9 @@ class ServerConnection:
             MCPError: the server answered with a JSON-RPC error, or the connection closed, or it
                 answered HTTP 404 for the new session too.
         """
-        return await self._request(lambda client: client.call_tool(tool, arguments), timeout, elicitor)
+        return await self._request(
+            lambda client: client.call_tool(tool, arguments, progress_callback=progress), timeout, elicitor
+        )
 
     async def list_resources(self, timeout: float) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
         """All resources and resource templates (first page of each; raises like :meth:`call_tool`)."""
@@ -426,16 +467,31 @@ class ServerConnection:
 
         return await self._request(both, timeout)
 
+    @property
+    def capabilities(self) -> types.ServerCapabilities | None:
+        """What the server declared in ``initialize``, or None while no session is open."""
+        return self._client.server_capabilities if self._client is not None else None
+
+    async def request(self, send: Callable[[Client], Awaitable[_T]], timeout: float) -> _T:
+        """Any request: ``send(client)`` on the open client within ``timeout`` s (prompts,
+        completion, subscriptions: :mod:`toolscout.core.gateway.passthrough`; raises like
+        :meth:`call_tool`)."""
+        return await self._request(send, timeout)
+
     async def read_resource(self, uri: str, timeout: float) -> types.ReadResourceResult:
         """``resources/read`` (raises like :meth:`call_tool`)."""
         return await self._request(lambda client: client.read_resource(uri, cache_mode="bypass"), timeout)
 
     # -- helpers ----------------------------------------------------------------------------
     def _set_status(self, state: ServerState, **changes: Any) -> None:
+        auth = self.auth
+        changes.setdefault("needs_login", state is ServerState.FAILED and auth is not None and auth.needs_login)
         self.status = replace(self.status, state=state, **changes)
         self._listener.server_status_changed(self.status)
 
     def _describe(self, exc: BaseException) -> str:
+        if self.auth is not None and (refused := self.auth.describe()):
+            return refused
         leaf = exc
         while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
             leaf = leaf.exceptions[0]

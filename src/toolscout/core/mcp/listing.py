@@ -164,6 +164,7 @@ def check_tool(raw: Any) -> tuple[ToolSpec | None, str]:
         input_schema=schema,
         description=description if isinstance(description, str) else "",
         annotations=annotations if isinstance(annotations, dict) and annotations else None,
+        definition=raw,
     ), ""
 
 

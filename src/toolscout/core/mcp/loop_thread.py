@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
@@ -146,14 +146,21 @@ class RemoteConnection:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Any = None) -> Any:
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], timeout: float, elicitor: Any = None, progress: Any = None
+    ) -> Any:
         """``tools/call`` on the pool loop (raises like ``ServerConnection.call_tool``; ``elicitor``
-        as there: a :class:`~.elicitation.Elicitor`, whose ``ask`` runs on its own loop)."""
-        return await self._runner.run(self._conn.call_tool(tool, arguments, timeout, elicitor))
+        and ``progress`` as there: an :class:`~.elicitation.Elicitor`, whose ``ask`` runs on its
+        own loop, and a :class:`~.progress.ProgressRoute`, which reports on its own loop)."""
+        return await self._runner.run(self._conn.call_tool(tool, arguments, timeout, elicitor, progress))
 
     async def list_resources(self, timeout: float) -> Any:
         """``resources/list`` + templates on the pool loop."""
         return await self._runner.run(self._conn.list_resources(timeout))
+
+    async def request(self, send: Callable[[Any], Awaitable[Any]], timeout: float) -> Any:
+        """Any request (``ServerConnection.request``) on the pool loop."""
+        return await self._runner.run(self._conn.request(send, timeout))
 
     async def read_resource(self, uri: str, timeout: float) -> Any:
         """``resources/read`` on the pool loop."""

@@ -24,7 +24,7 @@ import contextlib
 import logging
 import shlex
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -87,6 +87,8 @@ class ServerPool:
         #: connections started from now on forward their servers' questions during a call to
         #: the call's :class:`~.elicitation.Elicitor` and declare elicitation (``toolscout serve``)
         self.forward_elicitation = False
+        #: ``fn(server, notification)`` on the caller's loop for each resource or prompt change a server sends
+        self.notification_listeners: list[Callable[[str, Any], None]] = []
         self.call_timeout = call_timeout
         self._listener = listener
         self._connections: dict[str, ServerConnection] = {}
@@ -142,6 +144,14 @@ class ServerPool:
     def server_warning(self, message: str, name: str) -> None:
         """Forward a warning."""
         self._relay(post, self._home, self._listener.server_warning, message, name)
+
+    def _forward_notification(self, server: str, notification: Any) -> None:
+        if self.notification_listeners:
+            self._relay(post, self._home, self._deliver_notification, server, notification)
+
+    def _deliver_notification(self, server: str, notification: Any) -> None:
+        for listener in list(self.notification_listeners):
+            listener(server, notification)  # the gateway's never raises
 
     # -- the relay thread: prepares listings, keeps every report in order --------------------
     def _relay(self, fn: Any, *args: Any) -> None:
@@ -313,6 +323,7 @@ class ServerPool:
             from .elicitation import ElicitationRoutes
 
             conn.elicitation = ElicitationRoutes(cfg.name)
+        conn.on_notification = self._forward_notification
         conn.launcher = self._launcher if self.sessions_in_use == "shared" and cfg.transport == "stdio" else None
         self._connections[cfg.name] = conn
         self._statuses[cfg.name] = conn.status

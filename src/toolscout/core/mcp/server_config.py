@@ -52,6 +52,39 @@ class WrittenLaunch:
 
 
 @dataclass(frozen=True)
+class OAuthOptions:
+    """An http/sse server's ``"oauth"`` object (Claude Code's field, extended): how toolscout logs
+    in to it (:mod:`.oauth`). Every field is optional; without them the client registers itself
+    (dynamic client registration) and asks for the scopes the server names
+    (``WWW-Authenticate``, else its metadata).
+
+    Attributes:
+        client_id, client_secret: a client registered beforehand with the authorization server
+            (``clientId``, ``clientSecret``); the secret may be ``${VAR}``.
+        client_metadata_url: an HTTPS URL of a client ID metadata document (``clientMetadataUrl``),
+            used as the client id where the authorization server supports those.
+        callback_port: the loopback port of the login redirect (``callbackPort``; default: the
+            one of the last login, else a free one).
+        grant: ``authorization_code`` (None, the default: a person logs in in the browser) or
+            ``client_credentials`` (``grant``: machine to machine, with ``client_id`` and
+            ``client_secret``, or a signed JWT from ``private_key_file``).
+        private_key_file, signing_algorithm: the PEM key that signs the client's JWT assertion
+            (``privateKeyFile``) and its algorithm (``signingAlgorithm``, default ``RS256``).
+        issuer: the authorization server the client credentials belong to (``issuer``): they are
+            only ever sent to it.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    callback_port: int | None = None
+    grant: str | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str | None = None
+    issuer: str | None = None
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     """One configured MCP server.
 
@@ -75,6 +108,7 @@ class ServerConfig:
         written: the launch fields as written in the file (``${VAR}`` unexpanded), for
             :meth:`launch_details`; None for servers built in code (their fields are the text).
             Set on invalid entries too, as far as the entry could be read.
+        oauth: the ``"oauth"`` object of an http/sse entry (:class:`OAuthOptions`), or None.
         search_hints: tool name → search hint for the tools of this server that list none
             (``ToolSpec.search_hint``); the embedded default servers get toolscout's
             (:mod:`.default_hints`), configured servers none.
@@ -95,6 +129,7 @@ class ServerConfig:
     scope: str = ""
     not_approved: bool = False
     written: WrittenLaunch | None = None
+    oauth: OAuthOptions | None = None
     search_hints: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def command_line(self, *, as_written: bool = False) -> str:

@@ -94,6 +94,8 @@ class DenseEncoder:
         self._tokenizer = tok
         self._lock = threading.Lock()
         self.model_id = MODEL_ID
+        #: the model file (its hash is part of a prebuilt index's encoder identity)
+        self.model_path = Path(model_path)
 
     def encode(
         self, texts: Sequence[str], batch: int = BATCH, progress: Callable[[int], None] | None = None

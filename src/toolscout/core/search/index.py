@@ -161,6 +161,11 @@ class ToolIndex(BackgroundDense):
 
     # -- contents ---------------------------------------------------------------------------
     @property
+    def encoder(self) -> dense_mod.DenseEncoder | None:
+        """The encoder of the dense signal (None: not loaded yet, unavailable, or no dense signal)."""
+        return self._encoder
+
+    @property
     def active_profile(self) -> str:
         """The profile actually ranking (``bm25f`` when ``default`` lacks the dense extra, or
         while background encoding is still running)."""

@@ -16,6 +16,7 @@ import re
 
 from ..catalog.instructions import budgeted
 from ..catalog.registry import ToolCatalog
+from ..models import TASK_REQUIRED_REASON
 from ..names import from_announcement, sanitize, split_mcp_name
 from ..serialize import dumps, tool_definition
 from .results import ScoredTool, SearchResult
@@ -42,6 +43,9 @@ def render_for_model(result: SearchResult, catalog: ToolCatalog | None = None) -
         lines.append(f"{len(delivered)} {noun} matched. Their full definitions (JSON):")
         for hit in delivered:
             lines.append(dumps(tool_definition(hit.tool)))
+        for hit in delivered:  # listed (the person may ask about it) but never offered as callable
+            if hit.tool.needs_task:
+                lines.append(f"Not callable: {hit.tool.name}: {TASK_REQUIRED_REASON}.")
         shown: set[str] = set()
         for hit in delivered:
             server = hit.tool.server

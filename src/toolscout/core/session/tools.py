@@ -192,7 +192,13 @@ class ToolRouter:
         direct = via == "direct" and name not in self.loaded
         try:
             result = await self.engine.call_tool(
-                name, params, asker=self.asker, direct=direct, loaded=self.loaded, sent_full=self.sent_full
+                name,
+                params,
+                asker=self.asker,
+                direct=direct,
+                loaded=self.loaded,
+                sent_full=self.sent_full,
+                call_id=call_id,  # the server's progress: ToolCallProgress events with the call's id
             )
         except BaseException as exc:
             cancelled = ToolResult.error(name, ToolErrorKind.CANCELLED, "The call was cancelled by the user.")

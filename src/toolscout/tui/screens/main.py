@@ -37,7 +37,6 @@ from ..widgets.chat import (
     NoticeEntry,
     SearchEntry,
     SearchHits,
-    ToolCallEntry,
     UserEntry,
 )
 from ..widgets.multiline import MultiLineInput
@@ -49,6 +48,7 @@ from ..widgets.usage import UsagePanel
 from ..widgets.welcome import WelcomeEntry
 from . import slash
 from .layout import SidePanels
+from .tool_calls import ToolCallHandlers
 
 if TYPE_CHECKING:
     from ..controller import SessionController
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 REPORT_INTERVAL_S = 1.0
 
 
-class MainScreen(SidePanels):
+class MainScreen(ToolCallHandlers, SidePanels):
     """Chat on the left, one side panel (catalog, scoring, usage: the registered ones,
     :mod:`toolscout.tui.panels`) on the right.
 
@@ -289,17 +289,6 @@ class MainScreen(SidePanels):
             entry.set_text(message.text)
             if self.chat.following:
                 self.chat.scroll_end(animate=False)
-
-    def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
-        self.chat.add_tool_call(ToolCallEntry(message.call_id, message.tool_name, message.arguments))
-
-    def on_tool_call_finished(self, message: m.ToolCallFinished) -> None:
-        entry = self.chat.tool_call(message.call_id)
-        if entry is None:
-            entry = self.chat.add_tool_call(ToolCallEntry(message.call_id, message.result.tool_name, {}))
-        follow = self.chat.following
-        entry.finish(message.result)
-        self.chat.reveal(entry, follow=follow)
 
     def on_tool_search_ran(self, message: m.ToolSearchRan) -> None:
         if message.loaded:

@@ -50,6 +50,7 @@ HELP_COMMANDS = (
     ("/context", "token usage per server and the tool-search mode decision"),
     ("/mcp", "server connection states"),
     ("/mcp reconnect NAME", "reconnect a server (one that crashed, failed or was disconnected)"),
+    ("/mcp login NAME", "log in to a remote server that needs a login (OAuth: opens your browser)"),
     ("/search QUERY", "run ToolSearch (select:a,b · discover:topic · +required term)"),
     ("/toolsearch on", "switch tool search on for this session (deferred tools, found by search)"),
     ("/settings", "open the settings"),
@@ -134,12 +135,14 @@ def run_command(screen: CommandHost, line: str) -> None:
 
 def mcp(screen: CommandHost, arg: str) -> None:
     """``/mcp``: every server's state in the chat; ``/mcp reconnect NAME`` asks the controller
-    to reconnect server NAME (the chat says how it went)."""
+    to reconnect server NAME, ``/mcp login NAME`` to log in to it (the chat says how it went)."""
     verb, _, server = arg.partition(" ")
     if verb.lower() == "reconnect" and server.strip():
         screen.request(m.ServerReconnectRequested(server.strip()))
+    elif verb.lower() == "login" and server.strip():
+        screen.request(m.ServerLoginRequested(server.strip()))
     elif arg:
-        screen.chat.add(ErrorEntry("usage: /mcp (server states) or /mcp reconnect NAME"))
+        screen.chat.add(ErrorEntry("usage: /mcp (server states), /mcp reconnect NAME or /mcp login NAME"))
     else:
         statuses = list(screen.query_one(CatalogPanel).statuses.values())
         again = {s.name for s in statuses if screen.engine.can_reconnect(s.name)}
@@ -163,21 +166,25 @@ def tool_search(screen: CommandHost, arg: str) -> None:
 def server_table(statuses: list[ServerStatus], reconnectable: Collection[str] = ()) -> Text:
     """Every server with its state, tool count and transport (``/mcp``); under each, the full
     reason it failed or disconnected (or its instructions, cut to a line), so nothing hides behind
-    a column edge, and for those of ``reconnectable`` the command that reconnects them."""
+    a column edge, and for those of ``reconnectable`` the command that reconnects them (or, for a
+    remote server that needs a login, the command that logs in: nothing logs in by itself)."""
     if not statuses:
         return Text("no MCP servers configured", style="dim")
     out = Text()
     for status in statuses:
         colour = {"connected": "green", "failed": "red", "connecting": "yellow"}.get(status.state.value, "dim")
         out.append(clean(status.name, single_line=True), style="bold")
-        out.append(f"  {status.state.value}", style=colour)
+        out.append("  needs login" if status.needs_login else f"  {status.state.value}", style=colour)
         out.append(
             f" · {status.tool_count} tool{'s' if status.tool_count != 1 else ''} · {status.transport}\n", style="dim"
         )
         if status.state in (ServerState.FAILED, ServerState.DISCONNECTED):
             if status.error or status.state is ServerState.FAILED:
                 out.append(f"  {clean(status.error or 'no reason given', single_line=True)}\n", style=colour)
-            if status.name in reconnectable:
+            if status.needs_login and status.name in reconnectable:
+                name = clean(status.name, single_line=True)
+                out.append(f"  /mcp login {name} to log in (opens your browser)\n", style="bold")
+            elif status.name in reconnectable:
                 out.append(f"  /mcp reconnect {clean(status.name, single_line=True)} to try again\n", style="dim")
         elif status.instructions:
             out.append(f"  {clean(status.instructions, single_line=True, limit=100)}\n", style="dim")

@@ -23,6 +23,7 @@ from toolscout.core.models import ToolResult
 from toolscout.core.search.results import ScoredTool, SearchResult
 
 from ..text import clean, first_line, plain
+from .tool_progress import ToolProgress
 
 #: Longest tool result shown in full; longer ones are cut with a note (the model saw all of it).
 MAX_RESULT_CHARS = 8_000
@@ -117,6 +118,10 @@ class ToolCallEntry(Collapsible):
     def __init__(self, call_id: str, tool_name: str, arguments: dict[str, Any], *, collapsed: bool = True) -> None:
         self.call_id = call_id
         self.tool_name = tool_name
+        #: the progress the server reports while the call runs (shown folded or not), or None
+        self.progress: ToolProgress | None = None
+        self._early: tuple[float, float | None, str | None] | None = None
+        self.finished = False
         self._args = Static(plain(pretty_json(arguments)), classes="tool-args")
         self._result = Static(Text("running…", style="italic"), classes="tool-result")
         super().__init__(
@@ -127,8 +132,34 @@ class ToolCallEntry(Collapsible):
             classes="entry tool-call",
         )
 
+    def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Show the progress the call's server reported (a bar under the title, determinate when
+        ``total`` is known); ignored once the call has finished."""
+        if self.finished:
+            return
+        if self._title.parent is None:  # not composed yet: shown once mounted (:meth:`on_mount`)
+            self._early = (progress, total, message)
+            return
+        if self.progress is None:
+            self.progress = ToolProgress()
+            self.mount(self.progress, after=self._title)
+        self.progress.show(progress, total, message)
+
+    def on_mount(self) -> None:
+        """Show progress that arrived before the entry was composed."""
+        if self._early is not None:
+            self.show_progress(*self._early)
+            self._early = None
+
+    def _end_progress(self) -> None:
+        self.finished = True
+        if self.progress is not None:
+            self.progress.remove()
+            self.progress = None
+
     def finish(self, result: ToolResult) -> None:
-        """Show ``result`` and mark the call done (or failed)."""
+        """Show ``result`` and mark the call done (or failed); its progress bar goes."""
+        self._end_progress()
         text = clean(result.text())
         if len(text) > MAX_RESULT_CHARS:
             text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"
@@ -143,6 +174,7 @@ class ToolCallEntry(Collapsible):
 
     def finish_saved(self, text: str, *, is_error: bool) -> None:
         """Show a result read back from a saved transcript (no timing, no error kind)."""
+        self._end_progress()
         text = clean(text)
         if len(text) > MAX_RESULT_CHARS:
             text = text[:MAX_RESULT_CHARS] + f"\n… ({len(text) - MAX_RESULT_CHARS:,} more characters)"

@@ -21,6 +21,7 @@ from typing import IO
 
 from mcp.client import Transport
 
+from ..oauth import ServerAuth
 from ..server_config import ServerConfig
 from .sse import open_sse
 from .stdio import open_stdio
@@ -30,7 +31,11 @@ __all__ = ["open_transport"]
 
 
 def open_transport(
-    config: ServerConfig, *, errlog: IO[str] | None = None, on_session_gone: Callable[[], None] | None = None
+    config: ServerConfig,
+    *,
+    errlog: IO[str] | None = None,
+    on_session_gone: Callable[[], None] | None = None,
+    auth: ServerAuth | None = None,
 ) -> Transport:
     """The SDK transport for ``config``, not yet entered (nothing starts before ``async with``).
 
@@ -42,6 +47,8 @@ def open_transport(
             stderr). Unused by sse and http.
         on_session_gone: http only: called when the server answers HTTP 404 to a request that
             carried the session id (the session is gone; see :mod:`.streamable_http`).
+        auth: sse and http: the server's OAuth (:class:`~toolscout.core.mcp.oauth.ServerAuth`),
+            or None to send only ``config.headers``.
 
     Returns:
         An async context manager yielding ``(read_stream, write_stream)``: the read stream
@@ -59,9 +66,9 @@ def open_transport(
     if config.transport == "stdio":
         return open_stdio(config, errlog=errlog)
     if config.transport == "sse":
-        return open_sse(config)
+        return open_sse(config, auth)
     if config.transport == "http":
-        return open_streamable_http(config, on_session_gone)
+        return open_streamable_http(config, on_session_gone, auth)
     raise ValueError(
         f"server {config.name}: transport {config.transport!r} has nothing to open "
         "(expected stdio, sse or http; an in-process server is passed to Client as is)"

@@ -10,6 +10,7 @@ Management": the client MUST then start a new session with a new ``InitializeReq
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +19,7 @@ import httpx2
 from mcp.client import Transport
 from mcp.client.streamable_http import MCP_SESSION_ID, streamable_http_client
 
+from ..oauth import ServerAuth
 from ..server_config import ServerConfig
 
 #: Bound on connecting and on each write (s), and on waiting for the next byte of an answer (s):
@@ -26,7 +28,9 @@ TIMEOUT_S = 30.0
 READ_TIMEOUT_S = 300.0
 
 
-def open_streamable_http(config: ServerConfig, on_session_gone: Callable[[], None] | None = None) -> Transport:
+def open_streamable_http(
+    config: ServerConfig, on_session_gone: Callable[[], None] | None = None, auth: ServerAuth | None = None
+) -> Transport:
     """An HTTP client sending ``config.headers`` with every request, and the SDK's transport over it;
     both are closed on exit (the SDK ends the MCP session with a DELETE first).
 
@@ -35,18 +39,19 @@ def open_streamable_http(config: ServerConfig, on_session_gone: Callable[[], Non
         on_session_gone: called (on the transport's event loop, before the SDK reports the
             request's error) each time the server answers HTTP 404 to a POST (a JSON-RPC message)
             that carried an ``Mcp-Session-Id``: the session is gone.
+        auth: the server's OAuth (:mod:`..oauth`), or None for none (a static header, or none needed).
 
     Returns:
         An async context manager yielding ``(read_stream, write_stream)`` (see
         :func:`~toolscout.core.mcp.transports.open_transport`). Nothing is sent on entry:
         an unreachable endpoint fails the first request (``initialize``).
     """
-    return _streamable_http(config.url, config.headers, on_session_gone)
+    return _streamable_http(config.url, config.headers, on_session_gone, auth)
 
 
 @asynccontextmanager
 async def _streamable_http(
-    url: str, headers: dict[str, str], on_session_gone: Callable[[], None] | None
+    url: str, headers: dict[str, str], on_session_gone: Callable[[], None] | None, auth: ServerAuth | None
 ) -> AsyncIterator[Any]:
     # Any: the SDK names the stream pair's type only in a private module (mcp.client._transport)
     timeout = httpx2.Timeout(TIMEOUT_S, read=READ_TIMEOUT_S)
@@ -64,7 +69,13 @@ async def _streamable_http(
             on_session_gone()
 
     async with (
-        httpx2.AsyncClient(headers=headers or None, timeout=timeout, event_hooks={"response": [watch]}) as http,
+        contextlib.AsyncExitStack() as stack,
+        httpx2.AsyncClient(
+            headers=headers or None,
+            timeout=timeout,
+            event_hooks={"response": [watch]},
+            auth=None if auth is None else await stack.enter_async_context(auth.opened()),
+        ) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
