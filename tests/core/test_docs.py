@@ -85,3 +85,12 @@ def test_the_settings_reference_matches_the_schema() -> None:
     assert block == render_reference(), (
         "docs/configuration.md is stale: run python -m toolscout.core.settings.reference docs/configuration.md"
     )
+
+
+def test_the_deployment_page_shows_the_balancer_config_the_tests_run() -> None:
+    """docs/deployment.md quotes docs/examples/toolscout-nginx.conf and toolscout-health.js whole:
+    tests/serve/test_serve_balancer.py renders those files, so page and test cannot drift."""
+    page = (REPO / "docs" / "deployment.md").read_text(encoding="utf-8")
+    for name, fence in (("toolscout-nginx.conf", "nginx"), ("toolscout-health.js", "javascript")):
+        text = (REPO / "docs" / "examples" / name).read_text(encoding="utf-8")
+        assert f"```{fence}\n{text}```" in page, name

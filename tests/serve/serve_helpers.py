@@ -252,8 +252,8 @@ class HttpGateway:
 
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-        self.proc = subprocess.Popen(
-            serve_command("--http", bind, *args),
+        self.proc = subprocess.Popen(  # stopped at once on SIGTERM: no drain delay (docs/deployment.md)
+            serve_command("--http", bind, "--drain-delay", "0", *args),
             cwd=client_dir(tmp_path),
             env=serve_env(),
             stdin=subprocess.DEVNULL,

@@ -12,16 +12,18 @@ warnings and the HTTP address go to stderr.
 The gateway answers its client at once: the upstream servers and the search index start
 alongside (:meth:`toolscout.core.gateway.server.Gateway.run`). Over stdio, SIGTERM and SIGINT
 end it promptly and cleanly (its upstream servers are stopped first); a second signal while it
-stops is ignored (the stop is bounded). Over HTTP, uvicorn handles them.
+stops is ignored (the stop is bounded). Over HTTP, SIGTERM and SIGINT drain the gateway
+(:mod:`toolscout.core.gateway.drain`: ``/readyz`` 503, then requests in flight finish) and it exits 0.
 
-Exit status 0 when the client disconnects, 2 for usage errors, 128 + the signal's number on
-SIGINT (130) or SIGTERM (143).
+Exit status 0 when the client disconnects or an HTTP gateway has drained, 2 for usage errors,
+128 + the signal's number on SIGINT (130) or SIGTERM (143) over stdio.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -85,6 +87,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a client's searches and calls wait for servers still connecting until this long after "
         f"its first request (default {DEFAULT_WAIT_S:g}); tools/list never waits",
     )
+    _add_ops_options(p)
     add_server_options(p)
     add_trust_flag(p)
     add_repeatable(p, "--catalog", metavar="PATH", help="tool catalog file or directory (searchable, not callable)")
@@ -95,6 +98,40 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "tools changed since are encoded",
     )
     p.set_defaults(func=_run)
+
+
+def _add_ops_options(p: argparse.ArgumentParser) -> None:
+    """The operator's flags of ``--http`` (docs/deployment.md)."""
+    from toolscout.core.gateway.ops_options import DEFAULT_DRAIN_DELAY_S, DEFAULT_DRAIN_TIMEOUT_S, METRICS_TOKEN_ENV
+
+    p.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="json: one JSON object per request (and per warning) on stderr (--http only)",
+    )
+    p.add_argument(
+        "--metrics-token",
+        metavar="TOKEN",
+        default=os.environ.get(METRICS_TOKEN_ENV) or None,
+        help=f"bearer token /metrics needs instead of the MCP token (default ${METRICS_TOKEN_ENV}; "
+        "without either, /metrics is authenticated as MCP requests are)",
+    )
+    p.add_argument(
+        "--drain-delay",
+        type=float,
+        default=DEFAULT_DRAIN_DELAY_S,
+        metavar="SECONDS",
+        help="on SIGTERM, /readyz answers 503 this long before the listener closes, while requests "
+        f"are still served (default {DEFAULT_DRAIN_DELAY_S:g}; above the balancer's check interval)",
+    )
+    p.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=DEFAULT_DRAIN_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"on SIGTERM, requests in flight get this long to finish (default {DEFAULT_DRAIN_TIMEOUT_S:g})",
+    )
 
 
 def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
@@ -110,11 +147,18 @@ def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
         raise UsageError("--expose dynamic needs sessions: it cannot be combined with --stateless")
     if args.wait_servers < 0:
         raise UsageError(f"--wait-servers {args.wait_servers:g}: must be 0 or more")
+    for flag, value in (("--drain-delay", args.drain_delay), ("--drain-timeout", args.drain_timeout)):
+        if not 0 <= value <= 3600:
+            raise UsageError(f"{flag} {value:g}: must be between 0 and 3600 seconds")
+    if not args.http and args.log_format == "json":
+        raise UsageError("--log-format json applies to --http only")
     if not args.http:
         return None, token
     try:
         bind = parse_bind(args.http)
         check_exposure(bind, token or None)
+        if args.metrics_token is not None:
+            check_exposure(bind, args.metrics_token)
     except BindError as exc:
         raise UsageError(str(exc)) from None
     return bind, token
@@ -125,19 +169,37 @@ def _run(args: argparse.Namespace) -> int:
 
     bind, token = _check(args)
     prebuilt = _read_index(args.index) if args.index else None
+    json_log = None
+    if args.log_format == "json":
+        from toolscout.core.gateway.access_log import JsonLog
 
-    def warn(text: str) -> None:  # server-supplied text: inert on the terminal
-        print(f"toolscout serve: warning: {strip_controls(text)}", file=sys.stderr, flush=True)
+        json_log = JsonLog(token)
+
+    def warn(text: str) -> None:  # server-supplied text: inert on the terminal (JSON escapes it)
+        if json_log is not None:
+            json_log.event("warning", level=logging.WARNING, text=text)
+        else:
+            print(f"toolscout serve: warning: {strip_controls(text)}", file=sys.stderr, flush=True)
 
     engine = make_engine(args, with_builtins=False, server_filter=without_gateway(warn))
     if prebuilt is not None:
         engine.use_prebuilt_index(prebuilt)
-        print(
-            f"toolscout serve: index {prebuilt.path}: {prebuilt.tool_count:,} tools of {len(prebuilt.servers)} "
-            f"servers, built {prebuilt.manifest.get('created', '?')}",
-            file=sys.stderr,
-            flush=True,
-        )
+        created = prebuilt.manifest.get("created", "?")
+        if json_log is not None:
+            json_log.event(
+                "index",
+                path=str(prebuilt.path),
+                tools=prebuilt.tool_count,
+                servers=len(prebuilt.servers),
+                created=created,
+            )
+        else:
+            print(
+                f"toolscout serve: index {prebuilt.path}: {prebuilt.tool_count:,} tools of {len(prebuilt.servers)} "
+                f"servers, built {created}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def report(event: Any) -> None:
         if isinstance(event, EngineWarning):
@@ -173,9 +235,12 @@ def _run(args: argparse.Namespace) -> int:
 
             for line in exposure_notice(bind, token, on_command_line=bool(args.token)):
                 warn(line)
+            from toolscout.core.gateway.ops_options import OpsOptions
+
+            ops = OpsOptions(args.log_format, args.metrics_token, args.drain_timeout, args.drain_delay)
             await gateway.run(
                 lambda: serve_http(
-                    gateway, bind, token=token, stateless=args.stateless, allowed_hosts=args.allowed_host
+                    gateway, bind, token=token, stateless=args.stateless, allowed_hosts=args.allowed_host, ops=ops
                 )
             )
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import math
 import os
 import socket
 import sys
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .limits import ServeLimits
+from .ops_options import OpsOptions
 
 if TYPE_CHECKING:
     from .clients import ASGIApp
@@ -203,6 +205,7 @@ async def serve_http(
     allowed_hosts: Iterable[str] = (),
     announce: Callable[[str], None] | None = None,
     limits: ServeLimits | None = None,
+    ops: OpsOptions | None = None,
 ) -> None:
     """Serve ``gateway`` over streamable HTTP
     at ``http://HOST:PORT/mcp`` until cancelled, within ``limits`` (default: the engine's
@@ -212,6 +215,7 @@ async def serve_http(
     Args:
         token: the bearer token(s) clients must send (each is a client of its own).
         announce: called once with the URL when the socket listens (default: print to stderr).
+        ops: health, metrics, request log and drain (:mod:`.ops_http`, :mod:`.drain`).
 
     Raises:
         BindError: a non-loopback bind without token.
@@ -220,24 +224,35 @@ async def serve_http(
     import uvicorn
 
     from . import clients, guard
+    from .drain import DrainingServer
+    from .ops_http import Operations
 
     tokens = _tokens(token)
     check_exposure(bind, tokens)
     limits = limits or ServeLimits.from_settings(gateway.engine.settings)
+    operations = Operations(gateway, ops or OpsOptions(), tokens)
+    gateway.server.middleware.insert(0, operations.observer)  # outermost: sees every refusal too
     principals = max(1, len(tokens))
     gateway.max_clients = max(gateway.max_clients, limits.max_sessions_per_client * principals + 64)
     gateway.server.middleware.append(clients.InFlight(limits))
+    security = security_settings(bind, allowed_hosts)
     app: ASGIApp = gateway.server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=stateless,
         host=bind.host,
-        transport_security=security_settings(bind, allowed_hosts),
+        transport_security=security,
         # every client's own cap is below this: one client's sessions never refuse another's
         max_sessions=limits.max_sessions_per_client * principals + 16,
     )
     if not stateless:
         app = clients.SessionBook(app, limits, gateway.forget)
-    app = clients.authenticate(app, tokens, local_users_only=bind.loopback and guard.peer_credentials_available())
+    local_only = bind.loopback and guard.peer_credentials_available()
+    app = clients.authenticate(app, tokens, local_users_only=local_only)
+    app = operations.wrap(
+        app,
+        lambda inner, own: clients.authenticate(inner, own or tokens, local_users_only=local_only and not own),
+        security,
+    )
     family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
     sock = socket.create_server((bind.host, bind.port), family=family)
     host, port = sock.getsockname()[:2]
@@ -251,12 +266,22 @@ async def serve_http(
         http=guard.protocol_class(pool),
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         backlog=ACCEPT_BACKLOG,
+        timeout_graceful_shutdown=math.ceil(operations.options.drain_timeout),  # uvicorn types it int
+        log_config=None if operations.log is not None else uvicorn.config.LOGGING_CONFIG,  # JSON: see Operations
     )
-    server = uvicorn.Server(config)
-    (announce or (lambda url: print(f"toolscout serve: listening on {url}", file=sys.stderr, flush=True)))(
-        f"http://{shown}:{port}{MCP_PATH}"
+    server = DrainingServer(
+        config,
+        delay=operations.options.drain_delay,
+        on_drain=operations.start_drain,
+        in_flight=lambda: operations.http_in_flight,
     )
+    url = f"http://{shown}:{port}{MCP_PATH}"
+    if announce is not None:
+        announce(url)
+    elif not operations.say("listening", url=url):
+        print(f"toolscout serve: listening on {url}", file=sys.stderr, flush=True)
     await server.serve(sockets=[sock])
+    operations.drained(server)
 
 
 def _tokens(token: str | Sequence[str] | None) -> list[str]:

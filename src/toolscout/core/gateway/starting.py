@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from ..engine.facade import Engine
@@ -36,6 +37,8 @@ class EngineStart:
         self.engine = engine
         self._task: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
+        #: when (``time.time()``) the search index was built, None before (``/readyz``, metrics)
+        self.indexed_at: float | None = None
         #: set once the search index has been built (or its build failed), see :mod:`.prebuilt`
         self.warmed = asyncio.Event()
 
@@ -74,16 +77,17 @@ class EngineStart:
         finally:
             self._started.set()
         try:  # a prebuilt index's vectors are seeded before the index is built
-            await in_daemon_thread(self.engine.warm_prebuilt)
+            if await in_daemon_thread(self.engine.warm_prebuilt):
+                self.indexed_at = time.time()
         finally:
             self.warmed.set()
 
 
-async def in_daemon_thread(work: Callable[[], None]) -> None:
+async def in_daemon_thread(work: Callable[[], None]) -> bool:
     """Run ``work`` in a daemon thread and wait for it; a failure is logged (the first search
     builds the index again). Cancelling the wait leaves the thread to finish on its own without
     holding up the process's exit (imports and tokenizing cannot be interrupted, and the gateway
-    must exit promptly on a signal)."""
+    must exit promptly on a signal). Returns True when ``work`` succeeded."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[None] = loop.create_future()
 
@@ -109,3 +113,5 @@ async def in_daemon_thread(work: Callable[[], None]) -> None:
         await done
     except Exception:
         log.exception("building the search index failed (the first search builds it again)")
+        return False
+    return True
