@@ -305,3 +305,18 @@ async def test_a_refused_login_says_why(monkeypatch: pytest.MonkeyPatch, caplog:
     assert server.grants == []
     assert "tokens" not in json.loads(login_file("notes").read_text())  # the registration is kept, no token
     assert "OAuth flow error" not in caplog.text  # reported once, as the server's error, no traceback
+
+
+async def test_a_login_refuses_an_authorization_server_endpoint_in_cleartext_off_loopback(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    # the metadata points the code + PKCE verifier at a plain-http token endpoint on another host:
+    # refused before the browser opens (OAuth 2.1 §1.5, the MCP authorization spec: https except loopback)
+    follow_in_process(monkeypatch)
+    async with protected_server() as server:
+        server.token_endpoint = "http://auth.example.invalid/token"
+        status = await log_in(remote(server.url), wait=60)  # type: ignore[arg-type]
+    assert status.state is ServerState.FAILED and status.needs_login
+    assert status.error is not None
+    assert "http://auth.example.invalid/token" in status.error and "https" in status.error
+    assert server.authorizations == [] and server.grants == []  # no browser, no code, nothing sent

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import warnings
 import webbrowser
@@ -42,6 +43,26 @@ from ..sanitize import escape_all
 from .oauth_redirect import LoopbackRedirect
 from .oauth_store import FileTokenStorage
 from .server_config import OAuthOptions, ServerConfig
+
+
+def refuse_cleartext(url: str, what: str) -> None:
+    """Raise ``ValueError`` when ``url`` is not ``https`` and its host is not loopback.
+
+    OAuth 2.1 (§1.5) and the MCP authorization spec ask TLS of every authorization-server endpoint
+    but a loopback one: over plain http on another host the code, the PKCE verifier, the tokens and
+    the client secret could be read and changed on the way. ``what`` names the endpoint in the error.
+    """
+    parsed = urlparse(url)
+    host = (parsed.hostname or "").rstrip(".").lower()
+    if parsed.scheme == "https" or host == "localhost":
+        return
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    raise ValueError(
+        f"the {what} {escape_all(url, limit=200)} is not https (plain http is allowed on loopback only): "
+        "nothing was sent to it"
+    )
 
 
 class _DropFlowTraceback(logging.Filter):
@@ -306,6 +327,8 @@ class _Toolscout(OAuthClientProvider):
         try:
             outgoing = await flow.__anext__()
             while True:
+                if outgoing is not request:  # discovery, registration, token, refresh
+                    refuse_cleartext(str(outgoing.url), "OAuth endpoint")
                 response = yield outgoing
                 if outgoing is request:
                     granted = self.context.current_tokens.scope if self.context.current_tokens else None
@@ -336,6 +359,10 @@ class ToolscoutOAuth(_Toolscout):
         wanted = self.owner.storage.wanted_scope
         if wanted:
             self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, wanted)
+        metadata = self.context.oauth_metadata
+        if metadata is not None:  # before the browser opens: the code would go on to the token endpoint
+            refuse_cleartext(str(metadata.authorization_endpoint), "authorization endpoint")
+            refuse_cleartext(str(metadata.token_endpoint), "token endpoint")
         return await super()._perform_authorization()
 
 
