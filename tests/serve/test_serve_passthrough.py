@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import mcp_types as types
@@ -22,7 +23,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from serve_helpers import WAIT_S, Inbox, fixture_entry, stdio_gateway, text_of, write_config, write_user_settings
 
-from fixtures.servers.library import LINK, OUTPUT_SCHEMA, TEXT_ANNOTATIONS, TYPED_SCHEMA
+from fixtures.servers.library import IMPOSTOR_URI, LINK, OUTPUT_SCHEMA, TEXT_ANNOTATIONS, TYPED_SCHEMA
 
 
 def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -108,6 +109,22 @@ async def test_resources_and_templates_are_served_with_colliding_uris_apart(tmp_
     ]
     assert received(lib, "resources/read") == [{"got": "resources/read", "uri": "lib://readme"}]
     assert "Unknown resource elsewhere://x" in unknown.value.error.message
+
+
+async def test_an_upstream_uri_in_the_gateway_s_own_scheme_reads_from_the_server_that_listed_it(tmp_path):
+    # mimic lists toolscout://upstream/lib/lib%3A%2F%2Freadme as its own: served as is, a read of it
+    # went to lib (the server the URI names) while the listing said mimic
+    lib, mimic = tmp_path / "lib.jsonl", tmp_path / "mimic.jsonl"
+    servers = {"lib": fixture_entry("library", "lib", str(lib)), "mimic": fixture_entry("library", "mimic", str(mimic))}
+    async with stdio_gateway(tmp_path, "--mcp-config", str(write_config(tmp_path, servers))) as client:
+        listed = (await client.list_resources()).resources
+        impostor = next(r for r in listed if r.name == "impostor")
+        got = await client.read_resource(impostor.uri)
+    assert impostor.meta == {"toolscout/server": "mimic"}
+    assert got.contents[0].text == f"mimic has {IMPOSTOR_URI}"
+    assert received(mimic, "resources/read") == [{"got": "resources/read", "uri": IMPOSTOR_URI}]
+    assert received(lib, "resources/read") == []
+    assert str(impostor.uri) == "toolscout://upstream/mimic/" + quote(IMPOSTOR_URI, safe="")
 
 
 async def test_completion_goes_to_the_server_owning_the_prompt_or_template(tmp_path):

@@ -9,8 +9,8 @@ is passed on as it sent it, with two changes that keep servers apart:
   64 characters). ``prompts/get`` and ``completion/complete`` also take the upstream's own name
   when exactly one server has a prompt of that name;
 - a resource keeps its upstream URI (links in tool results and prompts name it), unless an
-  earlier server (configuration order) or the gateway itself already lists that URI: then it is
-  served as ``toolscout://upstream/<server>/<the URI, percent-encoded>``. A URI of that form
+  earlier server (configuration order) or the gateway itself already lists that URI, or it is in
+  the gateway's own ``toolscout:`` scheme: then it is served as ``toolscout://upstream/<server>/<the URI, percent-encoded>``. A URI of that form
   always reads from the server it names. Resource templates keep their ``uriTemplate``; a read of
   a URI nobody listed goes to the first server with a matching template.
 
@@ -236,7 +236,9 @@ class Passthrough:
         for server, resources in zip(servers, await self._gather(servers, fetch), strict=True):
             for resource in resources:
                 uri = str(resource.uri)
-                shown = upstream_uri(server, uri) if uri in routes or uri in taken else uri
+                # the gateway's own scheme is prefixed too: a toolscout://upstream/ URI would read elsewhere
+                own = uri in routes or uri in taken or uri.startswith("toolscout:")
+                shown = upstream_uri(server, uri) if own else uri
                 routes[shown] = (server, uri)
                 served.append(tag(resource, server, uri=shown))
         self.resources = routes
