@@ -127,6 +127,29 @@ async def test_an_upstream_uri_in_the_gateway_s_own_scheme_reads_from_the_server
     assert str(impostor.uri) == "toolscout://upstream/mimic/" + quote(IMPOSTOR_URI, safe="")
 
 
+async def test_a_template_an_earlier_server_lists_too_is_served_prefixed_and_reaches_its_server(tmp_path):
+    # lib and mimic both list lib://items/{id}: served twice as is, every read and completion of it
+    # went to lib, so mimic's template could not be used at all
+    lib, mimic = tmp_path / "lib.jsonl", tmp_path / "mimic.jsonl"
+    servers = {"lib": fixture_entry("library", "lib", str(lib)), "mimic": fixture_entry("library", "mimic", str(mimic))}
+    async with stdio_gateway(tmp_path, "--mcp-config", str(write_config(tmp_path, servers))) as client:
+        templates = (await client.list_resource_templates()).resource_templates
+        copy = next(t for t in templates if t.name == "copy")
+        got = await client.read_resource(copy.uri_template.replace("{id}", "9"))  # as a client expands it
+        done = await client.complete(
+            types.ResourceTemplateReference(type="ref/resource", uri=copy.uri_template), {"name": "id", "value": "9"}
+        )
+        first = await client.read_resource("lib://items/9")
+    assert copy.meta == {"toolscout/server": "mimic"}
+    assert copy.uri_template == "toolscout://upstream/mimic/lib%3A%2F%2Fitems%2F{id}"
+    assert got.contents[0].text == "mimic has lib://items/9" and done.completion.values == ["9-mimic"]
+    assert received(mimic, "resources/read") == [{"got": "resources/read", "uri": "lib://items/9"}]
+    assert [e["ref"] for e in received(mimic, "completion/complete")] == [
+        {"type": "ref/resource", "uri": "lib://items/{id}"}
+    ]
+    assert first.contents[0].text == "lib has lib://items/9"  # the first server keeps the template as it is
+
+
 async def test_completion_goes_to_the_server_owning_the_prompt_or_template(tmp_path):
     cfg, lib, shelf = setup(tmp_path)
     async with stdio_gateway(tmp_path, "--mcp-config", str(cfg)) as client:

@@ -11,8 +11,9 @@ is passed on as it sent it, with two changes that keep servers apart:
 - a resource keeps its upstream URI (links in tool results and prompts name it), unless an
   earlier server (configuration order) or the gateway itself already lists that URI, or it is in
   the gateway's own ``toolscout:`` scheme: then it is served as ``toolscout://upstream/<server>/<the URI, percent-encoded>``. A URI of that form
-  always reads from the server it names. Resource templates keep their ``uriTemplate``; a read of
-  a URI nobody listed goes to the first server with a matching template.
+  always reads from the server it names. Resource templates keep their ``uriTemplate`` (one an
+  earlier server lists too is prefixed the same way, its ``{…}`` kept); a read of a URI nobody
+  listed goes to the first server with a matching template.
 
 Every served prompt, resource and template carries ``_meta`` ``toolscout/server`` (the server's
 name). Permission rules apply as they do to tools: a server denied as a whole
@@ -46,7 +47,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..models import ServerState
 from ..names import MCP_PREFIX
-from .routing import connection_of, split_upstream_uri, tag, template_regex, upstream_uri
+from .routing import connection_of, split_upstream_uri, tag, template_regex, upstream_template, upstream_uri
 from .served import served_name
 
 if TYPE_CHECKING:
@@ -275,10 +276,16 @@ class Passthrough:
 
         served: list[types.ResourceTemplate] = []
         routes: list[tuple[str, str, re.Pattern[str]]] = []
+        seen: set[str] = set()
         for server, templates in zip(servers, await self._gather(servers, fetch), strict=True):
             for template in templates:
-                routes.append((server, template.uri_template, template_regex(template.uri_template)))
-                served.append(tag(template, server))
+                listed = template.uri_template
+                routes.append((server, listed, template_regex(listed)))
+                own = listed in seen or listed.startswith("toolscout:")  # as resource URIs are (above)
+                seen.add(listed)
+                served.append(
+                    tag(template, server, **({"uri_template": upstream_template(server, listed)} if own else {}))
+                )
         self.templates = routes
         return served
 

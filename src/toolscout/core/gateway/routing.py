@@ -25,6 +25,15 @@ def upstream_uri(server: str, uri: str) -> str:
     return f"{UPSTREAM_URI}{quote(server, safe='')}/{quote(uri, safe='')}"
 
 
+def upstream_template(server: str, template: str) -> str:
+    """The gateway template for ``server``'s ``template`` whatever others list: :func:`upstream_uri`
+    with the template's literal text percent-encoded and its ``{…}`` expressions kept, so that the
+    URI a client expands it to (``{id}`` → ``9``) is the :func:`upstream_uri` of the expansion."""
+    pieces = re.split(r"(\{[^}]*\})", template)
+    body = "".join(piece if i % 2 else quote(piece, safe="") for i, piece in enumerate(pieces))
+    return f"{UPSTREAM_URI}{quote(server, safe='')}/{body}"
+
+
 def split_upstream_uri(uri: str) -> tuple[str, str] | None:
     """``(server, upstream URI)`` of a :func:`upstream_uri`, or None for any other URI."""
     if not uri.startswith(UPSTREAM_URI):
