@@ -23,6 +23,7 @@ from oauth_server import SCOPE, WRITE_SCOPE, browser_command, protected_server
 from toolscout.core.dirs import config_dir
 from toolscout.core.mcp.config import parse_entry
 from toolscout.core.mcp.login import log_in
+from toolscout.core.mcp.oauth import challenge_of
 from toolscout.core.mcp.oauth_redirect import LoopbackRedirect
 from toolscout.core.mcp.oauth_store import login_file
 from toolscout.core.models import ServerState
@@ -320,3 +321,20 @@ async def test_a_login_refuses_an_authorization_server_endpoint_in_cleartext_off
     assert status.error is not None
     assert "http://auth.example.invalid/token" in status.error and "https" in status.error
     assert server.authorizations == [] and server.grants == []  # no browser, no code, nothing sent
+
+
+def test_a_hostile_challenge_is_shown_escaped_once_and_bounded():
+    # a 401 whose WWW-Authenticate carries terminal escapes and a huge description
+    header = (
+        'Bearer error="invalid_token\x1b]0;PWNED\x07", error_description="\x1b[2J' + "A" * 100_000 + '", '
+        'scope="read\x1b[5m", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"'
+    )
+    request = httpx2.Request("POST", "http://127.0.0.1:1/mcp")
+    response = httpx2.Response(401, headers={"WWW-Authenticate": header}, request=request)
+    challenge = challenge_of(response)
+    assert challenge is not None
+    line = challenge.describe("notes")
+    assert "\x1b" not in line and "\x07" not in line and len(line) < 1_000
+    # the ESC shows as \x1b, not as \\x1b (which would read as a backslash the server sent)
+    assert "it asks for scope 'read\\x1b[5m'" in line
+    assert "error: invalid_token\\x1b]0;PWNED\\x07" in line

@@ -110,7 +110,7 @@ class AuthChallenge:
         what = "the login lacks the scope this needs" if self.status == 403 else "the server needs a login (OAuth)"
         parts = [f"HTTP {self.status} from {escape_all(self.url, limit=200)}: {what}"]
         if self.scope:
-            parts.append(f"it asks for scope {escape_all(self.scope, limit=200)!r}")
+            parts.append(f"it asks for scope '{escape_all(self.scope, limit=200)}'")  # escaped once, not repr'd
         if self.resource_metadata:
             parts.append(f"resource metadata: {escape_all(self.resource_metadata, limit=200)}")
         if self.error:
