@@ -179,6 +179,8 @@ def test_a_bad_index_is_one_clear_line_and_exit_2(
     assert cli_run(["serve", "--index", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and says in err and err.startswith(f"toolscout: --index {out}")
+    # one reason and one remedy: a missing file is not also called invalid JSON
+    assert err.count("build it with") + err.count("rebuild it") == 1, err
 
 
 def test_an_index_is_replaced_whole_and_nothing_else_is(tmp_path: Path) -> None:

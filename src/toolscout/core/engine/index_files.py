@@ -352,8 +352,9 @@ def _bytes(folder: Path, name: str, rebuild: str) -> bytes:
 
 
 def _json(folder: Path, name: str, rebuild: str) -> dict[str, Any]:
+    raw = _bytes(folder, name, rebuild)  # its IndexDirError is a ValueError too: outside the try
     try:
-        data = json.loads(_bytes(folder, name, rebuild))
+        data = json.loads(raw)
     except ValueError as exc:
         raise IndexDirError(f"{folder}: {name} is not valid JSON: {exc} ({rebuild})") from None
     if not isinstance(data, dict):
