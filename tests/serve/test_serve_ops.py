@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import signal
+import socket
 from pathlib import Path
 
 import anyio
@@ -157,3 +158,19 @@ async def test_sigterm_drains_readiness_first_then_finishes_calls_in_flight(tmp_
         assert len(drained) == 1 and drained[0]["methods"] == {"initialize": 2, "tools/list": 2, "tools/call": 2}
     finally:
         replica.stop()
+
+
+async def test_a_taken_port_is_one_json_error_line_and_exit_1(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # another process holds the port the operator named
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers", "--http", f"127.0.0.1:{port}")
+        try:
+            assert await replica.exited() == 1
+            lines = replica.lines()  # every line JSON: a log shipper parses the failure too
+        finally:
+            replica.stop()
+    errors = [x for x in lines if x["level"] == "ERROR"]
+    assert len(errors) == 1 and f"--http 127.0.0.1:{port}: cannot listen there" in errors[0]["text"], lines
+    assert "in use" in errors[0]["text"]

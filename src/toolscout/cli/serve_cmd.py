@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -249,7 +250,13 @@ def _run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 128 + (signalled[0] if signalled else signal.SIGINT)
     except OSError as exc:
-        print(f"toolscout serve: {strip_controls(exc)}", file=sys.stderr)
+        text = str(exc)
+        if bind is not None and exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            text = f"--http {args.http}: cannot listen there: {exc.strerror}"
+        if json_log is not None:  # the failure in the log's own shape: a shipper parses every line
+            json_log.event("error", level=logging.ERROR, text=text)
+        else:
+            print(f"toolscout serve: {strip_controls(text)}", file=sys.stderr)
         return 1
     return 0
 
