@@ -257,3 +257,25 @@ async def test_replicas_whose_servers_list_in_another_order_answer_alike(tmp_pat
                 gate.touch()
             await engine.stop()
     assert answers[0] == answers[1]
+
+
+@needs_dense
+async def test_an_index_of_a_server_without_tools_is_read_back(tmp_path: Path) -> None:
+    await built_index(tmp_path / "idx", tools=0)
+    assert read_index(tmp_path / "idx").tool_count == 0  # was "float32[0, 0], expected float32[0, 384]"
+
+
+def test_no_servers_to_index_leaves_the_old_index_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _index_dir(tmp_path)
+    before = (out / MANIFEST).read_bytes()
+    # the operator's config lies in the folder they run from, not approved: no server starts
+    cfg = tmp_path / "servers.mcp.json"
+    entry = {"command": sys.executable, "args": server_args(server_path("late"), "late", "--tools", "2")}
+    cfg.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    monkeypatch.chdir(tmp_path)
+    assert cli_run(["index", "--mcp-config", str(cfg), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"--out {out}: no server's tools to index" in err and "left as it was" in err, err
+    assert (out / MANIFEST).read_bytes() == before

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..models import ServerState, ServerStatus
+from ..search.vector_cache import VECTOR_DIM
 from .events import ServerStateChanged
 from .index_files import (
     PrebuiltIndex,
@@ -88,7 +89,7 @@ def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str],
         )
     vectors = None
     if encoder is not None:  # memory hits for every indexed text; others (hidden tools) encoded
-        vectors = embed_tools(encoder, texts, VectorCache(None)) if texts else np.zeros((0, 0), np.float32)
+        vectors = embed_tools(encoder, texts, VectorCache(None)) if texts else np.zeros((0, VECTOR_DIM), np.float32)
     identity = encoder_identity(encoder) if encoder is not None else None
     return write_index(out, servers, vectors, identity)
 
