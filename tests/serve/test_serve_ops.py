@@ -174,3 +174,22 @@ async def test_a_taken_port_is_one_json_error_line_and_exit_1(tmp_path: Path) ->
     errors = [x for x in lines if x["level"] == "ERROR"]
     assert len(errors) == 1 and f"--http 127.0.0.1:{port}: cannot listen there" in errors[0]["text"], lines
     assert "in use" in errors[0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("bind", "metrics_token", "says"),
+    [
+        ("127.0.0.1:0", "", "must be printable characters without spaces"),
+        ("127.0.0.1:0", "two words", "must be printable characters without spaces"),
+        ("0.0.0.0:8101", "short", "needs at least"),
+    ],
+)
+def test_a_bad_metrics_token_is_named_as_the_metrics_token(
+    bind: str, metrics_token: str, says: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolscout.cli import run as cli_run
+
+    monkeypatch.setenv("TOOLSCOUT_SERVE_TOKEN", TOKEN)
+    assert cli_run(["serve", "--http", bind, "--stateless", "--metrics-token", metrics_token]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "--metrics-token or TOOLSCOUT_METRICS_TOKEN" in err and "--token or" not in err, err

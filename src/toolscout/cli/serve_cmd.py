@@ -159,7 +159,9 @@ def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
         bind = parse_bind(args.http)
         check_exposure(bind, token or None)
         if args.metrics_token is not None:
-            check_exposure(bind, args.metrics_token)
+            from toolscout.core.gateway.ops_options import METRICS_TOKEN_ENV
+
+            check_exposure(bind, args.metrics_token, f"--metrics-token or {METRICS_TOKEN_ENV}")
     except BindError as exc:
         raise UsageError(str(exc)) from None
     return bind, token

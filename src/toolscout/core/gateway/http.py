@@ -99,9 +99,10 @@ def parse_bind(text: str) -> Bind:
     return Bind(host, port)
 
 
-def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
+def check_exposure(bind: Bind, token: str | Sequence[str] | None, named: str = f"--token or {TOKEN_ENV}") -> None:
     """Refuse a non-loopback bind without a long enough bearer token, and any token a client
-    could not send. ``token`` may be several tokens (each is checked).
+    could not send. ``token`` may be several tokens (each is checked); ``named`` is where the
+    operator gave it, for the messages (``--metrics-token or TOOLSCOUT_METRICS_TOKEN``).
 
     Raises:
         BindError: ``token`` is given but blank or has spaces or control characters; or ``bind``
@@ -109,23 +110,21 @@ def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
     """
     if token is not None and not isinstance(token, str):
         for one in token:
-            check_exposure(bind, one)
+            check_exposure(bind, one, named)
         if not token:
-            check_exposure(bind, None)
+            check_exposure(bind, None, named)
         return
     make = "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
     if token is not None and (not token or any(c.isspace() or not c.isprintable() for c in token)):
-        raise BindError(
-            f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without spaces; {make}"
-        )
+        raise BindError(f"the bearer token ({named}) must be printable characters without spaces; {make}")
     if not bind.loopback and not token:
         raise BindError(
             f"--http {bind.host}:{bind.port} listens beyond this machine: give a bearer token with "
-            f"--token or {TOKEN_ENV} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
+            f"{named} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
         )
     if not bind.loopback and token is not None and len(token) < MIN_WIDE_TOKEN_CHARS:
         raise BindError(
-            f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token needs at "
+            f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token ({named}) needs at "
             f"least {MIN_WIDE_TOKEN_CHARS} characters (this one has {len(token)}); {make}"
         )
 
