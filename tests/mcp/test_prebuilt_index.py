@@ -54,16 +54,17 @@ async def built_index(out: Path, tools: int = 5, **settings: object) -> dict[str
 
 
 @needs_dense
-@pytest.mark.parametrize("same_encoder", [True, False])
+@pytest.mark.parametrize("changed", [None, "model_sha256", "tool_pieces"])
 async def test_a_served_index_answers_before_its_server_connects_and_encodes_only_what_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_encoder: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str | None
 ) -> None:
+    same_encoder = changed is None
     out = tmp_path / "index"
     manifest = await built_index(out, tools=5)
     assert manifest["tool_count"] == 5 and manifest["encoder"]
-    if not same_encoder:  # as if built with another model file of the same name
+    if changed:  # as if built with another model file of the same name, or another piece cap
         data = json.loads((out / MANIFEST).read_text())
-        data["encoder"]["model_sha256"] = "0" * 64
+        data["encoder"][changed] = "0" * 64 if changed == "model_sha256" else data["encoder"][changed] + 1
         (out / MANIFEST).write_text(json.dumps(data))
     # a fresh process: nothing cached in memory or on disk
     VectorCache._memory.clear()
@@ -93,7 +94,11 @@ async def test_a_served_index_answers_before_its_server_connects_and_encodes_onl
             assert not any("vectors are ignored" in w for w in warnings)
         else:
             assert index.encoded_texts == 7  # none of the index's vectors was used
-            assert any("vectors are ignored and its 5 tools are encoded again" in w for w in warnings)
+            said = [w for w in warnings if "vectors are ignored and its 5 tools are encoded again" in w]
+            assert len(said) == 1
+            if changed == "tool_pieces":  # the two identities must not read alike: say what differs
+                pieces = manifest["encoder"]["tool_pieces"]
+                assert f"tool_pieces {pieces + 1}" in said[0] and f"tool_pieces {pieces})" in said[0], said
         assert index.dense_ready and index.active_profile == "default"
     finally:
         gate.touch()
