@@ -149,6 +149,7 @@ def _rehash(out: Path, name: str) -> None:
         ("vectors-shape", "expected float32[1, 4]"),
         ("catalog-shape", "catalog.json is not a valid index catalog"),
         ("tool-types", "tool 't': description is a int"),
+        ("no-encoder", "manifest.json names no encoder (with a vector size) for vectors.npy"),
     ],
 )
 def test_a_bad_index_is_one_clear_line_and_exit_2(
@@ -174,6 +175,9 @@ def test_a_bad_index_is_one_clear_line_and_exit_2(
     elif damage == "catalog-shape":
         (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "web", "tools": []}]}))
         _rehash(out, CATALOG)
+    elif damage == "no-encoder":  # was "expected float32[1, None]"
+        data = json.loads((out / MANIFEST).read_text())
+        (out / MANIFEST).write_text(json.dumps({**data, "encoder": None}))
     elif damage == "tool-types":
         tool = {"original_name": "t", "description": 7}
         (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "file", "tools": [tool]}]}))
