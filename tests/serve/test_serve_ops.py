@@ -193,3 +193,37 @@ def test_a_bad_metrics_token_is_named_as_the_metrics_token(
     assert cli_run(["serve", "--http", bind, "--stateless", "--metrics-token", metrics_token]) == 2
     err = capsys.readouterr().err
     assert says in err and "--metrics-token or TOOLSCOUT_METRICS_TOKEN" in err and "--token or" not in err, err
+
+
+async def test_a_call_cut_off_by_the_drain_timeout_is_logged_without_a_traceback(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, {"gated": fixture_entry("gated", "gated")})
+    replica = Replica(
+        tmp_path, "replica", "--stateless", "--mcp-config", str(cfg), "--allowed-tools", "mcp__gated",
+        "--drain-delay", "0", "--drain-timeout", "1",
+    )  # fmt: skip
+    try:
+        await replica.start()
+        await replica.wait_ready()
+
+        async def held_call() -> None:
+            with contextlib.suppress(Exception):  # its answer stream ends unanswered: expected here
+                async with mcp_client(replica.url) as client:
+                    await client.call_tool(
+                        "call_tool", {"name": "mcp__gated__wait_gate", "arguments": {"path": str(tmp_path / "never")}}
+                    )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(held_call)
+
+            async def one_in_flight() -> bool:
+                return sample(await scrape(replica.base), "toolscout_in_flight_requests") == 1
+
+            await wait_until(one_in_flight)
+            replica.signal(signal.SIGTERM)
+            assert await replica.exited() == 0
+            tg.cancel_scope.cancel()
+        lines = replica.lines()
+        assert any("timeout graceful shutdown exceeded" in x["message"] for x in lines)  # said once, plainly
+        assert not [x for x in lines if "exc_info" in x or "Exception in ASGI" in x["message"]], lines
+    finally:
+        replica.stop()
