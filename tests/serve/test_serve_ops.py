@@ -55,6 +55,9 @@ async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Pat
             assert "notes" not in answer.text and "python" not in answer.text
         assert (await get(f"{replica.base}/metrics")).status_code == 401
         assert (await get(f"{replica.base}/metrics", authorization="Bearer wrong")).status_code == 401
+        for scheme in ("bearer", "BEARER"):  # the scheme is case-insensitive (RFC 9110 11.1); the token is not
+            assert (await get(f"{replica.base}/metrics", authorization=f"{scheme} {TOKEN}")).status_code == 200
+        assert (await get(f"{replica.base}/metrics", authorization=f"Bearer {TOKEN.upper()}")).status_code == 401
         async with httpx2.AsyncClient(timeout=10) as http:
             assert (await http.post(f"{replica.base}/readyz")).status_code == 405
         # a probe is held to the transport's deadlines like any request: half a head is cut off
