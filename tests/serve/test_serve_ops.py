@@ -78,6 +78,15 @@ async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Pat
             again = await modern.call_tool("search_tools", {"query": "delete a note"})
             assert json.loads(text_of(again))["results"][0]["name"] == "mcp__notes__delete_note"
 
+        # a request for another Host (DNS rebinding) is refused, and the SDK's warning about it is
+        # a JSON line too (it was "Invalid Host header: ..." as plain text)
+        async with httpx2.AsyncClient(timeout=10) as http:
+            rebound = await http.post(
+                replica.url, json={}, headers={"host": "evil.example", "authorization": f"Bearer {TOKEN}"}
+            )
+            assert rebound.status_code == 421
+        assert any("evil.example" in line.get("message", "") for line in replica.lines())
+
         metrics = await scrape(replica.base)
         calls = replica.requests("tools/call")
         assert sample(metrics, "toolscout_requests_total", method="tools/call", outcome="ok") == 3
