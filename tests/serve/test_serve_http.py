@@ -177,7 +177,7 @@ async def test_wide_bind_with_token_still_checks_host(tmp_path):
         "--token",
         "team-token-for-the-wide-bind",
         "--allowed-host",
-        "tools.internal",
+        "Tools.Internal",  # as the operator typed it: host names are case-insensitive, clients send lowercase
         bind="0.0.0.0:0",
     )
     try:

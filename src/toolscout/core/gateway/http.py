@@ -140,7 +140,7 @@ def security_settings(bind: Bind, extra_hosts: Iterable[str] = ()) -> Any:
             names.extend(_machine_names())
     names.extend(extra_hosts)
     hosts, origins = [], []
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(n.lower() for n in names):  # host names are case-insensitive; clients send lowercase
         shown = f"[{name}]" if ":" in name else name
         hosts += [shown, f"{shown}:*"]
         origins += [f"{scheme}://{shown}{port}" for scheme in ("http", "https") for port in ("", ":*")]
