@@ -136,7 +136,7 @@ def _add_ops_options(p: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
-    from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
+    from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_allowed_host, check_exposure, parse_bind
 
     env = os.environ.get(TOKEN_ENV)
     token: list[str] = list(args.token or []) or (env.split() if env else [])
@@ -157,6 +157,7 @@ def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
         return None, token
     try:
         bind = parse_bind(args.http)
+        args.allowed_host = [check_allowed_host(name) for name in args.allowed_host]
         check_exposure(bind, token or None)
         if args.metrics_token is not None:
             from toolscout.core.gateway.ops_options import METRICS_TOKEN_ENV

@@ -74,6 +74,32 @@ class Bind:
             return False
 
 
+def check_allowed_host(name: str) -> str:
+    """An ``--allowed-host`` value as :func:`security_settings` matches it: a host name or IP
+    address alone (any port passes), lowercase; an IPv6 address with or without brackets.
+
+    Raises:
+        BindError: a URL, a path, a port, spaces or nothing: such a value never matches a ``Host``
+            header, so every request would get 421.
+    """
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    is_ip6 = ":" in bare and _is_ip(bare)
+    if not bare or "/" in bare or (":" in bare and not is_ip6) or any(c.isspace() or not c.isprintable() for c in bare):
+        raise BindError(
+            f"--allowed-host {name}: give the host name alone, as in the Host header without its port "
+            "(e.g. --allowed-host mcp.example.com; any port is allowed)"
+        )
+    return bare.lower()
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_bind(text: str) -> Bind:
     """``PORT``, ``HOST:PORT`` or ``[IPV6]:PORT`` → :class:`Bind` (host defaults to 127.0.0.1).
 
