@@ -239,3 +239,20 @@ async def test_a_call_cut_off_by_the_drain_timeout_is_logged_without_a_traceback
         assert not [x for x in lines if "exc_info" in x or "Exception in ASGI" in x["message"]], lines
     finally:
         replica.stop()
+
+
+async def test_the_index_line_says_when_the_index_was_built(tmp_path: Path) -> None:
+    from toolscout.core.engine.index_files import read_index, write_index
+
+    out = tmp_path / "index"
+    record = {"original_name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}
+    write_index(out, [{"name": "s", "kind": "file", "tools": [record]}], None, None)  # catalog only (bm25f)
+    replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers", "--index", str(out))
+    try:
+        await replica.start()
+        said = [x for x in replica.lines() if x["message"] == "index"]
+    finally:
+        replica.stop()
+    # named for what it is; it was "created_" (logging's own "created" renamed out of the way)
+    assert len(said) == 1 and said[0]["built"] == read_index(out).manifest["created"], said
+    assert (said[0]["tools"], said[0]["servers"]) == (1, 1) and "created_" not in said[0]

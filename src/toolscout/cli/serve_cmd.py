@@ -195,7 +195,7 @@ def _run(args: argparse.Namespace) -> int:
                 path=str(prebuilt.path),
                 tools=prebuilt.tool_count,
                 servers=len(prebuilt.servers),
-                created=created,
+                built=created,
             )
         else:
             print(
