@@ -256,3 +256,18 @@ async def test_the_index_line_says_when_the_index_was_built(tmp_path: Path) -> N
     # named for what it is; it was "created_" (logging's own "created" renamed out of the way)
     assert len(said) == 1 and said[0]["built"] == read_index(out).manifest["created"], said
     assert (said[0]["tools"], said[0]["servers"]) == (1, 1) and "created_" not in said[0]
+
+
+async def test_a_metrics_token_read_from_a_secret_file_with_its_newline_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TOOLSCOUT_METRICS_TOKEN from a mounted secret keeps the file's final newline, as
+    # TOOLSCOUT_SERVE_TOKEN may (split on whitespace); the replica refused to start
+    monkeypatch.setenv("TOOLSCOUT_METRICS_TOKEN", f"{METRICS_TOKEN}\n")
+    replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers")
+    try:
+        await replica.start()
+        assert sample(await scrape(replica.base, METRICS_TOKEN), "toolscout_in_flight_requests") == 0
+        assert (await get(f"{replica.base}/metrics", authorization=f"Bearer {TOKEN}")).status_code == 401
+    finally:
+        replica.stop()

@@ -114,7 +114,7 @@ def _add_ops_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--metrics-token",
         metavar="TOKEN",
-        default=os.environ.get(METRICS_TOKEN_ENV) or None,
+        default=_env_token(os.environ.get(METRICS_TOKEN_ENV)),
         help=f"bearer token /metrics needs instead of the MCP token (default ${METRICS_TOKEN_ENV}; "
         "without either, /metrics is authenticated as MCP requests are)",
     )
@@ -262,6 +262,14 @@ def _run(args: argparse.Namespace) -> int:
             print(f"toolscout serve: {strip_controls(text)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _env_token(value: str | None) -> str | None:
+    """A token from the environment without the surrounding whitespace a secret file leaves (its
+    final newline); None when unset or empty; a value of blanks only is kept (and refused)."""
+    if not value:
+        return None
+    return value.strip() or value
 
 
 def _read_index(path: str) -> Any:
