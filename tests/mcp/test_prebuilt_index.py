@@ -54,16 +54,17 @@ async def built_index(out: Path, tools: int = 5, **settings: object) -> dict[str
 
 
 @needs_dense
-@pytest.mark.parametrize("same_encoder", [True, False])
+@pytest.mark.parametrize("changed", [None, "model_sha256", "tool_pieces"])
 async def test_a_served_index_answers_before_its_server_connects_and_encodes_only_what_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, same_encoder: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str | None
 ) -> None:
+    same_encoder = changed is None
     out = tmp_path / "index"
     manifest = await built_index(out, tools=5)
     assert manifest["tool_count"] == 5 and manifest["encoder"]
-    if not same_encoder:  # as if built with another model file of the same name
+    if changed:  # as if built with another model file of the same name, or another piece cap
         data = json.loads((out / MANIFEST).read_text())
-        data["encoder"]["model_sha256"] = "0" * 64
+        data["encoder"][changed] = "0" * 64 if changed == "model_sha256" else data["encoder"][changed] + 1
         (out / MANIFEST).write_text(json.dumps(data))
     # a fresh process: nothing cached in memory or on disk
     VectorCache._memory.clear()
@@ -93,7 +94,11 @@ async def test_a_served_index_answers_before_its_server_connects_and_encodes_onl
             assert not any("vectors are ignored" in w for w in warnings)
         else:
             assert index.encoded_texts == 7  # none of the index's vectors was used
-            assert any("vectors are ignored and its 5 tools are encoded again" in w for w in warnings)
+            said = [w for w in warnings if "vectors are ignored and its 5 tools are encoded again" in w]
+            assert len(said) == 1
+            if changed == "tool_pieces":  # the two identities must not read alike: say what differs
+                pieces = manifest["encoder"]["tool_pieces"]
+                assert f"tool_pieces {pieces + 1}" in said[0] and f"tool_pieces {pieces})" in said[0], said
         assert index.dense_ready and index.active_profile == "default"
     finally:
         gate.touch()
@@ -144,6 +149,7 @@ def _rehash(out: Path, name: str) -> None:
         ("vectors-shape", "expected float32[1, 4]"),
         ("catalog-shape", "catalog.json is not a valid index catalog"),
         ("tool-types", "tool 't': description is a int"),
+        ("no-encoder", "manifest.json names no encoder (with a vector size) for vectors.npy"),
     ],
 )
 def test_a_bad_index_is_one_clear_line_and_exit_2(
@@ -169,6 +175,9 @@ def test_a_bad_index_is_one_clear_line_and_exit_2(
     elif damage == "catalog-shape":
         (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "web", "tools": []}]}))
         _rehash(out, CATALOG)
+    elif damage == "no-encoder":  # was "expected float32[1, None]"
+        data = json.loads((out / MANIFEST).read_text())
+        (out / MANIFEST).write_text(json.dumps({**data, "encoder": None}))
     elif damage == "tool-types":
         tool = {"original_name": "t", "description": 7}
         (out / CATALOG).write_text(json.dumps({"servers": [{"name": "s", "kind": "file", "tools": [tool]}]}))
@@ -179,6 +188,8 @@ def test_a_bad_index_is_one_clear_line_and_exit_2(
     assert cli_run(["serve", "--index", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and says in err and err.startswith(f"toolscout: --index {out}")
+    # one reason and one remedy: a missing file is not also called invalid JSON
+    assert err.count("build it with") + err.count("rebuild it") == 1, err
 
 
 def test_an_index_is_replaced_whole_and_nothing_else_is(tmp_path: Path) -> None:
@@ -255,3 +266,25 @@ async def test_replicas_whose_servers_list_in_another_order_answer_alike(tmp_pat
                 gate.touch()
             await engine.stop()
     assert answers[0] == answers[1]
+
+
+@needs_dense
+async def test_an_index_of_a_server_without_tools_is_read_back(tmp_path: Path) -> None:
+    await built_index(tmp_path / "idx", tools=0)
+    assert read_index(tmp_path / "idx").tool_count == 0  # was "float32[0, 0], expected float32[0, 384]"
+
+
+def test_no_servers_to_index_leaves_the_old_index_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _index_dir(tmp_path)
+    before = (out / MANIFEST).read_bytes()
+    # the operator's config lies in the folder they run from, not approved: no server starts
+    cfg = tmp_path / "servers.mcp.json"
+    entry = {"command": sys.executable, "args": server_args(server_path("late"), "late", "--tools", "2")}
+    cfg.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    monkeypatch.chdir(tmp_path)
+    assert cli_run(["index", "--mcp-config", str(cfg), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"--out {out}: no server's tools to index" in err and "left as it was" in err, err
+    assert (out / MANIFEST).read_bytes() == before

@@ -133,6 +133,9 @@ def test_non_loopback_bind_needs_a_token(tmp_path):
         (["--http", "127.0.0.1:http"], "the port must be a number"),
         (["--stateless"], "--stateless applies to --http only"),
         (["--http", "0", "--stateless", "--expose", "dynamic"], "cannot be combined"),
+        # a port or a URL never matched a Host header: every request got 421
+        (["--http", "0", "--allowed-host", "mcp.example.com:8443"], "--allowed-host mcp.example.com:8443: give"),
+        (["--http", "0", "--allowed-host", "https://mcp.example.com"], "--allowed-host https://mcp.example.com: give"),
     ):
         bad = subprocess.run(serve_command(*args), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and message in bad.stderr
@@ -177,7 +180,7 @@ async def test_wide_bind_with_token_still_checks_host(tmp_path):
         "--token",
         "team-token-for-the-wide-bind",
         "--allowed-host",
-        "tools.internal",
+        "Tools.Internal",  # as the operator typed it: host names are case-insensitive, clients send lowercase
         bind="0.0.0.0:0",
     )
     try:

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import signal
+import socket
 from pathlib import Path
 
 import anyio
@@ -54,6 +55,9 @@ async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Pat
             assert "notes" not in answer.text and "python" not in answer.text
         assert (await get(f"{replica.base}/metrics")).status_code == 401
         assert (await get(f"{replica.base}/metrics", authorization="Bearer wrong")).status_code == 401
+        for scheme in ("bearer", "BEARER"):  # the scheme is case-insensitive (RFC 9110 11.1); the token is not
+            assert (await get(f"{replica.base}/metrics", authorization=f"{scheme} {TOKEN}")).status_code == 200
+        assert (await get(f"{replica.base}/metrics", authorization=f"Bearer {TOKEN.upper()}")).status_code == 401
         async with httpx2.AsyncClient(timeout=10) as http:
             assert (await http.post(f"{replica.base}/readyz")).status_code == 405
         # a probe is held to the transport's deadlines like any request: half a head is cut off
@@ -73,6 +77,15 @@ async def test_health_metrics_and_json_log_count_what_clients_sent(tmp_path: Pat
         async with mcp_client(replica.url, mode="auto") as modern:
             again = await modern.call_tool("search_tools", {"query": "delete a note"})
             assert json.loads(text_of(again))["results"][0]["name"] == "mcp__notes__delete_note"
+
+        # a request for another Host (DNS rebinding) is refused, and the SDK's warning about it is
+        # a JSON line too (it was "Invalid Host header: ..." as plain text)
+        async with httpx2.AsyncClient(timeout=10) as http:
+            rebound = await http.post(
+                replica.url, json={}, headers={"host": "evil.example", "authorization": f"Bearer {TOKEN}"}
+            )
+            assert rebound.status_code == 421
+        assert any("evil.example" in line.get("message", "") for line in replica.lines())
 
         metrics = await scrape(replica.base)
         calls = replica.requests("tools/call")
@@ -155,5 +168,106 @@ async def test_sigterm_drains_readiness_first_then_finishes_calls_in_flight(tmp_
         assert await replica.exited() == 0
         drained = [x for x in replica.lines() if x["message"] == "drained"]
         assert len(drained) == 1 and drained[0]["methods"] == {"initialize": 2, "tools/list": 2, "tools/call": 2}
+    finally:
+        replica.stop()
+
+
+async def test_a_taken_port_is_one_json_error_line_and_exit_1(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # another process holds the port the operator named
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers", "--http", f"127.0.0.1:{port}")
+        try:
+            assert await replica.exited() == 1
+            lines = replica.lines()  # every line JSON: a log shipper parses the failure too
+        finally:
+            replica.stop()
+    errors = [x for x in lines if x["level"] == "ERROR"]
+    assert len(errors) == 1 and f"--http 127.0.0.1:{port}: cannot listen there" in errors[0]["text"], lines
+    assert "in use" in errors[0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("bind", "metrics_token", "says"),
+    [
+        ("127.0.0.1:0", "", "must be printable characters without spaces"),
+        ("127.0.0.1:0", "two words", "must be printable characters without spaces"),
+        ("0.0.0.0:8101", "short", "needs at least"),
+    ],
+)
+def test_a_bad_metrics_token_is_named_as_the_metrics_token(
+    bind: str, metrics_token: str, says: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolscout.cli import run as cli_run
+
+    monkeypatch.setenv("TOOLSCOUT_SERVE_TOKEN", TOKEN)
+    assert cli_run(["serve", "--http", bind, "--stateless", "--metrics-token", metrics_token]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "--metrics-token or TOOLSCOUT_METRICS_TOKEN" in err and "--token or" not in err, err
+
+
+async def test_a_call_cut_off_by_the_drain_timeout_is_logged_without_a_traceback(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, {"gated": fixture_entry("gated", "gated")})
+    replica = Replica(
+        tmp_path, "replica", "--stateless", "--mcp-config", str(cfg), "--allowed-tools", "mcp__gated",
+        "--drain-delay", "0", "--drain-timeout", "1",
+    )  # fmt: skip
+    try:
+        await replica.start()
+        await replica.wait_ready()
+
+        async def held_call() -> None:
+            with contextlib.suppress(Exception):  # its answer stream ends unanswered: expected here
+                async with mcp_client(replica.url) as client:
+                    await client.call_tool(
+                        "call_tool", {"name": "mcp__gated__wait_gate", "arguments": {"path": str(tmp_path / "never")}}
+                    )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(held_call)
+
+            async def one_in_flight() -> bool:
+                return sample(await scrape(replica.base), "toolscout_in_flight_requests") == 1
+
+            await wait_until(one_in_flight)
+            replica.signal(signal.SIGTERM)
+            assert await replica.exited() == 0
+            tg.cancel_scope.cancel()
+        lines = replica.lines()
+        assert any("timeout graceful shutdown exceeded" in x["message"] for x in lines)  # said once, plainly
+        assert not [x for x in lines if "exc_info" in x or "Exception in ASGI" in x["message"]], lines
+    finally:
+        replica.stop()
+
+
+async def test_the_index_line_says_when_the_index_was_built(tmp_path: Path) -> None:
+    from toolscout.core.engine.index_files import read_index, write_index
+
+    out = tmp_path / "index"
+    record = {"original_name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}
+    write_index(out, [{"name": "s", "kind": "file", "tools": [record]}], None, None)  # catalog only (bm25f)
+    replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers", "--index", str(out))
+    try:
+        await replica.start()
+        said = [x for x in replica.lines() if x["message"] == "index"]
+    finally:
+        replica.stop()
+    # named for what it is; it was "created_" (logging's own "created" renamed out of the way)
+    assert len(said) == 1 and said[0]["built"] == read_index(out).manifest["created"], said
+    assert (said[0]["tools"], said[0]["servers"]) == (1, 1) and "created_" not in said[0]
+
+
+async def test_a_metrics_token_read_from_a_secret_file_with_its_newline_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TOOLSCOUT_METRICS_TOKEN from a mounted secret keeps the file's final newline, as
+    # TOOLSCOUT_SERVE_TOKEN may (split on whitespace); the replica refused to start
+    monkeypatch.setenv("TOOLSCOUT_METRICS_TOKEN", f"{METRICS_TOKEN}\n")
+    replica = Replica(tmp_path, "replica", "--stateless", "--no-default-servers")
+    try:
+        await replica.start()
+        assert sample(await scrape(replica.base, METRICS_TOKEN), "toolscout_in_flight_requests") == 0
+        assert (await get(f"{replica.base}/metrics", authorization=f"Bearer {TOKEN}")).status_code == 401
     finally:
         replica.stop()

@@ -69,6 +69,8 @@ def _run(args: argparse.Namespace) -> int:
             "vector_cache": str(index.vector_cache) if index.vector_cache else None,
             "profile": index.profile,
         }
+        if args.out and not index.servers:  # e.g. an unapproved project config: no server started
+            return fail(f"--out {args.out}: no server's tools to index (see the warnings); {args.out} left as it was")
         if args.out:
             if not ready:
                 warn(f"no vectors in the index: {index.fallback_reason or 'the dense ranker is unavailable'}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -113,7 +114,7 @@ def _add_ops_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--metrics-token",
         metavar="TOKEN",
-        default=os.environ.get(METRICS_TOKEN_ENV) or None,
+        default=_env_token(os.environ.get(METRICS_TOKEN_ENV)),
         help=f"bearer token /metrics needs instead of the MCP token (default ${METRICS_TOKEN_ENV}; "
         "without either, /metrics is authenticated as MCP requests are)",
     )
@@ -135,7 +136,7 @@ def _add_ops_options(p: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
-    from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_exposure, parse_bind
+    from toolscout.core.gateway.http import TOKEN_ENV, BindError, check_allowed_host, check_exposure, parse_bind
 
     env = os.environ.get(TOKEN_ENV)
     token: list[str] = list(args.token or []) or (env.split() if env else [])
@@ -156,9 +157,12 @@ def _check(args: argparse.Namespace) -> tuple[Any, list[str]]:
         return None, token
     try:
         bind = parse_bind(args.http)
+        args.allowed_host = [check_allowed_host(name) for name in args.allowed_host]
         check_exposure(bind, token or None)
         if args.metrics_token is not None:
-            check_exposure(bind, args.metrics_token)
+            from toolscout.core.gateway.ops_options import METRICS_TOKEN_ENV
+
+            check_exposure(bind, args.metrics_token, f"--metrics-token or {METRICS_TOKEN_ENV}")
     except BindError as exc:
         raise UsageError(str(exc)) from None
     return bind, token
@@ -191,7 +195,7 @@ def _run(args: argparse.Namespace) -> int:
                 path=str(prebuilt.path),
                 tools=prebuilt.tool_count,
                 servers=len(prebuilt.servers),
-                created=created,
+                built=created,
             )
         else:
             print(
@@ -249,9 +253,23 @@ def _run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 128 + (signalled[0] if signalled else signal.SIGINT)
     except OSError as exc:
-        print(f"toolscout serve: {strip_controls(exc)}", file=sys.stderr)
+        text = str(exc)
+        if bind is not None and exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            text = f"--http {args.http}: cannot listen there: {exc.strerror}"
+        if json_log is not None:  # the failure in the log's own shape: a shipper parses every line
+            json_log.event("error", level=logging.ERROR, text=text)
+        else:
+            print(f"toolscout serve: {strip_controls(text)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _env_token(value: str | None) -> str | None:
+    """A token from the environment without the surrounding whitespace a secret file leaves (its
+    final newline); None when unset or empty; a value of blanks only is kept (and refused)."""
+    if not value:
+        return None
+    return value.strip() or value
 
 
 def _read_index(path: str) -> Any:

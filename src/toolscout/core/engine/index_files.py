@@ -333,7 +333,10 @@ def read_index(path: str | Path) -> PrebuiltIndex:
         except ValueError as exc:
             raise IndexDirError(f"{folder}: {VECTORS} is not a vector file: {exc} ({rebuild})") from None
         count = sum(len(s.tools) for s in servers)
-        dim = (manifest.get("encoder") or {}).get("dim")
+        encoder = manifest.get("encoder")
+        dim = encoder.get("dim") if isinstance(encoder, dict) else None
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise IndexDirError(f"{folder}: {MANIFEST} names no encoder (with a vector size) for {VECTORS} ({rebuild})")
         if vectors.dtype != np.float32 or vectors.shape != (count, dim):
             raise IndexDirError(
                 f"{folder}: {VECTORS} holds {vectors.dtype}{list(vectors.shape)}, expected float32[{count}, {dim}] "
@@ -352,8 +355,9 @@ def _bytes(folder: Path, name: str, rebuild: str) -> bytes:
 
 
 def _json(folder: Path, name: str, rebuild: str) -> dict[str, Any]:
+    raw = _bytes(folder, name, rebuild)  # its IndexDirError is a ValueError too: outside the try
     try:
-        data = json.loads(_bytes(folder, name, rebuild))
+        data = json.loads(raw)
     except ValueError as exc:
         raise IndexDirError(f"{folder}: {name} is not valid JSON: {exc} ({rebuild})") from None
     if not isinstance(data, dict):

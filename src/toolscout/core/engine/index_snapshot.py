@@ -30,6 +30,7 @@ import numpy as np
 
 from ..catalog.registry import CatalogDelta, ToolCatalog
 from ..models import ServerState, ServerStatus
+from ..search.vector_cache import VECTOR_DIM
 from .events import ServerStateChanged
 from .index_files import (
     PrebuiltIndex,
@@ -88,7 +89,7 @@ def build_index(catalog: ToolCatalog, search: ToolSearch, mcp_servers: set[str],
         )
     vectors = None
     if encoder is not None:  # memory hits for every indexed text; others (hidden tools) encoded
-        vectors = embed_tools(encoder, texts, VectorCache(None)) if texts else np.zeros((0, 0), np.float32)
+        vectors = embed_tools(encoder, texts, VectorCache(None)) if texts else np.zeros((0, VECTOR_DIM), np.float32)
     identity = encoder_identity(encoder) if encoder is not None else None
     return write_index(out, servers, vectors, identity)
 
@@ -196,9 +197,11 @@ class PrebuiltCatalog:
         if encoder is None:
             return  # no dense ranking here at all; the ranker status says why
         mine, theirs = encoder_identity(encoder), index.encoder or {}
-        if any(mine.get(k) != theirs.get(k) for k in SAME_VECTORS):
+        differ = [k for k in SAME_VECTORS if mine.get(k) != theirs.get(k)]
+        if differ:
             self._warn_soon(
-                f"{index.path}: built with encoder {_named(theirs)}, this process ranks with {_named(mine)}: "
+                f"{index.path}: built with encoder {_named(theirs, differ)}, this process ranks with "
+                f"{_named(mine, differ)}: "
                 f"the index's vectors are ignored and its {index.tool_count} tools are encoded again"
             )
             return
@@ -232,6 +235,8 @@ class PrebuiltCatalog:
         self.warn(message, "index")
 
 
-def _named(identity: dict[str, Any]) -> str:
+def _named(identity: dict[str, Any], differ: list[str]) -> str:
     sha = identity.get("model_sha256")
-    return f"{identity.get('model_id') or '?'} (model sha256 {sha[:12] if isinstance(sha, str) else '?'})"
+    # beyond the model: the fields that differ (else two identities can read alike)
+    more = "".join(f", {k} {identity.get(k)}" for k in differ if k not in ("model_id", "model_sha256"))
+    return f"{identity.get('model_id') or '?'} (model sha256 {sha[:12] if isinstance(sha, str) else '?'}{more})"

@@ -65,8 +65,8 @@ class JsonLog:
         self.logger.addHandler(self.handler)
 
     def adopt(self, *names: str) -> None:
-        """Write what the loggers ``names`` log (warnings and errors: uvicorn's, the gateway's
-        own) as JSON lines too, so that every stderr line is one JSON object. Changes those
+        """Write what the loggers ``names`` log (warnings and errors: uvicorn's, the MCP SDK's,
+        the gateway's own) as JSON lines too, so that every stderr line is one JSON object. Changes those
         process-wide loggers: for the gateway's own process."""
         for name in names:
             logger = logging.getLogger(name)

@@ -102,6 +102,8 @@ def authenticate(app: ASGIApp, tokens: Sequence[str], *, local_users_only: bool)
         info = scope.get(SCOPE_KEY)
         if expected:
             given = _header(scope, b"authorization") or b""
+            if given[:7].lower() == b"bearer ":  # the scheme is case-insensitive (RFC 9110 11.1)
+                given = b"Bearer " + given[7:]
             matches = [hmac.compare_digest(given, e) for e in expected]  # all compared: no timing hint
             if not any(matches):
                 await _answer(

@@ -25,6 +25,7 @@ its own) is in flight, and keeps the exit clean.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 from collections.abc import Callable
@@ -79,9 +80,12 @@ class DrainingServer(uvicorn.Server):
         lifespan ended); then forget the captured signals, so that uvicorn does not raise them
         again: a drained gateway exits 0."""
         streams = asyncio.get_running_loop().create_task(self._end_streams_when_idle())
+        errors = logging.getLogger("uvicorn.error")
+        errors.addFilter(_cut_off_quietly)
         try:
             await super().shutdown(sockets=sockets)
         finally:
+            errors.removeFilter(_cut_off_quietly)
             streams.cancel()
             if self.drain_started is not None:
                 self._captured_signals.clear()
@@ -94,3 +98,11 @@ class DrainingServer(uvicorn.Server):
         while self.in_flight() > 0:
             await asyncio.sleep(0.05)
         AppStatus.should_exit = True
+
+
+def _cut_off_quietly(record: logging.LogRecord) -> bool:
+    """Drop uvicorn's "Exception in ASGI application" traceback of a request it cancelled at the
+    drain timeout: its "Cancel N running task(s), timeout graceful shutdown exceeded" line has
+    said so already, and the request's own log line says ``error``. Other errors pass."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not (isinstance(exc, asyncio.CancelledError) and str(record.msg).startswith("Exception in ASGI"))

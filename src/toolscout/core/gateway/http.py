@@ -74,6 +74,32 @@ class Bind:
             return False
 
 
+def check_allowed_host(name: str) -> str:
+    """An ``--allowed-host`` value as :func:`security_settings` matches it: a host name or IP
+    address alone (any port passes), lowercase; an IPv6 address with or without brackets.
+
+    Raises:
+        BindError: a URL, a path, a port, spaces or nothing: such a value never matches a ``Host``
+            header, so every request would get 421.
+    """
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    is_ip6 = ":" in bare and _is_ip(bare)
+    if not bare or "/" in bare or (":" in bare and not is_ip6) or any(c.isspace() or not c.isprintable() for c in bare):
+        raise BindError(
+            f"--allowed-host {name}: give the host name alone, as in the Host header without its port "
+            "(e.g. --allowed-host mcp.example.com; any port is allowed)"
+        )
+    return bare.lower()
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_bind(text: str) -> Bind:
     """``PORT``, ``HOST:PORT`` or ``[IPV6]:PORT`` → :class:`Bind` (host defaults to 127.0.0.1).
 
@@ -99,9 +125,10 @@ def parse_bind(text: str) -> Bind:
     return Bind(host, port)
 
 
-def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
+def check_exposure(bind: Bind, token: str | Sequence[str] | None, named: str = f"--token or {TOKEN_ENV}") -> None:
     """Refuse a non-loopback bind without a long enough bearer token, and any token a client
-    could not send. ``token`` may be several tokens (each is checked).
+    could not send. ``token`` may be several tokens (each is checked); ``named`` is where the
+    operator gave it, for the messages (``--metrics-token or TOOLSCOUT_METRICS_TOKEN``).
 
     Raises:
         BindError: ``token`` is given but blank or has spaces or control characters; or ``bind``
@@ -109,23 +136,21 @@ def check_exposure(bind: Bind, token: str | Sequence[str] | None) -> None:
     """
     if token is not None and not isinstance(token, str):
         for one in token:
-            check_exposure(bind, one)
+            check_exposure(bind, one, named)
         if not token:
-            check_exposure(bind, None)
+            check_exposure(bind, None, named)
         return
     make = "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
     if token is not None and (not token or any(c.isspace() or not c.isprintable() for c in token)):
-        raise BindError(
-            f"the bearer token (--token or {TOKEN_ENV}) must be printable characters without spaces; {make}"
-        )
+        raise BindError(f"the bearer token ({named}) must be printable characters without spaces; {make}")
     if not bind.loopback and not token:
         raise BindError(
             f"--http {bind.host}:{bind.port} listens beyond this machine: give a bearer token with "
-            f"--token or {TOKEN_ENV} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
+            f"{named} (clients send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
         )
     if not bind.loopback and token is not None and len(token) < MIN_WIDE_TOKEN_CHARS:
         raise BindError(
-            f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token needs at "
+            f"--http {bind.host}:{bind.port} listens beyond this machine: its bearer token ({named}) needs at "
             f"least {MIN_WIDE_TOKEN_CHARS} characters (this one has {len(token)}); {make}"
         )
 
@@ -141,7 +166,7 @@ def security_settings(bind: Bind, extra_hosts: Iterable[str] = ()) -> Any:
             names.extend(_machine_names())
     names.extend(extra_hosts)
     hosts, origins = [], []
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(n.lower() for n in names):  # host names are case-insensitive; clients send lowercase
         shown = f"[{name}]" if ":" in name else name
         hosts += [shown, f"{shown}:*"]
         origins += [f"{scheme}://{shown}{port}" for scheme in ("http", "https") for port in ("", ":*")]

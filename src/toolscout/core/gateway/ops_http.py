@@ -59,7 +59,7 @@ class Operations:
         self.http_in_flight = 0
         self.log = JsonLog(tokens) if options.log_format == "json" else None
         if self.log is not None:
-            self.log.adopt("uvicorn", "uvicorn.error", "toolscout")
+            self.log.adopt("uvicorn", "uvicorn.error", "toolscout", "mcp")  # mcp: the SDK (e.g. "Invalid Host header")
         engine = gateway.engine
         self.observer = RequestObserver([], principal_of, session_id_of)
         self.metrics = GatewayMetrics(
