@@ -255,6 +255,8 @@ async def test_replicas_whose_servers_list_in_another_order_answer_alike(tmp_pat
                 async with asyncio.timeout(30):
                     while len(engine.catalog.server_tools(name)) != 9:
                         await asyncio.sleep(0.02)
+            # listed is not yet connected: until both are, an answer names the pending server
+            assert await engine.wait_for_servers(30) and engine.pending_servers() == []
             texts = []
             for query in ("operation 7", "operation on the late server's records", "records", "op_0005"):
                 result = await asyncio.to_thread(engine.search_tools, query, 10)
