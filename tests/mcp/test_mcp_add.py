@@ -125,3 +125,20 @@ async def test_add_an_http_server_with_a_header_the_server_receives(toolscout) -
         )
         assert called.returncode == 0, called.stderr
         assert json.loads(called.stdout)["content"][0]["text"] == f"Bearer {SECRET}"
+
+
+def test_removing_a_server_removes_its_login(toolscout) -> None:
+    """A removed remote server's OAuth tokens are not left in the config dir for whatever is
+    added under its name next (the login file is the one ``mcp login`` writes)."""
+    added = toolscout("mcp", "add", "--transport", "http", "notes", "https://notes.example/mcp")
+    assert added.returncode == 0, added.stderr
+    login = toolscout.user_mcp_json.parent / "oauth" / "notes.json"
+    login.parent.mkdir(mode=0o700, exist_ok=True)
+    login.write_text(json.dumps({"url": "https://notes.example/mcp", "tokens": {"access_token": "t"}}))
+    other = login.parent / "keep.json"
+    other.write_text("{}")
+
+    removed = toolscout("mcp", "remove", "notes")
+    assert removed.returncode == 0, removed.stderr
+    assert "Removed its OAuth login ~/.config/toolscout/oauth/notes.json" in removed.stdout
+    assert not login.exists() and other.exists()  # that server's login only

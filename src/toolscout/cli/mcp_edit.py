@@ -140,6 +140,20 @@ def _run_remove(args: argparse.Namespace) -> int:
             )
         return _refused(exc)
     print(f"Removed MCP server {args.name} from the user config {_shown(path)}")
+    return _forget_login(args.name)
+
+
+def _forget_login(name: str) -> int:
+    """Remove the OAuth login kept for a removed server: its tokens are not left behind for a
+    later server of the same name. 0, or 1 (said) when the file cannot be removed."""
+    from toolscout.core.mcp.oauth_store import forget
+
+    try:
+        gone = forget(name)
+    except OSError as exc:
+        return _refused(OSError(f"{name}'s login could not be removed: {exc}"))
+    if gone is not None:
+        print(f"Removed its OAuth login {_shown(gone)}")
     return 0
 
 
