@@ -43,7 +43,7 @@ from .query_vectors import QueryVectors
 from .results import ScoredTool
 from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
-from .stuffing import stuffing_notes
+from .stuffing import STUFFED_SHARE, bound_stuffed_dense, stuffed_share, stuffing_notes
 from .tokenize import MIN_CJK_MATCHES, analyze, query_terms
 from .usage_prior import UsagePrior
 
@@ -143,6 +143,8 @@ class ToolIndex(BackgroundDense):
         self.profile: Profile = prof
         self.store = TermStore(server_descriptions)
         self._bm25f = BM25F()
+        #: BM25F without the stuffing bounds: what the bounds took tells a stuffed text apart
+        self._bm25f_unbounded = BM25F(max_tf=None, max_body=None)
         self._tfidf = FieldTfidf()
         self._sk = SklearnTfidf()
         self._kw = KeywordScorer()
@@ -260,21 +262,26 @@ class ToolIndex(BackgroundDense):
 
     # -- scoring ----------------------------------------------------------------------------
     @_locked
-    def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
+    def signals(
+        self, texts: Sequence[str], which: Iterable[str] | None = None, *, query_prefix: str | None = None
+    ) -> list[Signals]:
         """Raw signals for several texts at once (dense queries are encoded in one batch).
 
         Args:
             texts: query texts. which: signal names (default: the profile's signals).
+            query_prefix: text put before each query that is embedded (default: the ranking
+                profile's :attr:`~.profiles.Profile.query_prefix`).
 
         Returns:
             One :class:`Signals` per text; every vector is float64[len(self)].
         """
         m = self.store.matrices()
         wanted = set(self._ranking_profile().signals if which is None else which)
+        prefix = self._ranking_profile().query_prefix if query_prefix is None else query_prefix
         queries = [Query.parse(t, self.store) for t in texts]
         qvecs = None
         if "dense" in wanted and self._encoder is not None:
-            qvecs = self.query_vectors.vectors(self._encoder, list(texts))
+            qvecs = self.query_vectors.vectors(self._encoder, list(texts), prefix)
         out: list[Signals] = []
         for i, q in enumerate(queries):
             raw: dict[str, np.ndarray] = {}
@@ -301,9 +308,7 @@ class ToolIndex(BackgroundDense):
         best = int(np.argmax(sig.raw["bm25f"])) if "bm25f" in sig.raw else int(np.argmax(total))
         lexical = np.sqrt(self._bm25f.coverage(m, sig.query, best)) if total.max() > 0 else 0.0
         if prof.gate == "lexical+dense" and "dense" in sig.raw:
-            p = prof
-            conf = (float(sig.raw["dense"].max()) - p.dense_conf_lo) / (p.dense_conf_hi - p.dense_conf_lo)
-            lexical = max(lexical, min(1.0, max(0.0, conf)))
+            lexical = max(lexical, prof.dense_confidence(sig.raw["dense"]))
         return float(lexical)
 
     @_locked
@@ -323,12 +328,15 @@ class ToolIndex(BackgroundDense):
         m = self.store.matrices()
         prof = profile or self._ranking_profile()
         subs = split_subqueries(text) if prof.multi_query else []
-        sigs = self.signals([text, *subs], prof.signals)
+        sigs = self.signals([text, *subs], prof.signals, query_prefix=prof.query_prefix)
         comps = prof.fuse(sigs[0].raw)
         if subs:
             sub_comps = [prof.fuse(s.raw) for s in sigs[1:]]
             beta = prof.multi_weight
             comps = {k: (1 - beta) * v + beta * np.mean([c[k] for c in sub_comps], axis=0) for k, v in comps.items()}
+        if "dense" in comps and "bm25f" in comps:
+            stuffed = stuffed_share(self._bm25f.score(m, sigs[0].query), self._bm25f_unbounded.score(m, sigs[0].query))
+            comps["dense"] = bound_stuffed_dense(comps["dense"], stuffed >= STUFFED_SHARE)
         total = sum(comps.values(), np.zeros(m.n_docs))
         gate = self._gate(m, sigs[0], total, prof)
         components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}

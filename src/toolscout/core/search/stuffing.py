@@ -89,3 +89,38 @@ def stuffing_notes(m: Matrices, name: str, terms: Sequence[tuple[int, str]], sco
         if parts:
             notes.append(f"{word!r}: " + "; ".join(parts))
     return tuple(notes)
+
+
+#: A tool is *stuffed* for a query when the bounds took at least this share of its BM25F score
+#: (BM25's saturation keeps the share low: the keyword-soup fixture's tools lose 0.36–0.40, the
+#: real GitHub tools beside them 0.16 at most). Holding every tool that any bound touched (share
+#: > 0) cost livemcpbench 1 point of nDCG@10 on its long, repetitive real descriptions.
+STUFFED_SHARE = 0.3
+
+
+def stuffed_share(bounded: np.ndarray, unbounded: np.ndarray) -> np.ndarray:
+    """float64[N]: the share of each tool's BM25F score the stuffing bounds took for one query
+    (``1 − bounded / unbounded``; 0 where the unbounded score is 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(unbounded > 0, 1.0 - bounded / np.where(unbounded > 0, unbounded, 1.0), 0.0)
+    return np.asarray(np.clip(share, 0.0, 1.0))
+
+
+def bound_stuffed_dense(dense: np.ndarray, capped: np.ndarray) -> np.ndarray:
+    """The dense component with the stuffed tools' values held to the best unstuffed tool's.
+
+    Repetition buys a keyword-soup text semantic similarity too (its mean-pooled vector *is* the
+    query's keywords), so the tools stuffed for this query (``capped``: :data:`STUFFED_SHARE` of
+    their BM25F score taken by the bounds) get at most the largest dense value of the tools that
+    are not: they can tie the best honest tool on meaning, never pass it.
+
+    Args:
+        dense: float64[N] weighted dense component. capped: bool[N].
+
+    Returns:
+        A new float64[N] (``dense`` itself when nothing, or everything, is capped).
+    """
+    if not capped.any() or capped.all():
+        return dense
+    limit = float(dense[~capped].max())
+    return np.where(capped, np.minimum(dense, limit), dense)

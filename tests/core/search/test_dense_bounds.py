@@ -1,0 +1,49 @@
+"""The dense signal's two guards: stuffed tools get no more meaning-credit than the best honest
+tool, and the templated default reads a confidence the template does not shift."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from toolscout.core.search.profiles import DENSE_MARGIN, make_profile
+from toolscout.core.search.stuffing import STUFFED_SHARE, bound_stuffed_dense, stuffed_share
+
+
+def test_the_share_the_bounds_took_is_per_tool_and_zero_where_nothing_matched() -> None:
+    bounded = np.array([2.0, 3.0, 0.0, 1.0])
+    unbounded = np.array([4.0, 3.0, 0.0, 1.25])
+    np.testing.assert_allclose(stuffed_share(bounded, unbounded), [0.5, 0.0, 0.0, 0.2])
+
+
+def test_a_stuffed_tool_ties_the_best_honest_tool_at_most() -> None:
+    dense = np.array([0.70, 0.40, 0.55, 0.10])
+    stuffed = np.array([True, False, False, True])
+    # the stuffed tool at 0.70 is held to 0.55 (the best unstuffed); the one at 0.10 is unchanged
+    np.testing.assert_allclose(bound_stuffed_dense(dense, stuffed), [0.55, 0.40, 0.55, 0.10])
+    np.testing.assert_array_equal(dense, [0.70, 0.40, 0.55, 0.10])  # the input is not changed
+
+
+@pytest.mark.parametrize("stuffed", [np.zeros(3, dtype=bool), np.ones(3, dtype=bool)])
+def test_nothing_or_everything_stuffed_leaves_the_dense_values_alone(stuffed: np.ndarray) -> None:
+    dense = np.array([0.9, 0.2, 0.5])
+    np.testing.assert_array_equal(bound_stuffed_dense(dense, stuffed), dense)
+
+
+def test_the_threshold_sits_between_real_repetition_and_keyword_soup() -> None:
+    # measured on tests/fixtures (the GitHub dump beside the stuffed impostor): soup lost 0.36-0.40
+    # of its BM25F score to the bounds, real tools 0.16 at most
+    assert 0.16 < STUFFED_SHARE < 0.36
+
+
+def test_the_default_gate_reads_the_lead_over_the_median_and_as_typed_the_best_cosine() -> None:
+    templated, as_typed = make_profile("default"), make_profile("default-as-typed")
+    lifted = np.array([0.62, 0.40, 0.38, 0.36, 0.35])  # every cosine raised by a shared template
+    plain = lifted - 0.05
+    lo, hi = DENSE_MARGIN
+    assert templated.dense_confidence(lifted) == pytest.approx((0.62 - 0.38 - lo) / (hi - lo))
+    assert templated.dense_confidence(lifted) == pytest.approx(templated.dense_confidence(plain))
+    assert as_typed.dense_confidence(plain) == pytest.approx((0.57 - 0.25) / (0.60 - 0.25))
+    assert as_typed.dense_confidence(lifted) > as_typed.dense_confidence(plain)  # the shift shows
+    assert templated.dense_confidence(np.full(5, 0.9)) == 0.0  # no tool stands out: no confidence
+    assert as_typed.dense_confidence(np.full(5, 0.9)) == 1.0
