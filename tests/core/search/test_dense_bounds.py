@@ -3,10 +3,16 @@ tool, and the templated default reads a confidence the template does not shift."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from toolscout.core.search.dense import dense_available
+from toolscout.core.search.evaluation import load_tools
+from toolscout.core.search.index import ToolIndex
 from toolscout.core.search.profiles import DENSE_MARGIN, make_profile
+from toolscout.core.search.render import explain
 from toolscout.core.search.stuffing import STUFFED_SHARE, bound_stuffed_dense, stuffed_share
 
 
@@ -47,3 +53,26 @@ def test_the_default_gate_reads_the_lead_over_the_median_and_as_typed_the_best_c
     assert as_typed.dense_confidence(lifted) > as_typed.dense_confidence(plain)  # the shift shows
     assert templated.dense_confidence(np.full(5, 0.9)) == 0.0  # no tool stands out: no confidence
     assert as_typed.dense_confidence(np.full(5, 0.9)) == 1.0
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+@pytest.mark.skipif(not dense_available(), reason="the dense extra (onnxruntime, model) is not installed")
+@pytest.mark.parametrize("profile", ["default", "default-as-typed"])
+def test_the_explanation_says_when_the_dense_component_was_held(profile: str) -> None:
+    tools, descriptions = [], {}
+    for name in ("readme_catalogs/github.json", "stuffed_catalogs/helpful-tools.json"):
+        more, desc, _ = load_tools(FIXTURES / name)
+        tools += more
+        descriptions |= desc
+    hits = ToolIndex(tools, profile, server_descriptions=descriptions).rank("create a github issue", 5)
+    assert hits[0].tool.name == "create_issue" and hits[0].tool.server == "github"
+    soup = next(h for h in hits if h.tool.name == "do_task")
+    text = explain(soup)
+    assert "repeated terms capped" in text
+    # with the template the soup's cosine passes the real tool's and is held; as typed it is below it
+    assert ("dense held at the best unstuffed tool's" in text) == (profile == "default")
+    assert soup.components["dense"] <= max(h.components["dense"] for h in hits if h.tool.server == "github") + 1e-12
+    real = explain(hits[0])
+    assert "dense held" not in real

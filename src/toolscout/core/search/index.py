@@ -37,14 +37,13 @@ from .lexical import (
 )
 from .matrices import Matrices
 from .multiquery import split_subqueries
-from .name_keys import NameKeys
+from .name_keys import NameKeys, required_mask
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
 from .query_vectors import QueryVectors
 from .results import ScoredTool
-from .segments import FIELD_INDEX
 from .store import TermStore, no_gc
-from .stuffing import STUFFED_SHARE, bound_stuffed_dense, stuffed_share, stuffing_notes
-from .tokenize import MIN_CJK_MATCHES, analyze, query_terms
+from .stuffing import held_note, hold_stuffed_dense, stuffing_notes
+from .tokenize import MIN_CJK_MATCHES, query_terms
 from .usage_prior import UsagePrior
 
 log = logging.getLogger(__name__)
@@ -143,8 +142,8 @@ class ToolIndex(BackgroundDense):
         self.profile: Profile = prof
         self.store = TermStore(server_descriptions)
         self._bm25f = BM25F()
-        #: BM25F without the stuffing bounds: what the bounds took tells a stuffed text apart
-        self._bm25f_unbounded = BM25F(max_tf=None, max_body=None)
+        #: BM25F with and without the stuffing bounds: what the bounds took tells a stuffed text apart
+        self._both_bm25f = (self._bm25f, BM25F(max_tf=None, max_body=None))
         self._tfidf = FieldTfidf()
         self._sk = SklearnTfidf()
         self._kw = KeywordScorer()
@@ -334,30 +333,18 @@ class ToolIndex(BackgroundDense):
             sub_comps = [prof.fuse(s.raw) for s in sigs[1:]]
             beta = prof.multi_weight
             comps = {k: (1 - beta) * v + beta * np.mean([c[k] for c in sub_comps], axis=0) for k, v in comps.items()}
+        taken = None
         if "dense" in comps and "bm25f" in comps:
-            stuffed = stuffed_share(self._bm25f.score(m, sigs[0].query), self._bm25f_unbounded.score(m, sigs[0].query))
-            comps["dense"] = bound_stuffed_dense(comps["dense"], stuffed >= STUFFED_SHARE)
+            q0 = sigs[0].query
+            comps["dense"], taken = hold_stuffed_dense(comps["dense"], *(b.score(m, q0) for b in self._both_bm25f))
         total = sum(comps.values(), np.zeros(m.n_docs))
         gate = self._gate(m, sigs[0], total, prof)
         components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}
         raw = {COMPONENT_NAMES[k]: v for k, v in sigs[0].raw.items()}
         raw["gate"] = np.asarray([gate])
+        if taken is not None and taken.any():
+            raw["dense_held"] = taken * gate  # what the stuffing bound took (the explanation says it)
         return m, components, raw, sigs[0].query
-
-    def _required_mask(self, m: Matrices, required: Sequence[str]) -> np.ndarray | None:
-        terms = [t.term for r in required for t in analyze(r)]
-        if not terms:
-            return None
-        mask = np.ones(m.n_rows, dtype=bool)
-        for term in dict.fromkeys(terms):
-            tid = self.store.vocab.get(term)
-            if tid is None:
-                return np.zeros(m.n_docs, dtype=bool)
-            p = m.postings(np.asarray([tid]))
-            in_name = np.zeros(m.n_rows, dtype=bool)
-            in_name[p.rows[p.field == FIELD_INDEX["name"]]] = True
-            mask &= in_name
-        return m.live(mask)
 
     def rank(self, text: str, limit: int = 10, *, required: Sequence[str] = ()) -> list[ScoredTool]:
         """The hits of :meth:`ranked` (without the profile's name)."""
@@ -397,7 +384,7 @@ class ToolIndex(BackgroundDense):
             comps = self.usage_prior.mix(comps, shares, total, float(raw["gate"][0]))
             raw["usage"], total = shares, sum(comps.values(), np.zeros(m.n_docs))
         exact_idx = self._name_keys.positions(m, text) if self._name_keys.may_name(text) else []
-        mask = self._required_mask(m, required) if required else None
+        mask = required_mask(self.store.vocab, m, required) if required else None
         keep = total > 1e-12
         if exact_idx:
             keep[exact_idx] = True
@@ -435,6 +422,7 @@ class ToolIndex(BackgroundDense):
                 score = 1.0
             score = min(1.0, max(0.0, score))
             raws = {k: float(v[i]) if k != "gate" else float(v[0]) for k, v in raw.items()}
+            held = (held_note(raws["dense_held"], parts["dense"]),) if raws.get("dense_held", 0.0) > 0 else ()
             out.append(
                 ScoredTool(
                     tool=self.store.docs[name].tool,
@@ -443,7 +431,7 @@ class ToolIndex(BackgroundDense):
                     raw=raws,
                     matched=matched_terms(self.store, name, query, FIELDS),
                     exact_name=is_exact,
-                    notes=stuffing_notes(m, name, terms, self._bm25f) if capped[i] else (),
+                    notes=(*(stuffing_notes(m, name, terms, self._bm25f) if capped[i] else ()), *held),
                 )
             )
         return out

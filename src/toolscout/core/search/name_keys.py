@@ -6,11 +6,14 @@ tool first."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from ..models import ToolSpec
 from .matrices import Matrices
-from .tokenize import stem, words
+from .segments import FIELD_INDEX
+from .tokenize import analyze, stem, words
 
 #: Longer texts are never looked up as names.
 MAX_NAME_KEY = 300
@@ -101,3 +104,25 @@ class NameKeys:
         """Live positions in ``m`` of the tools ``text`` names (sorted; see the class)."""
         found = (m.position(name) for name in self._matches(text))
         return sorted(p for p in found if p is not None)
+
+
+def required_mask(vocab: dict[str, int], m: Matrices, required: Sequence[str]) -> np.ndarray | None:
+    """bool[N]: the tools whose *name* holds every word of ``required`` (after tokenising and
+    stemming; ToolSearch's ``+word``), or None when ``required`` has no word.
+
+    Args:
+        vocab: the store's term → id map. m: the matrices ranked. required: the words.
+    """
+    terms = [t.term for r in required for t in analyze(r)]
+    if not terms:
+        return None
+    mask = np.ones(m.n_rows, dtype=bool)
+    for term in dict.fromkeys(terms):
+        tid = vocab.get(term)
+        if tid is None:
+            return np.zeros(m.n_docs, dtype=bool)
+        p = m.postings(np.asarray([tid]))
+        in_name = np.zeros(m.n_rows, dtype=bool)
+        in_name[p.rows[p.field == FIELD_INDEX["name"]]] = True
+        mask &= in_name
+    return m.live(mask)

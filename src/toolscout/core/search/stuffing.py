@@ -124,3 +124,18 @@ def bound_stuffed_dense(dense: np.ndarray, capped: np.ndarray) -> np.ndarray:
         return dense
     limit = float(dense[~capped].max())
     return np.where(capped, np.minimum(dense, limit), dense)
+
+
+def hold_stuffed_dense(dense: np.ndarray, bounded: np.ndarray, unbounded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bound_stuffed_dense` for one query from its BM25F scores with and without the bounds
+    (float64[N] each): ``(dense after the bound, what the bound took per tool)``."""
+    held = bound_stuffed_dense(dense, stuffed_share(bounded, unbounded) >= STUFFED_SHARE)
+    return held, dense - held
+
+
+def held_note(taken: float, dense: float) -> str:
+    """The explanation line of a tool whose dense component was held (weighted, gated values)."""
+    return (
+        f"dense held at the best unstuffed tool's ({dense + taken:.4f} → {dense:.4f}): the stuffing "
+        f"bounds took at least {STUFFED_SHARE:.0%} of this tool's BM25F score"
+    )
