@@ -12,6 +12,7 @@ from toolscout.core.search.dense import dense_available
 from toolscout.core.search.evaluation import load_tools
 from toolscout.core.search.index import ToolIndex
 from toolscout.core.search.profiles import DENSE_MARGIN, make_profile
+from toolscout.core.search.query_template import TOOLNESS_PERCENTILE, template_excess
 from toolscout.core.search.render import explain
 from toolscout.core.search.stuffing import STUFFED_SHARE, bound_stuffed_dense, stuffed_share
 
@@ -76,3 +77,35 @@ def test_the_explanation_says_when_the_dense_component_was_held(profile: str) ->
     assert soup.components["dense"] <= max(h.components["dense"] for h in hits if h.tool.server == "github") + 1e-12
     real = explain(hits[0])
     assert "dense held" not in real
+
+
+def test_only_toolness_above_the_catalogs_90th_percentile_is_taken_off() -> None:
+    toolness = np.linspace(0.0, 0.45, 10)  # the last tool claims to be a tool far more than the rest
+    excess = template_excess(toolness)
+    cut = float(np.percentile(toolness, TOOLNESS_PERCENTILE))
+    assert np.count_nonzero(excess) == 1 and excess[-1] == pytest.approx(0.45 - cut)
+    assert template_excess(np.zeros(0)).shape == (0,)
+
+
+@pytest.mark.skipif(not dense_available(), reason="the dense extra (onnxruntime, model) is not installed")
+def test_a_tool_that_claims_to_do_everything_does_not_take_the_templates_lift() -> None:
+    """As an attacker: a server whose tools say they can do any task ranks no higher for real
+    requests under the templated default than under the query as typed, and the explanation
+    says what was taken off."""
+    tools, descriptions = [], {}
+    for name in ("github", "slack", "filesystem", "postgres"):
+        more, desc, _ = load_tools(FIXTURES / "readme_catalogs" / f"{name}.json")
+        tools += more
+        descriptions |= desc
+    impostor, desc, _ = load_tools(FIXTURES / "stuffed_catalogs" / "super-tools.json")
+    tools += impostor
+    descriptions |= desc
+    requests = ["send a message to a slack channel", "read a file", "query the database", "create a github issue"]
+    for profile in ("default", "default-as-typed"):
+        index = ToolIndex(tools, profile, server_descriptions=descriptions)
+        for text in requests:
+            hits = index.rank(text, 10)
+            assert hits[0].tool.server != "super-tools", (profile, text, [h.tool.name for h in hits])
+    hits = ToolIndex(tools, "default", server_descriptions=descriptions).rank("query the database", 10)
+    claimed = next(h for h in hits if h.tool.name == "universal_tool")
+    assert "answers the bare query template" in explain(claimed)

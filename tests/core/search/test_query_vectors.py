@@ -12,7 +12,7 @@ from test_search_support import DENSE, fixture_tools
 
 from toolscout.core.search import dense
 from toolscout.core.search.index import ToolIndex
-from toolscout.core.search.profiles import QUERY_TEMPLATE
+from toolscout.core.search.query_template import QUERY_TEMPLATE
 from toolscout.core.search.query_vectors import QueryVectors
 
 
@@ -43,14 +43,15 @@ def test_a_repeated_query_ranks_the_same_without_an_encoder_pass() -> None:
     encoder = HashEncoder()
     index = ToolIndex(tools, "default", server_descriptions=descriptions, encoder=encoder)
     first = index.rank("send a message to the team channel", 5)
-    embedded = QUERY_TEMPLATE + "send a message to the team channel"
-    assert encoder.calls == [embedded]
+    # the query in its template, then the bare template (the toolness bound, query_template.py)
+    embedded = [QUERY_TEMPLATE + "send a message to the team channel", QUERY_TEMPLATE.strip()]
+    assert encoder.calls == embedded
     second = index.rank("send a message to the team channel", 5)
-    assert encoder.calls == [embedded]  # answered from the cache
+    assert encoder.calls == embedded  # both answered from the cache
     assert [(h.tool.name, h.score, h.components) for h in first] == [
         (h.tool.name, h.score, h.components) for h in second
     ]
-    assert index.query_vectors.hits == 1 and index.query_vectors.misses == 1
+    assert index.query_vectors.hits == 2 and index.query_vectors.misses == 2
     index.rank("Send a message to the team channel", 5)  # another text: encoded
     assert encoder.calls[-1] == QUERY_TEMPLATE + "Send a message to the team channel"
 
@@ -63,7 +64,7 @@ def test_the_default_embeds_the_templated_query_and_the_as_typed_profile_the_que
     )
     plain = ToolIndex(tools, "default-as-typed", server_descriptions=descriptions, encoder=as_typed)
     hits = plain.rank("send a message to the team channel", 3)
-    assert templated.calls == ["Which tool can send a message to the team channel"]
+    assert templated.calls == ["Which tool can send a message to the team channel", "Which tool can"]
     assert as_typed.calls == ["send a message to the team channel"]
     assert plain.active_profile == "default-as-typed" and "dense" in hits[0].components
 

@@ -39,6 +39,7 @@ from .matrices import Matrices
 from .multiquery import split_subqueries
 from .name_keys import NameKeys, required_mask
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
+from .query_template import excess_note, template_excess
 from .query_vectors import QueryVectors
 from .results import ScoredTool
 from .store import TermStore, no_gc
@@ -278,9 +279,12 @@ class ToolIndex(BackgroundDense):
         wanted = set(self._ranking_profile().signals if which is None else which)
         prefix = self._ranking_profile().query_prefix if query_prefix is None else query_prefix
         queries = [Query.parse(t, self.store) for t in texts]
-        qvecs = None
+        qvecs = excess = None
         if "dense" in wanted and self._encoder is not None:
             qvecs = self.query_vectors.vectors(self._encoder, list(texts), prefix)
+            if prefix.strip() and m.n_docs:
+                bare = self.query_vectors.vectors(self._encoder, [prefix.strip()])[0]
+                excess = template_excess(self._dense_scores(m, bare))
         out: list[Signals] = []
         for i, q in enumerate(queries):
             raw: dict[str, np.ndarray] = {}
@@ -296,6 +300,8 @@ class ToolIndex(BackgroundDense):
             if "dense" in wanted:
                 if qvecs is not None and m.n_docs:
                     raw["dense"] = self._dense_scores(m, qvecs[i])
+                    if excess is not None:  # the template's lift a tool text may keep is bounded
+                        raw["dense"], raw["template_excess"] = raw["dense"] - excess, excess
                 else:
                     raw["dense"] = np.zeros(m.n_docs)
             out.append(Signals(q, raw))
@@ -340,7 +346,7 @@ class ToolIndex(BackgroundDense):
         total = sum(comps.values(), np.zeros(m.n_docs))
         gate = self._gate(m, sigs[0], total, prof)
         components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}
-        raw = {COMPONENT_NAMES[k]: v for k, v in sigs[0].raw.items()}
+        raw = {COMPONENT_NAMES.get(k, k): v for k, v in sigs[0].raw.items()}
         raw["gate"] = np.asarray([gate])
         if taken is not None and taken.any():
             raw["dense_held"] = taken * gate  # what the stuffing bound took (the explanation says it)
@@ -423,6 +429,8 @@ class ToolIndex(BackgroundDense):
             score = min(1.0, max(0.0, score))
             raws = {k: float(v[i]) if k != "gate" else float(v[0]) for k, v in raw.items()}
             held = (held_note(raws["dense_held"], parts["dense"]),) if raws.get("dense_held", 0.0) > 0 else ()
+            if raws.get("template_excess", 0.0) > 0:
+                held = (*held, excess_note(raws["template_excess"]))
             out.append(
                 ScoredTool(
                     tool=self.store.docs[name].tool,

@@ -20,8 +20,9 @@ match, which is every real query; but a tool that matches is never normalised to
 cosine is min-max normalised over the catalog.
 
 * ``default`` — min-max 0.3 · BM25F + 0.7 · MiniLM cosine, the query embedded as
-  ``"Which tool can <query>"`` (:data:`QUERY_TEMPLATE`; dev nDCG@10 livemcpbench 46.0, metatool
-  73.1, against 45.1 and 71.4 for the query as typed: ``docs/performance.md``, "Query template").
+  ``"Which tool can <query>"`` (:mod:`.query_template`, with its bound on what a tool text gains
+  from the template; dev nDCG@10 livemcpbench 46.1, metatool 72.9, against 45.1 and 71.4 for the
+  query as typed: ``docs/performance.md``, "Query template").
   Falls back to ``bm25f`` when the dense extra is missing.
 * ``default-as-typed`` — the same fusion with the query embedded as typed (the default until
   the template was measured; kept for ``toolscout eval --compare``).
@@ -40,16 +41,11 @@ import numpy as np
 
 from ..settings.layers import choices
 from .lexical import minmax
+from .query_template import QUERY_TEMPLATE
 
 #: The ranking profiles, as the ``toolSearch.ranker`` setting declares them.
 PROFILES: tuple[str, ...] = choices("toolSearch.ranker")
 
-#: Text put before a query when it is embedded by the ``default`` profile: all-MiniLM-L6-v2 is a
-#: symmetric sentence model, and a request phrased as a question about a tool lands nearer the
-#: tool descriptions than the bare request does. Measured on the dev splits against the query as
-#: typed (paired bootstrap, 95%): metatool nDCG@10 +1.7 [+1.5, +2.0], R@5 +1.4 [+1.1, +1.8];
-#: livemcpbench +0.9 [−2.1, +4.0], R@5 +0.8 [−2.0, +3.8] (its 67 long task texts move less).
-QUERY_TEMPLATE = "Which tool can "
 
 #: The dense confidence of the ``default`` profile's gate: the best cosine's lead over the median
 #: cosine of the catalog, mapped from [0.20, 0.50] to [0, 1]. The lead is what the template leaves
