@@ -21,7 +21,7 @@ cosine is min-max normalised over the catalog.
 
 * ``default`` — min-max 0.3 · BM25F + 0.7 · MiniLM cosine, the query embedded as
   ``"Which tool can <query>"`` (:mod:`.query_template`, with its bound on what a tool text gains
-  from the template; dev nDCG@10 livemcpbench 46.1, metatool 72.9, against 45.1 and 71.4 for the
+  from the template; dev nDCG@10 livemcpbench 46.1, metatool 72.8, against 45.1 and 71.4 for the
   query as typed: ``docs/performance.md``, "Query template").
   Falls back to ``bm25f`` when the dense extra is missing.
 * ``default-as-typed`` — the same fusion with the query embedded as typed (the default until
