@@ -22,7 +22,7 @@ from toolscout.core.settings.layers import (
 
 def test_choices_come_from_the_one_schema() -> None:
     assert choices("session.strategy") == STRATEGIES == ("execute-proxy", "stub")
-    assert choices("toolSearch.ranker") == PROFILES == ("default", "bm25f", "hybrid", "default-as-typed")
+    assert choices("toolSearch.ranker") == PROFILES == ("default", "bm25f", "hybrid")
     assert choices("mcp.timeout") == ()
     for key in KEYS:  # every declared default passes its own validator
         assert key.check(key.default) == key.default or key.default is None, key.name

@@ -12,7 +12,6 @@ from test_search_support import DENSE, fixture_tools
 
 from toolscout.core.search import dense
 from toolscout.core.search.index import ToolIndex
-from toolscout.core.search.query_template import QUERY_TEMPLATE
 from toolscout.core.search.query_vectors import QueryVectors
 
 
@@ -43,48 +42,15 @@ def test_a_repeated_query_ranks_the_same_without_an_encoder_pass() -> None:
     encoder = HashEncoder()
     index = ToolIndex(tools, "default", server_descriptions=descriptions, encoder=encoder)
     first = index.rank("send a message to the team channel", 5)
-    # the query in its template, then the bare template (the toolness bound, query_template.py)
-    embedded = [QUERY_TEMPLATE + "send a message to the team channel", QUERY_TEMPLATE.strip()]
-    assert encoder.calls == embedded
+    assert encoder.calls == ["send a message to the team channel"]
     second = index.rank("send a message to the team channel", 5)
-    assert encoder.calls == embedded  # both answered from the cache
+    assert encoder.calls == ["send a message to the team channel"]  # answered from the cache
     assert [(h.tool.name, h.score, h.components) for h in first] == [
         (h.tool.name, h.score, h.components) for h in second
     ]
-    assert index.query_vectors.hits == 2 and index.query_vectors.misses == 2
+    assert index.query_vectors.hits == 1 and index.query_vectors.misses == 1
     index.rank("Send a message to the team channel", 5)  # another text: encoded
-    assert encoder.calls[-1] == QUERY_TEMPLATE + "Send a message to the team channel"
-
-
-def test_the_default_embeds_the_templated_query_and_the_as_typed_profile_the_query_alone() -> None:
-    tools, descriptions = fixture_tools()
-    templated, as_typed = HashEncoder(), HashEncoder()
-    ToolIndex(tools, "default", server_descriptions=descriptions, encoder=templated).rank(
-        "send a message to the team channel", 3
-    )
-    plain = ToolIndex(tools, "default-as-typed", server_descriptions=descriptions, encoder=as_typed)
-    hits = plain.rank("send a message to the team channel", 3)
-    assert templated.calls == ["Which tool can send a message to the team channel", "Which tool can"]
-    assert as_typed.calls == ["send a message to the team channel"]
-    assert plain.active_profile == "default-as-typed" and "dense" in hits[0].components
-
-
-def test_one_cache_keeps_a_templated_and_a_plain_vector_of_the_same_text_apart() -> None:
-    cache = QueryVectors()
-    enc = HashEncoder()
-    templated = cache.vectors(enc, ["list open issues"], QUERY_TEMPLATE)
-    plain = cache.vectors(enc, ["list open issues"])
-    assert enc.calls == [QUERY_TEMPLATE + "list open issues", "list open issues"]
-    assert not np.allclose(templated, plain)
-    np.testing.assert_array_equal(cache.vectors(enc, ["list open issues"], QUERY_TEMPLATE), templated)
-    assert len(enc.calls) == 2
-
-
-@pytest.mark.parametrize("text", ["", "   ", "?!", "…"])
-def test_a_query_without_a_word_is_embedded_without_the_template(text: str) -> None:
-    enc = HashEncoder()
-    QueryVectors().vectors(enc, [text], QUERY_TEMPLATE)
-    assert enc.calls == [text]
+    assert encoder.calls[-1] == "Send a message to the team channel"
 
 
 def test_encoders_of_another_identity_never_share_a_vector() -> None:

@@ -328,7 +328,7 @@ def evaluate_with_reference(
     start = time.perf_counter()
     ToolIndex(tools, "bm25f", server_descriptions=descriptions).rank("warm up", 1)
     lexical_ms = (time.perf_counter() - start) * 1000.0
-    if profile.startswith("default"):
+    if profile == "default":
         load_encoder()  # the model's load (~0.5 s) is not encoding
     start = time.perf_counter()
     # tool vectors come from the user's vector cache, so only the first run pays for encoding

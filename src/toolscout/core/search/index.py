@@ -39,7 +39,6 @@ from .matrices import Matrices
 from .multiquery import split_subqueries
 from .name_keys import NameKeys, required_mask
 from .profiles import COMPONENT_NAMES, PROFILES, Profile, component_names, make_profile
-from .query_template import excess_note, template_excess
 from .query_vectors import QueryVectors
 from .results import ScoredTool
 from .store import TermStore, no_gc
@@ -262,29 +261,21 @@ class ToolIndex(BackgroundDense):
 
     # -- scoring ----------------------------------------------------------------------------
     @_locked
-    def signals(
-        self, texts: Sequence[str], which: Iterable[str] | None = None, *, query_prefix: str | None = None
-    ) -> list[Signals]:
+    def signals(self, texts: Sequence[str], which: Iterable[str] | None = None) -> list[Signals]:
         """Raw signals for several texts at once (dense queries are encoded in one batch).
 
         Args:
             texts: query texts. which: signal names (default: the profile's signals).
-            query_prefix: text put before each query that is embedded (default: the ranking
-                profile's :attr:`~.profiles.Profile.query_prefix`).
 
         Returns:
             One :class:`Signals` per text; every vector is float64[len(self)].
         """
         m = self.store.matrices()
         wanted = set(self._ranking_profile().signals if which is None else which)
-        prefix = self._ranking_profile().query_prefix if query_prefix is None else query_prefix
         queries = [Query.parse(t, self.store) for t in texts]
-        qvecs = excess = None
+        qvecs = None
         if "dense" in wanted and self._encoder is not None:
-            qvecs = self.query_vectors.vectors(self._encoder, list(texts), prefix)
-            if prefix.strip() and m.n_docs:
-                bare = self.query_vectors.vectors(self._encoder, [prefix.strip()])[0]
-                excess = template_excess(self._dense_scores(m, bare))
+            qvecs = self.query_vectors.vectors(self._encoder, list(texts))
         out: list[Signals] = []
         for i, q in enumerate(queries):
             raw: dict[str, np.ndarray] = {}
@@ -300,8 +291,6 @@ class ToolIndex(BackgroundDense):
             if "dense" in wanted:
                 if qvecs is not None and m.n_docs:
                     raw["dense"] = self._dense_scores(m, qvecs[i])
-                    if excess is not None:  # the template's lift a tool text may keep is bounded
-                        raw["dense"], raw["template_excess"] = raw["dense"] - excess, excess
                 else:
                     raw["dense"] = np.zeros(m.n_docs)
             out.append(Signals(q, raw))
@@ -313,7 +302,9 @@ class ToolIndex(BackgroundDense):
         best = int(np.argmax(sig.raw["bm25f"])) if "bm25f" in sig.raw else int(np.argmax(total))
         lexical = np.sqrt(self._bm25f.coverage(m, sig.query, best)) if total.max() > 0 else 0.0
         if prof.gate == "lexical+dense" and "dense" in sig.raw:
-            lexical = max(lexical, prof.dense_confidence(sig.raw["dense"]))
+            p = prof
+            conf = (float(sig.raw["dense"].max()) - p.dense_conf_lo) / (p.dense_conf_hi - p.dense_conf_lo)
+            lexical = max(lexical, min(1.0, max(0.0, conf)))
         return float(lexical)
 
     @_locked
@@ -333,7 +324,7 @@ class ToolIndex(BackgroundDense):
         m = self.store.matrices()
         prof = profile or self._ranking_profile()
         subs = split_subqueries(text) if prof.multi_query else []
-        sigs = self.signals([text, *subs], prof.signals, query_prefix=prof.query_prefix)
+        sigs = self.signals([text, *subs], prof.signals)
         comps = prof.fuse(sigs[0].raw)
         if subs:
             sub_comps = [prof.fuse(s.raw) for s in sigs[1:]]
@@ -346,7 +337,7 @@ class ToolIndex(BackgroundDense):
         total = sum(comps.values(), np.zeros(m.n_docs))
         gate = self._gate(m, sigs[0], total, prof)
         components = {COMPONENT_NAMES[k]: v * gate for k, v in comps.items()}
-        raw = {COMPONENT_NAMES.get(k, k): v for k, v in sigs[0].raw.items()}
+        raw = {COMPONENT_NAMES[k]: v for k, v in sigs[0].raw.items()}
         raw["gate"] = np.asarray([gate])
         if taken is not None and taken.any():
             raw["dense_held"] = taken * gate  # what the stuffing bound took (the explanation says it)
@@ -429,8 +420,6 @@ class ToolIndex(BackgroundDense):
             score = min(1.0, max(0.0, score))
             raws = {k: float(v[i]) if k != "gate" else float(v[0]) for k, v in raw.items()}
             held = (held_note(raws["dense_held"], parts["dense"]),) if raws.get("dense_held", 0.0) > 0 else ()
-            if raws.get("template_excess", 0.0) > 0:
-                held = (*held, excess_note(raws["template_excess"]))
             out.append(
                 ScoredTool(
                     tool=self.store.docs[name].tool,

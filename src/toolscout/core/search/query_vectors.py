@@ -7,8 +7,8 @@ conversation text for several turns, ``toolscout eval --explain-failures`` re-ra
 queries, a model repeats a ToolSearch query. Those repeats cost no encoder pass.
 
 The key holds the encoder's :attr:`~.dense.DenseEncoder.identity` (model id and piece caps), so
-two encoders never share a vector, the profile's query prefix (:data:`~.profiles.QUERY_TEMPLATE`),
-and the exact query text (no normalisation: the encoder sees case and punctuation). Stored vectors are read-only, so a caller cannot change a cached one.
+two encoders never share a vector, and the exact query text (no normalisation: the encoder sees
+case and punctuation). Stored vectors are read-only, so a caller cannot change a cached one.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class QueryVectors:
 
     def __init__(self, size: int = QUERY_CACHE_SIZE) -> None:
         self.size = max(0, int(size))
-        self._items: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -49,26 +49,20 @@ class QueryVectors:
     def __len__(self) -> int:
         return len(self._items)
 
-    def vectors(self, encoder: DenseEncoder, texts: Sequence[str], prefix: str = "") -> np.ndarray:
-        """float32[len(texts), DIM]: each text's query vector (:meth:`DenseEncoder.encode_query`
-        of ``prefix + text``), from the cache when this encoder identity encoded the same text
-        with the same prefix before.
-
-        A text without a letter or digit is encoded without ``prefix``: the template alone would
-        otherwise be what an empty or punctuation-only query means.
-        """
+    def vectors(self, encoder: DenseEncoder, texts: Sequence[str]) -> np.ndarray:
+        """float32[len(texts), DIM]: each text's query vector (:meth:`DenseEncoder.encode_query`),
+        from the cache when this encoder identity encoded the same text before."""
         identity = encoder.identity
         rows: list[np.ndarray] = []
         for text in texts:
-            lead = prefix if prefix and any(c.isalnum() for c in text) else ""
-            key = (identity, lead, text)
+            key = (identity, text)
             with self._lock:
                 vec = self._items.get(key)
                 if vec is not None:
                     self._items.move_to_end(key)
                     self.hits += 1
             if vec is None:
-                vec = np.asarray(encoder.encode_query(lead + text), dtype=np.float32)
+                vec = np.asarray(encoder.encode_query(text), dtype=np.float32)
                 vec.setflags(write=False)
                 with self._lock:
                     self.misses += 1

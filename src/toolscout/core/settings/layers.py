@@ -88,9 +88,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "toolSearch.ranker",
         "default",
-        Choice("default", "bm25f", "hybrid", "default-as-typed"),
-        "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w), "
-        "default-as-typed (default with the query embedded as typed, for comparison)",
+        Choice("default", "bm25f", "hybrid"),
+        "ranking profile: default (best measured), bm25f (lexical only), hybrid (keyword×w + TF-IDF×w)",
     ),
     Key("toolSearch.weights.keyword", 0.4, _number(0.0, 1.0), "hybrid profile: keyword weight"),
     Key("toolSearch.weights.tfidf", 0.6, _number(0.0, 1.0), "hybrid profile: TF-IDF weight"),
