@@ -56,12 +56,12 @@ def test_compare_reports_names_every_metric_and_rejects_other_queries():
     new = evaluate(TOOLS, QUERIES, ks=(1, 3), profile="bm25f")
     old = evaluate(TOOLS, QUERIES, ks=(1, 3), profile="hybrid")
     gains = compare_reports(new, old)
-    assert [g.metric for g in gains] == ["R@1", "R@3", "nDCG@10"]
+    assert [g.metric for g in gains] == ["R@1", "R@3", "nDCG@10", "MRR"]
     same = compare_reports(new, new)
     assert all((g.mean, g.low, g.high, g.verdict) == (0.0, 0.0, 0.0, "tie") for g in same)
     text = gains_text(same, "bm25f", "bm25f")
     assert text.splitlines()[0].startswith("bm25f − bm25f (points, paired bootstrap 95% interval")
-    assert "  nDCG@10  +0.0 [+0.0, +0.0]  tie" in text
+    assert "  nDCG@10  +0.0 [+0.0, +0.0]  tie" in text and "  MRR      +0.0 [+0.0, +0.0]  tie" in text
     other = evaluate(TOOLS, QUERIES[:2], ks=(1, 3), profile="bm25f")
     with pytest.raises(ValueError, match="different queries"):
         compare_reports(new, other)
@@ -87,7 +87,7 @@ def test_eval_cli_compare_prints_intervals(tmp_path, monkeypatch):
     assert run_eval_cli(args, out, io.StringIO()) == 0
     data = json.loads(out.getvalue())
     assert data["compare"]["profile"] == "hybrid"
-    assert list(data["compare"]["gains"]) == ["R@1", "R@3", "nDCG@10"]
+    assert list(data["compare"]["gains"]) == ["R@1", "R@3", "nDCG@10", "MRR"]
     assert all(set(g) == {"mean", "low", "high", "verdict"} for g in data["compare"]["gains"].values())
     out = io.StringIO()
     args = Namespace(

@@ -25,6 +25,8 @@ class _Outcome(Protocol):
     def recall(self) -> dict[int, float]: ...
     @property
     def ndcg(self) -> float: ...
+    @property
+    def rr(self) -> float: ...
 
 
 class Report(Protocol):
@@ -94,7 +96,7 @@ def paired_bootstrap(
 
 
 def compare_reports(new: Report, old: Report) -> list[Gain]:
-    """Gains of ``new`` over ``old`` (same queries, same order) for every R@k and nDCG@10.
+    """Gains of ``new`` over ``old`` (same queries, same order) for every R@k, nDCG@10 and MRR.
 
     Raises:
         ValueError: the reports are over different queries.
@@ -108,6 +110,8 @@ def compare_reports(new: Report, old: Report) -> list[Gain]:
             gains.append(Gain(f"R@{k}", 100 * m, 100 * lo, 100 * hi))
     m, lo, hi = paired_bootstrap([o.ndcg for o in new.outcomes], [o.ndcg for o in old.outcomes])
     gains.append(Gain("nDCG@10", 100 * m, 100 * lo, 100 * hi))
+    m, lo, hi = paired_bootstrap([o.rr for o in new.outcomes], [o.rr for o in old.outcomes])
+    gains.append(Gain("MRR", 100 * m, 100 * lo, 100 * hi))
     return gains
 
 
