@@ -207,6 +207,7 @@ async def test_screenshot_is_saved_in_the_data_dir_without_downloads(tmp_path: P
         await pilot.press("enter")
         await until(lambda: folder.is_dir() and list(folder.glob("*.svg")))
         (saved,) = folder.glob("*.svg")
-        assert "<svg" in saved.read_text(encoding="utf-8")[:2000]
+        # the notice comes once the file is written (the file exists, empty, a moment before: seen in CI)
         await until(lambda: any(str(saved) in str(n.message) for n in app._notifications))
+        assert "<svg" in saved.read_text(encoding="utf-8")[:2000]
         assert not (home / "Downloads").exists()
